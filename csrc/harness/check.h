@@ -1,0 +1,23 @@
+/* check.h - verify that benchmarks move/compute the right data. */
+#ifndef HPC_CHECK_H
+#define HPC_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Mix three numbers (e.g. size, sample index, rank) into one seed. */
+uint64_t hpc_seed(uint64_t a, uint64_t b, uint64_t c);
+
+/* Fill buf with a pseudo-random pattern that depends on seed. A buffer left
+ * over from another size, sample or rank therefore does not pass the check. */
+void hpc_fill(void *buf, size_t bytes, uint64_t seed);
+
+/* Offset of the first byte that differs from hpc_fill(buf, bytes, seed),
+ * or -1 if all bytes are right. */
+long long hpc_check(const void *buf, size_t bytes, uint64_t seed);
+
+/* Fatal error (wrong answer): error record + one line on stderr, then
+ * MPI_Abort(MPI_COMM_WORLD, 1). Any rank may call it. */
+void hpc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+#endif

@@ -1,0 +1,159 @@
+/* harness.c - start-up, usage errors, fault injection and shutdown. */
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int hpc_rank, hpc_nranks;
+hpc_rep hpc_reps;
+hpc_timer_info hpc_timer;
+hpc_inject_mode hpc_inject;
+
+static const char *bench_name;
+static int saved_argc;
+static char **saved_argv;
+static const char *build_cflags;
+static double t_start;
+
+/* Options every benchmark has. A benchmark may override an entry by
+ * declaring one with the same name (e.g. a different default). */
+static const hpc_option common_options[] = {
+    {.name = "warmup", .type = HPC_INT, .def = "1", .min = 0, .max = 1000000,
+     .help = "repetitions run before samples are kept"},
+    {.name = "min-reps", .type = HPC_INT, .def = "10", .min = 1, .max = 1000000,
+     .help = "samples kept at least (unless the budget runs out)"},
+    {.name = "max-reps", .type = HPC_INT, .def = "1000", .min = 1, .max = 1000000,
+     .help = "samples kept at most"},
+    {.name = "ci-target", .type = HPC_DOUBLE, .def = "0.02", .min = 0.0001, .max = 1,
+     .help = "stop when the median's 95% CI half-width / median is at most this"},
+    {.name = "budget", .type = HPC_DOUBLE, .def = "1.0", .min = 0, .max = 86400,
+     .help = "seconds per measured point (warm-up included)"},
+    {.name = "inject", .type = HPC_CHOICE, .def = "none", .choices = "none|corrupt|hang|die",
+     .help = "fault injection for testing the harness"},
+    {0}};
+
+void hpc_usage_error(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (hpc_rank == 0)
+        hpc_write_error(msg, 2);
+    MPI_Finalize();
+    exit(2);
+}
+
+void hpc_usage_check(int bad, const char *fmt, ...)
+{
+    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!bad)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    hpc_usage_error("%s", msg);
+}
+
+void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
+               const hpc_option *opts, const char *cflags)
+{
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &hpc_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &hpc_nranks);
+    t_start = hpc_now();
+    saved_argc = *argc;
+    saved_argv = *argv;
+    build_cflags = cflags;
+    bench_name = name;
+    hpc_output_init(name, hpc_rank);
+
+    /* Every rank parses the same argv, so all reach the same verdict. */
+    char err[512];
+    int rc = hpc_options_parse(*argc, *argv, common_options, opts, err, sizeof err);
+    if (rc == 1) {
+        if (hpc_rank == 0) {
+            char prog[128];
+            snprintf(prog, sizeof prog, "hpceval-%s", name);
+            hpc_options_help(prog, about);
+            fflush(stdout);
+        }
+        MPI_Finalize();
+        exit(0);
+    }
+    if (rc < 0)
+        hpc_usage_error("%s", err);
+
+    hpc_reps.warmup = (int)hpc_opt_int("warmup");
+    hpc_reps.min_reps = (int)hpc_opt_int("min-reps");
+    hpc_reps.max_reps = (int)hpc_opt_int("max-reps");
+    hpc_reps.ci_target = hpc_opt_double("ci-target");
+    hpc_reps.budget_s = hpc_opt_double("budget");
+    if (hpc_reps.min_reps > hpc_reps.max_reps)
+        hpc_usage_error("option --min-reps: %d is larger than --max-reps %d",
+                        hpc_reps.min_reps, hpc_reps.max_reps);
+
+    const char *inject = hpc_opt_str("inject");
+    hpc_inject = strcmp(inject, "corrupt") == 0 ? HPC_INJECT_CORRUPT
+                 : strcmp(inject, "hang") == 0  ? HPC_INJECT_HANG
+                 : strcmp(inject, "die") == 0   ? HPC_INJECT_DIE
+                                                : HPC_INJECT_NONE;
+
+    hpc_timer_calibrate(&hpc_timer);
+    if (provided < MPI_THREAD_FUNNELED && hpc_rank == 0)
+        fprintf(stderr, "hpceval-%s: note: MPI provides thread level %d only\n", name, provided);
+}
+
+void hpc_begin(int nthreads, void (*extra)(hpc_json *options))
+{
+    hpc_write_meta(saved_argc, saved_argv, nthreads, build_cflags, &hpc_timer, &hpc_reps,
+                   extra);
+}
+
+void hpc_inject_first_point(void)
+{
+    static int done;
+    if (done++ || hpc_rank != hpc_nranks - 1)
+        return;
+    if (hpc_inject == HPC_INJECT_HANG) {
+        fprintf(stderr, "hpceval-%s: --inject hang: rank %d sleeps forever\n", bench_name,
+                hpc_rank);
+        fflush(stderr);
+        for (;;)
+            pause();
+    }
+    if (hpc_inject == HPC_INJECT_DIE) {
+        fprintf(stderr, "hpceval-%s: --inject die: rank %d exits with status 7\n", bench_name,
+                hpc_rank);
+        fflush(stderr);
+        _exit(7);
+    }
+}
+
+void hpc_idle_barrier(MPI_Comm comm)
+{
+    MPI_Request req;
+    int done = 0;
+    const struct timespec pause_ts = {0, 200000};  /* 0.2 ms */
+    MPI_Ibarrier(comm, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        nanosleep(&pause_ts, NULL);
+    }
+}
+
+void hpc_finish(void)
+{
+    hpc_write_end(hpc_now() - t_start);
+    MPI_Finalize();
+}

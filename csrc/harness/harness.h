@@ -1,0 +1,70 @@
+/* harness.h - what every benchmark includes: MPI start/stop, options,
+ * records, repetition control, checks and fault injection.
+ *
+ *     int main(int argc, char **argv) {
+ *         hpc_init(&argc, &argv, "name", "what it measures", opts);
+ *         ... validate options (hpc_usage_check) ...
+ *         hpc_begin(nthreads, NULL);           // meta record
+ *         ... measure, hpc_result_begin/end ...
+ *         hpc_finish();                        // end record, MPI_Finalize
+ *         return 0;
+ *     }
+ */
+#ifndef HPC_HARNESS_H
+#define HPC_HARNESS_H
+
+#include "check.h"
+#include "options.h"
+#include "output.h"
+#include "sampler.h"
+#include "stats.h"
+#include "sysinfo.h"
+#include "timer.h"
+
+#include <mpi.h>
+
+/* Set by the Makefile for each binary (flags and compiler as built). */
+#ifndef HPC_CFLAGS
+#define HPC_CFLAGS "unknown"
+#endif
+
+typedef enum {
+    HPC_INJECT_NONE,
+    HPC_INJECT_CORRUPT,  /* damage data before the check: the check must fail */
+    HPC_INJECT_HANG,     /* last rank sleeps forever at the first point */
+    HPC_INJECT_DIE       /* last rank calls _exit(7) at the first point */
+} hpc_inject_mode;
+
+extern int hpc_rank, hpc_nranks;     /* in MPI_COMM_WORLD */
+extern hpc_rep hpc_reps;             /* from --warmup, --min-reps, ... */
+extern hpc_timer_info hpc_timer;     /* measured at start-up */
+extern hpc_inject_mode hpc_inject;   /* from --inject */
+
+/* MPI_Init_thread(FUNNELED), parse the options (common + opts), calibrate
+ * the timer. --help prints the table and exits 0; a bad option is reported
+ * by rank 0 and all ranks exit 2. HPC_CFLAGS is taken from the caller's
+ * file, hence the macro. */
+void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
+               const hpc_option *opts, const char *cflags);
+#define hpc_init(argc, argv, name, about, opts) \
+    hpc_init_(argc, argv, name, about, opts, HPC_CFLAGS)
+
+/* Write the meta record (collective). extra() may add keys to its options. */
+void hpc_begin(int nthreads, void (*extra)(hpc_json *options));
+
+/* Bad usage: all ranks must call it; rank 0 reports, all exit 2. */
+void hpc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Collective: if rank 0's bad is true, hpc_usage_error(fmt, ...). */
+void hpc_usage_check(int bad, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Call when the first point is about to be measured: --inject hang/die. */
+void hpc_inject_first_point(void);
+
+/* Barrier that sleeps between polls, so waiting ranks leave the CPU to the
+ * ones measuring (MPI_Barrier busy-polls in most MPI libraries). */
+void hpc_idle_barrier(MPI_Comm comm);
+
+/* Write the end record and MPI_Finalize. */
+void hpc_finish(void);
+
+#endif

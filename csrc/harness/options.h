@@ -1,0 +1,66 @@
+/* options.h - command-line options described by a table.
+ *
+ * A benchmark declares its options as
+ *     static hpc_option opts[] = {
+ *         {.name = "sizes", .type = HPC_SIZES, .def = "4K,1M", .min = 0, .max = 1e12,
+ *          .help = "working-set sizes in bytes"},
+ *         {0}                                  // terminator
+ *     };
+ * and reads them with hpc_opt_int("stride") etc. after hpc_init(). The
+ * common options (--warmup, --min-reps, ...) are added by the harness; a
+ * benchmark entry with the same name replaces the common one (to change its
+ * default or range). Syntax: --name value or --name=value.
+ */
+#ifndef HPC_OPTIONS_H
+#define HPC_OPTIONS_H
+
+#include <stddef.h>
+
+typedef enum {
+    HPC_INT,     /* integer */
+    HPC_SIZE,    /* non-negative integer, suffixes K, M, G (binary) */
+    HPC_DOUBLE,  /* finite floating-point number */
+    HPC_STRING,  /* any text */
+    HPC_SIZES,   /* comma-separated list of sizes */
+    HPC_CHOICE   /* one of the '|'-separated words in .choices */
+} hpc_opt_type;
+
+typedef struct {
+    const char *name;     /* without the leading "--" */
+    hpc_opt_type type;
+    const char *def;      /* default, written as on the command line */
+    double min, max;      /* allowed range of numbers (each element of a list) */
+    const char *choices;  /* HPC_CHOICE: e.g. "none|corrupt|hang|die" */
+    const char *help;
+
+    /* Filled in by the parser. */
+    const char *text;     /* effective value as given */
+    long long ival;       /* HPC_INT, HPC_SIZE */
+    double dval;          /* HPC_DOUBLE */
+    long long *list;      /* HPC_SIZES */
+    int nlist;
+} hpc_option;
+
+/* Merge the common and benchmark tables and parse argv[1..argc-1].
+ * Returns 0 on success, 1 if --help was given, -1 on error with a one-line
+ * message (without program name) in err. */
+int hpc_options_parse(int argc, char **argv, const hpc_option *common,
+                      const hpc_option *bench, char *err, size_t errlen);
+
+/* Print the option table (for --help). */
+void hpc_options_help(const char *prog, const char *about);
+
+/* Accessors; an unknown name is a programming error and aborts. */
+long long hpc_opt_int(const char *name);             /* HPC_INT, HPC_SIZE */
+double hpc_opt_double(const char *name);
+const char *hpc_opt_str(const char *name);           /* HPC_STRING, HPC_CHOICE */
+int hpc_opt_list(const char *name, const long long **values); /* HPC_SIZES */
+/* Replace an "automatic" value (e.g. 0 = derive from the machine) by the
+ * value actually used, so the meta record reports it. */
+void hpc_opt_set_int(const char *name, long long value);
+
+/* The merged table, for the meta record. */
+int hpc_options_count(void);
+const hpc_option *hpc_options_get(int i);
+
+#endif

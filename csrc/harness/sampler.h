@@ -1,0 +1,50 @@
+/* sampler.h - how many repetitions to run for one measured point.
+ *
+ * Usage:
+ *     hpc_sampler s;
+ *     hpc_sampler_init(&s, &rep);
+ *     while (hpc_sampler_more(&s)) {
+ *         double t0 = hpc_now();  work();  hpc_sampler_add(&s, hpc_now() - t0);
+ *     }
+ *     ... s.samples[0..s.n-1], s.converged ...
+ *     hpc_sampler_free(&s);
+ *
+ * The first rep.warmup samples are discarded. Then samples are kept until
+ *   (n >= min_reps and CI half-width / median <= ci_target)   -> converged
+ *   or n >= max_reps or budget_s seconds have passed since init.
+ * At least one sample is always kept. The decision is taken between samples,
+ * never inside a timed region.
+ */
+#ifndef HPC_SAMPLER_H
+#define HPC_SAMPLER_H
+
+#include <mpi.h>
+
+typedef struct {
+    int warmup, min_reps, max_reps;
+    double ci_target;  /* relative half-width of the median's 95% CI */
+    double budget_s;   /* seconds per measured point, warm-up included */
+} hpc_rep;
+
+typedef struct {
+    hpc_rep rep;
+    double *samples;   /* kept samples, in the order they were taken */
+    double *sorted;    /* the same, kept sorted for the CI test */
+    int n;             /* number of kept samples */
+    int nwarm;         /* warm-up samples seen so far */
+    double t_start;
+    int converged;     /* CI target reached (valid once more() returned 0) */
+} hpc_sampler;
+
+void hpc_sampler_init(hpc_sampler *s, const hpc_rep *rep);
+void hpc_sampler_add(hpc_sampler *s, double sample);
+int hpc_sampler_more(hpc_sampler *s);
+/* Collective over comm: rank 0 decides with its own samples and broadcasts
+ * the decision, so all ranks run the same number of repetitions. Call it
+ * outside the timed region. */
+int hpc_sampler_more_coll(hpc_sampler *s, MPI_Comm comm);
+/* Relative half-width of the median's CI over the kept samples. */
+double hpc_sampler_rel_ci(const hpc_sampler *s);
+void hpc_sampler_free(hpc_sampler *s);
+
+#endif

@@ -1,0 +1,28 @@
+/* stats.h - summary statistics of a set of samples. */
+#ifndef HPC_STATS_H
+#define HPC_STATS_H
+
+#include <stddef.h>
+
+typedef struct {
+    int n;
+    double min, median, mean, max;
+    double stddev;           /* sample standard deviation (n-1); 0 when n == 1 */
+    double ci_low, ci_high;  /* distribution-free 95% CI of the median */
+} hpc_stats;
+
+/* Summarize x[0..n-1] (n >= 1); x itself is not modified. */
+void hpc_stats_compute(const double *x, int n, hpc_stats *s);
+
+/* Ranks (1-based, into the sorted samples) of the 95% CI of the median.
+ * With n < 6 the interval is [1, n], i.e. [min, max]. */
+void hpc_median_ci_ranks(int n, int *lo, int *hi);
+
+/* Median of an already sorted array. */
+double hpc_sorted_median(const double *sorted, int n);
+
+/* Convert time samples (seconds) into rates: out[i] = bytes / t[i] / unit,
+ * e.g. unit 1e9 for GB/s. out may be the same array as t. */
+void hpc_rates(const double *t, int n, double bytes, double unit, double *out);
+
+#endif

@@ -1,0 +1,3 @@
+from hpceval.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,4 @@
+"""Analysis: reads stored runs (export format), never the benchmarks or the database directly."""
+from hpceval.analysis.headlines import headlines, select, stream_points, value
+
+__all__ = ["headlines", "select", "stream_points", "value"]

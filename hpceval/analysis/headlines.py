@@ -1,0 +1,98 @@
+"""The few figures that summarise a run (the machine-card rows the skeleton can fill).
+Shared by `hpceval run`/`show` and the report, so they always agree."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Callable, Dict, List, Optional
+
+Record = Dict[str, Any]
+
+
+def value(rec: Record) -> float:
+    """The record's own headline statistic (the one its method calls for)."""
+    stats = rec.get("stats") or {}
+    v = stats.get(rec.get("statistic") or "median")
+    return v if v is not None else stats.get("median")
+
+
+def select(records: List[Record], benchmark: str, metric: Optional[str] = None,
+           **params: Any) -> List[Record]:
+    return [r for r in records if r.get("benchmark") == benchmark
+            and (metric is None or r.get("metric") == metric) and isinstance(r.get("stats"), dict)
+            and all((r.get("params") or {}).get(k) == v for k, v in params.items())]
+
+
+def _groups(recs: List[Record], x: str) -> List[List[Record]]:
+    """Records split by every param except `x` (ping-pong rank pairs, memory stride/order)."""
+    out: Dict[str, List[Record]] = {}
+    for r in recs:
+        p = r.get("params") or {}
+        if isinstance(p.get(x), (int, float)):
+            out.setdefault(json.dumps({k: v for k, v in p.items() if k != x}, sort_keys=True),
+                           []).append(r)
+    return list(out.values())
+
+
+def _at(target: float, fallback: str) -> Callable[[List[Record], str], Optional[Record]]:
+    """Chooser: the point at `target`; if absent, the nearest one (log distance) or the largest."""
+    def choose(group: List[Record], x: str) -> Optional[Record]:
+        exact = [r for r in group if r["params"][x] == target]
+        if exact:
+            return exact[0]
+        if fallback == "largest":
+            return max(group, key=lambda r: r["params"][x])
+        return min(group, key=lambda r: abs(math.log2(max(r["params"][x], 0.5) / target)))
+    return choose
+
+
+def _largest(group: List[Record], x: str) -> Optional[Record]:
+    return max(group, key=lambda r: r["params"][x])
+
+
+# (label, benchmark, metric, x param, chooser); STREAM's choice is made separately below.
+HEADLINES = [
+    ("Ping-pong latency, 8 B", "pingpong", "latency", "bytes", _at(8, "nearest")),
+    ("Ping-pong bandwidth, 1 MiB", "pingpong", "bandwidth", "bytes", _at(1 << 20, "largest")),
+    ("Memory latency, 16 KiB", "mem-latency", "latency", "bytes", _at(16 << 10, "nearest")),
+    ("Memory latency, 1 MiB", "mem-latency", "latency", "bytes", _at(1 << 20, "nearest")),
+    ("Memory latency, largest set", "mem-latency", "latency", "bytes", _largest),
+]
+
+
+def stream_points(records: List[Record]) -> Dict[tuple, Record]:
+    """{(kernel, threads): record}; with several array sizes the largest wins (STREAM's rule:
+    the arrays must dwarf the caches)."""
+    best: Dict[tuple, Record] = {}
+    for rec in select(records, "stream", "bandwidth"):
+        p = rec.get("params") or {}
+        key = (str(p.get("kernel")), p.get("threads"))
+        if key not in best or (p.get("array_bytes") or 0) > (best[key]["params"].get("array_bytes") or 0):
+            best[key] = rec
+    return best
+
+
+def headlines(records: List[Record]) -> List[Dict[str, Any]]:
+    """[{"label", "record"}] in machine-card order; a record appears once."""
+    rows: List[Dict[str, Any]] = []
+    seen: set = set()
+
+    def add(label: str, rec: Optional[Record]) -> None:
+        if rec is not None and id(rec) not in seen:     # e.g. the largest set *is* 1 MiB
+            seen.add(id(rec))
+            rows.append({"label": label, "record": rec})
+
+    for label, bench, metric, x, choose in HEADLINES:
+        for group in _groups(select(records, bench, metric), x):
+            rec = choose(group, x)
+            shown = label
+            if rec is not None and choose is _largest:
+                shown = f"{label} ({rec['params'][x] / 2**20:g} MiB)"
+            add(shown, rec)
+    triad = {t: r for (k, t), r in stream_points(records).items() if k == "triad"}
+    if triad:
+        add("STREAM triad best, 1 thread", triad.get(1))
+        top = max((t for t in triad if isinstance(t, int)), default=None)
+        if top is not None:
+            add(f"STREAM triad best, {top} threads", triad[top])
+    return rows

@@ -1,0 +1,91 @@
+"""The benchmark and suite registries. A benchmark turns settings into launches; a suite is a
+named list of benchmarks with settings. New benchmarks register themselves here (no if-chains)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Sequence, Tuple
+
+from hpceval.catalog.params import Param
+from hpceval.errors import UsageError
+
+
+@dataclass
+class PlanContext:
+    """What planning needs to know about the machine and the request."""
+    cores: int
+    llc_bytes: int
+    mem_available_bytes: int
+    nranks: int | None = None        # --np, None: the benchmark's default
+
+
+@dataclass
+class LaunchSpec:
+    benchmark: str
+    label: str                       # shown in progress and stored, e.g. "stream threads=2"
+    binary: str                      # binary name without the hpceval- prefix
+    args: List[str]
+    nranks: int
+    bind: str                        # core | none: what the launcher asks the MPI runtime for
+    env: Dict[str, str] = field(default_factory=dict)
+    expected_results: int = 0        # for the progress display
+    timeout_s: float = 600.0
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    area: str
+    description: str
+    params: Tuple[Param, ...]
+    planner: Callable[["Benchmark", Dict[str, Any], PlanContext], List[LaunchSpec]]
+    ranks: str = "1"                 # how many ranks it uses, for `hpceval list`
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def has_param(self, name: str) -> bool:
+        return any(p.name == name for p in self.params)
+
+    def plan(self, values: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+        merged = {p.name: p.default for p in self.params}
+        merged.update(values)
+        return self.planner(self, merged, ctx)
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    description: str
+    entries: Tuple[Tuple[str, Dict[str, Any]], ...]   # (benchmark, settings as --set text)
+
+
+BENCHMARKS: Dict[str, Benchmark] = {}
+SUITES: Dict[str, Suite] = {}
+
+
+def register_benchmark(b: Benchmark) -> Benchmark:
+    BENCHMARKS[b.name] = b
+    return b
+
+
+def register_suite(s: Suite) -> Suite:
+    SUITES[s.name] = s
+    return s
+
+
+def resolve_targets(names: Sequence[str]) -> List[Tuple[Benchmark, Dict[str, str]]]:
+    """Suite and benchmark names -> (benchmark, settings) pairs, in order."""
+    out: List[Tuple[Benchmark, Dict[str, str]]] = []
+    for name in names:
+        if name in SUITES:
+            for bname, settings in SUITES[name].entries:
+                out.append((BENCHMARKS[bname], dict(settings)))
+        elif name in BENCHMARKS:
+            out.append((BENCHMARKS[name], {}))
+        else:
+            known = ", ".join(sorted(SUITES) + sorted(BENCHMARKS))
+            raise UsageError(f"unknown suite or benchmark '{name}' (known: {known})")
+    return out

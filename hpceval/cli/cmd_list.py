@@ -1,0 +1,30 @@
+"""hpceval list: benchmarks and suites, one line each, with their parameters."""
+from __future__ import annotations
+
+import argparse
+
+from hpceval.catalog import BENCHMARKS, SUITES
+from hpceval.catalog.common import REPETITION_NAMES
+
+NAME = "list"
+HELP = "list benchmarks and suites with their parameters"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--verbose", "-v", action="store_true", help="describe every parameter")
+
+
+def execute(args: argparse.Namespace) -> int:
+    width = max(len(n) for n in list(BENCHMARKS) + list(SUITES))
+    print("Benchmarks (common parameters: " + ", ".join(REPETITION_NAMES) + "):")
+    for b in BENCHMARKS.values():
+        own = [p.describe() for p in b.params if p.name not in REPETITION_NAMES]
+        print(f"  {b.name:<{width}}  [{b.area}, ranks {b.ranks}] {b.description}; "
+              f"params: {' '.join(own)}")
+        if args.verbose:
+            for p in b.params:
+                print(f"  {'':<{width}}    {p.describe():<28} {p.help}")
+    print("Suites:")
+    for s in SUITES.values():
+        print(f"  {s.name:<{width}}  {s.description}: {', '.join(e[0] for e in s.entries)}")
+    return 0

@@ -1,0 +1,32 @@
+"""hpceval report: a self-contained HTML report of stored runs."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from hpceval.cli.common import add_db, open_store, resolve_runs
+from hpceval.errors import UsageError
+
+NAME = "report"
+HELP = "write a self-contained HTML report of runs (default: the latest)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("runs", nargs="*", metavar="RUN")
+    add_db(p)
+    p.add_argument("-o", "--output", required=True, metavar="FILE.html")
+    p.add_argument("--figures", metavar="DIR", default=None,
+                   help="also save every figure as SVG and PNG in DIR")
+
+
+def execute(args: argparse.Namespace) -> int:
+    from hpceval.report import write_report   # matplotlib is slow to import; only here
+
+    out = Path(args.output)
+    if not out.parent.is_dir():
+        raise UsageError(f"-o {out}: directory {out.parent} does not exist")
+    store = open_store(args)
+    runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=False)]
+    write_report(runs, out, figure_dir=args.figures)
+    print(f"wrote {out} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
+    return 0

@@ -1,0 +1,25 @@
+"""hpceval runs: stored runs, one line each."""
+from __future__ import annotations
+
+import argparse
+
+from hpceval.cli.common import add_db, open_store
+
+NAME = "runs"
+HELP = "list stored runs"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_db(p)
+
+
+def execute(args: argparse.Namespace) -> int:
+    store = open_store(args)
+    runs = store.list_runs()
+    if not runs:
+        print(f"no runs in {store.path}")
+    for r in runs:
+        tags = ",".join(r["tags"]) or "-"
+        print(f"{r['id']:>5}  {r['started']}  {r['status']:<11} {r['suite']:<24} "
+              f"{r['hostname']:<20} {r['nrecords']:>5} records  tags={tags}")
+    return 0

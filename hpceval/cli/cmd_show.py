@@ -1,0 +1,55 @@
+"""hpceval show: one run, its fingerprint and results."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.markup import escape
+from rich.table import Table
+
+from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store
+from hpceval.cli.cmd_machine import fingerprint_table
+
+NAME = "show"
+HELP = "show one run: fingerprint, headline figures and every result"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", metavar="RUN", help="run id, uuid prefix or 'latest'")
+    add_db(p)
+    p.add_argument("--json", action="store_true", help="print the run in the export format")
+
+
+def execute(args: argparse.Namespace) -> int:
+    store = open_store(args)
+    run = store.get_run(store.resolve(args.run))
+    if args.json:
+        print(json.dumps(run, indent=2))
+        return 0
+    con = console()
+    tags = ", ".join(run["tags"]) or "-"
+    con.print(escape(f"run {run['id']}  {run['suite']}  {run['status']}  started {run['started']}"
+                     f"  finished {run['finished'] or '-'}  tags: {tags}"))
+    con.print(fingerprint_table(run["fingerprint"]))
+    card = headline_table(run["records"], "headline figures")
+    con.print(card)
+    res = Table(title="results", title_justify="left")
+    for col in ("benchmark", "params", "metric", "unit", "stat", "n", "min", "median", "mean", "max",
+                "95% CI", "conv"):
+        res.add_column(col)
+    for r in run["records"]:
+        s = r["stats"]
+        params = " ".join(f"{k}={v}" for k, v in r["params"].items())
+        res.add_row(r["benchmark"], escape(params), r["metric"], r["unit"], r["statistic"], str(s["n"]),
+                    *(fmt_value(s[k]) for k in ("min", "median", "mean", "max")),
+                    f"{fmt_value(s['ci_low'])}..{fmt_value(s['ci_high'])}",
+                    "yes" if r["converged"] else "NO")
+    con.print(res)
+    for l in run["launches"]:
+        line = f"{l['label']}: {l['status']} ({l['elapsed_s']} s) $ {l['command']}"
+        if l["message"]:
+            line += f"\n    {l['message']}"
+        for w in l["warnings"]:
+            line += f"\n    warning: {w}"
+        con.print(escape(line))
+    return 0

@@ -1,0 +1,67 @@
+"""Options and helpers shared by several commands."""
+from __future__ import annotations
+
+import argparse
+from typing import List
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from hpceval import paths
+from hpceval.analysis import headlines, value
+from hpceval.store import Store
+
+
+def add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="PATH", default=None,
+                        help="results database (default: $HPCEVAL_DB or ~/.local/share/hpceval/results.sqlite)")
+
+
+def db_path(args: argparse.Namespace) -> str:
+    return str(args.db or paths.default_db())
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    return Store(db_path(args))
+
+
+def resolve_runs(store: Store, refs: List[str], default_all: bool) -> List[int]:
+    if refs:
+        return [store.resolve(r) for r in refs]
+    if default_all:
+        return store.run_ids()
+    return [store.resolve("latest")]
+
+
+def fmt_value(v: float) -> str:
+    if v == 0:
+        return "0"
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3g}"
+
+
+def headline_table(records: list, title: str) -> Table:
+    """The run's headline figures with their statistic, n and CI (terminal form)."""
+    table = Table(title=title, title_justify="left")
+    for col in ("figure", "value", "unit", "statistic", "n", "95% CI of median", "converged"):
+        table.add_column(col, justify="right" if col in ("value", "n") else "left")
+    for h in headlines(records):
+        r = h["record"]
+        s = r["stats"]
+        table.add_row(escape(h["label"]), fmt_value(value(r)), r["unit"], r["statistic"], str(s["n"]),
+                      f"{fmt_value(s['ci_low'])} .. {fmt_value(s['ci_high'])}",
+                      "yes" if r.get("converged", True) else "no")
+    return table
+
+
+def console() -> Console:
+    """stdout console; wide when piped, so tables stay one line per row in logs and scripts."""
+    probe = Console()
+    return Console(highlight=False, width=None if probe.is_terminal else 160)

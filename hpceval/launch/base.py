@@ -1,0 +1,54 @@
+"""Launcher registry: each MPI runtime knows how to start N ranks with a binding policy."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from typing import Dict, List, Optional, Type
+
+
+class Launcher:
+    """Builds the exact command line for one launch. Subclasses register by `flavour`."""
+
+    flavour = "?"
+
+    def __init__(self, program: str, version: str, cores: int):
+        self.program = program        # absolute path of mpirun / mpiexec / srun
+        self.version = version        # first line of its --version, for the fingerprint
+        self.cores = cores
+
+    @classmethod
+    def recognises(cls, version_text: str) -> bool:
+        raise NotImplementedError
+
+    def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str]) -> List[str]:
+        raise NotImplementedError
+
+    def oversubscribed(self, nranks: int) -> bool:
+        return nranks > self.cores
+
+    def describe(self) -> Dict[str, str]:
+        return {"launcher": os.path.basename(self.program), "flavour": self.flavour,
+                "version": self.version}
+
+
+LAUNCHERS: Dict[str, Type[Launcher]] = {}
+
+
+def register_launcher(cls: Type[Launcher]) -> Type[Launcher]:
+    LAUNCHERS[cls.flavour] = cls
+    return cls
+
+
+def version_text(program: str) -> Optional[str]:
+    """The program's --version output, or None when it cannot run."""
+    try:
+        proc = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return (proc.stdout + proc.stderr).strip()
+
+
+def which(name: str) -> Optional[str]:
+    return shutil.which(name)

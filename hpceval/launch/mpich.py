@@ -1,0 +1,23 @@
+"""MPICH's (Hydra) mpiexec; also Intel MPI, which uses Hydra."""
+from __future__ import annotations
+
+from typing import Dict, List
+
+from hpceval.launch.base import Launcher, register_launcher
+
+
+@register_launcher
+class MPICHLauncher(Launcher):
+    flavour = "mpich"
+
+    @classmethod
+    def recognises(cls, version_text: str) -> bool:
+        return "HYDRA" in version_text or "MPICH" in version_text or "Intel(R) MPI" in version_text
+
+    def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str]) -> List[str]:
+        cmd = [self.program, "-n", str(nranks)]
+        if not self.oversubscribed(nranks):      # Hydra oversubscribes by itself
+            cmd += ["-bind-to", "core" if bind == "core" else "none"]
+        for name in sorted(env):
+            cmd += ["-genv", name, env[name]]
+        return cmd + argv

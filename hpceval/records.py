@@ -1,0 +1,47 @@
+"""Validate the JSON Lines records that benchmark binaries emit (docs/records.md)."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Dict
+
+import jsonschema
+
+RECORD_VERSION = 1
+
+
+class RecordError(ValueError):
+    """A line that is not a valid record; the message says why in one line."""
+
+
+@lru_cache(maxsize=None)
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(resources.files("hpceval").joinpath("schemas/record-1.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"non-finite number {name}")
+
+
+def parse_record(line: str) -> Dict[str, Any]:
+    """One output line -> a validated record, or RecordError."""
+    try:
+        rec = json.loads(line, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise RecordError(f"not JSON ({getattr(exc, 'msg', exc)}): {line[:80]!r}") from None
+    if not isinstance(rec, dict):
+        raise RecordError(f"not a JSON object: {line[:80]!r}")
+    if rec.get("record_version") != RECORD_VERSION:
+        raise RecordError(f"unknown record_version {rec.get('record_version')!r} (expected {RECORD_VERSION})")
+    err = jsonschema.exceptions.best_match(_validator().iter_errors(rec))
+    if err is not None:
+        where = "/".join(str(p) for p in err.absolute_path) or "record"
+        raise RecordError(f"invalid {rec.get('type', '?')} record at {where}: {err.message}")
+    if rec["type"] == "result":
+        s = rec["stats"]
+        tol = 1e-9 * max(abs(s["max"]), abs(s["min"]), 1e-300)   # the mean's rounding
+        if not (s["min"] <= s["median"] <= s["max"] and s["min"] - tol <= s["mean"] <= s["max"] + tol):
+            raise RecordError(f"inconsistent stats for {rec['benchmark']} {rec['metric']}: {s}")
+    return rec

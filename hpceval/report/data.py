@@ -1,0 +1,193 @@
+"""Read runs in the export format (docs/export.md) into plain rows of text for the template.
+
+Everything here is tolerant of missing keys: a failed or interrupted run may have no
+fingerprint, no records or launches without meta, and newer exports may add keys.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Callable
+
+from hpceval.analysis import headlines, select, value
+from hpceval.analysis import stream_points as _stream_points
+
+MISSING = "—"
+KERNEL_ORDER = ("copy", "scale", "add", "triad")  # STREAM's own order, not alphabetical
+
+
+# ---------------------------------------------------------------- small formatters
+
+def human_bytes(n: Any) -> str:
+    """8 -> '8 B', 16384 -> '16 KiB', 25e9 -> '23.3 GiB' (binary units, as caches are sized)."""
+    if not isinstance(n, (int, float)) or isinstance(n, bool):
+        return MISSING if n is None else str(n)
+    for k, unit in reversed(list(enumerate(("B", "KiB", "MiB", "GiB", "TiB")))):
+        if abs(n) >= 1024 ** k or k == 0:
+            v = n / 1024 ** k
+            return f"{int(v)} {unit}" if float(v).is_integer() else f"{v:.3g} {unit}"
+    return str(n)  # unreachable
+
+
+def fmt_num(v: Any) -> str:
+    """Four significant digits, thousands separated above 10^4; ints as ints."""
+    if v is None:
+        return MISSING
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}" if abs(v) >= 10_000 else str(v)
+    if not math.isfinite(v):
+        return str(v)
+    return f"{v:,.0f}" if abs(v) >= 10_000 else f"{v:.4g}"
+
+
+def fmt_param(key: str, v: Any) -> str:
+    # Sizes are far easier to read in KiB/MiB; the exact byte count stays in the export.
+    return human_bytes(v) if key == "bytes" or key.endswith("_bytes") else str(v)
+
+
+def fmt_params(params: dict | None) -> str:
+    return ", ".join(f"{k}={fmt_param(k, v)}" for k, v in (params or {}).items()) or MISSING
+
+
+def fmt_ci(stats: dict) -> str:
+    lo, hi = stats.get("ci_low"), stats.get("ci_high")
+    # A dash, not a comma: the numbers themselves may contain thousands separators.
+    return MISSING if lo is None or hi is None else f"{fmt_num(lo)} – {fmt_num(hi)}"
+
+
+# ---------------------------------------------------------------- record access
+
+def records(run: dict, benchmark: str, metric: str | None = None) -> list[dict]:
+    return select(run.get("records") or [], benchmark, metric)
+
+
+def converged(rec: dict) -> bool:
+    return rec.get("converged") is not False  # absent means the benchmark did not say
+
+
+def run_label(run: dict) -> str:
+    host = (run.get("fingerprint") or {}).get("hostname")
+    return f"#{run.get('id', '?')}" + (f" {host}" if host else "")
+
+
+def cache_marks(fp: dict | None) -> list[tuple[str, int]]:
+    """[('L1d', 32768), ('L2', ...), ...]: data and unified caches, instruction caches left out."""
+    marks = []
+    for c in (fp or {}).get("caches") or []:
+        kind, size = str(c.get("type") or ""), c.get("size_bytes")
+        if not size or kind.lower().startswith("instr"):
+            continue
+        name = f"L{c.get('level', '?')}" + ("d" if kind.lower() == "data" else "")
+        if (name, size) not in marks:
+            marks.append((name, size))
+    return sorted(marks, key=lambda m: m[1])
+
+
+def stream_points(run: dict) -> dict[tuple[str, int], dict]:
+    return _stream_points(run.get("records") or [])
+
+
+def kernel_order(kernels) -> list[str]:
+    known = [k for k in KERNEL_ORDER if k in kernels]
+    return known + sorted(k for k in kernels if k not in KERNEL_ORDER)
+
+
+# ---------------------------------------------------------------- headline figures
+
+def _headline_row(quantity: str, rec: dict) -> dict:
+    stats = rec["stats"]
+    return {"quantity": quantity, "point": fmt_params(rec.get("params")),
+            "value": fmt_num(value(rec)), "unit": rec.get("unit") or "",
+            "statistic": rec.get("statistic") or "median", "n": fmt_num(stats.get("n")),
+            "ci": fmt_ci(stats), "converged": converged(rec)}
+
+
+def headline_rows(run: dict) -> list[dict]:
+    return [_headline_row(h["label"], h["record"]) for h in headlines(run.get("records") or [])]
+
+
+# ---------------------------------------------------------------- machine, results, launches
+
+def fingerprint_rows(run: dict) -> list[tuple[str, list[str]]]:
+    """(label, lines) for the compact machine table; keys nobody planned for are shown at the end."""
+    fp = run.get("fingerprint") or {}
+    mpi, cc = fp.get("mpi") or {}, fp.get("compiler") or {}
+    caches = []
+    for c in fp.get("caches") or []:
+        kind = str(c.get("type") or "").lower()
+        name = f"L{c.get('level', '?')}" + {"data": "d", "instruction": "i"}.get(kind, "")
+        extras = [f"line {c['line_bytes']} B"] if c.get("line_bytes") else []
+        if (c.get("shared_by_cpus") or 0) > 1:
+            extras.append(f"shared by {c['shared_by_cpus']} CPUs")
+        caches.append(f"{name} {human_bytes(c.get('size_bytes'))}"
+                      + (f" ({', '.join(extras)})" if extras else ""))
+    hosts = [fp["hostname"]] if fp.get("hostname") else []
+    for launch in run.get("launches") or []:
+        for h in map(str, (launch.get("meta") or {}).get("hosts") or []):
+            if h not in hosts:
+                hosts.append(h)
+    topo = " / ".join(fmt_num(fp.get(k)) for k in ("sockets", "cores", "threads"))
+    rows = [
+        ("CPU", [f"{fp.get('cpu_model') or MISSING}" + (f" ({fp['arch']})" if fp.get("arch") else "")]),
+        ("Sockets / cores / threads", [topo]),
+        ("NUMA nodes", [fmt_num(fp.get("numa_nodes"))]),
+        ("Caches", caches or [MISSING]),
+        ("Memory", [human_bytes(fp.get("memory_bytes"))]),
+        ("OS / kernel", [f"{fp.get('os') or MISSING} / {fp.get('kernel') or MISSING}"]),
+        ("THP / governor", [f"{fp.get('thp') or MISSING} / {fp.get('cpu_governor') or MISSING}"]),
+        ("MPI", [" ".join(str(mpi[k]) for k in ("flavour", "version") if mpi.get(k)) or MISSING]
+                + ([f"launcher: {mpi['launcher']}"] if mpi.get("launcher") else [])),
+        ("Compiler", [" ".join(str(cc[k]) for k in ("cc", "version") if cc.get(k)) or MISSING]
+                     + ([f"flags: {cc['cflags']}"] if cc.get("cflags") else [])),
+        ("Hostnames", hosts or [MISSING]),
+        ("Environment", [f"{k}={v}" for k, v in (fp.get("environment") or {}).items()] or [MISSING]),
+    ]
+    known = {"hash", "hostname", "arch", "cpu_model", "sockets", "cores", "threads", "numa_nodes",
+             "caches", "memory_bytes", "os", "kernel", "thp", "cpu_governor", "mpi", "compiler",
+             "environment"}
+    rows += [(k, [v if isinstance(v, str) else json.dumps(v, sort_keys=True)])
+             for k, v in fp.items() if k not in known]
+    if fp.get("hash"):
+        rows.append(("Fingerprint", [str(fp["hash"])[:16]]))
+    return rows
+
+
+RESULT_STATS = ("n", "min", "median", "mean", "max", "stddev")
+
+
+def result_tables(run: dict) -> list[dict]:
+    """One table per benchmark, rows in the benchmark's own order, grouped by metric."""
+    tables: dict[str, list[dict]] = {}
+    for rec in run.get("records") or []:
+        stats = rec.get("stats") or {}
+        tables.setdefault(str(rec.get("benchmark")), []).append({
+            "metric": rec.get("metric"),
+            "params": fmt_params(rec.get("params")), "unit": rec.get("unit") or "",
+            "statistic": rec.get("statistic") or "", "converged": converged(rec),
+            "stats": [fmt_num(stats.get(k)) for k in RESULT_STATS], "ci": fmt_ci(stats),
+        })
+    out = []
+    for bench, rows in tables.items():
+        metrics = list(dict.fromkeys(r["metric"] for r in rows))
+        rows.sort(key=lambda r: metrics.index(r["metric"]))  # stable: keeps sweep order
+        out.append({"benchmark": bench, "rows": rows,
+                    "unconverged": sum(not r["converged"] for r in rows)})
+    return out
+
+
+def launch_rows(run: dict) -> list[dict]:
+    rows = []
+    for launch in run.get("launches") or []:
+        elapsed = launch.get("elapsed_s")
+        rows.append({
+            "benchmark": launch.get("benchmark") or MISSING,
+            "command": launch.get("command") or MISSING,
+            "status": str(launch.get("status") or MISSING),
+            "ok": launch.get("status") == "ok",
+            "exit_code": MISSING if launch.get("exit_code") is None else str(launch["exit_code"]),
+            "elapsed": MISSING if elapsed is None else f"{fmt_num(elapsed)} s",
+            "message": launch.get("message") or "",
+        })
+    return rows

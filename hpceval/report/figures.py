@@ -1,0 +1,283 @@
+"""Report figures: one function per figure, each taking a list of runs and returning a
+matplotlib Figure, or None when none of the runs has the data.
+
+Figures are built on the Agg canvas directly (no pyplot), so the caller's matplotlib backend and
+pyplot state are left alone. To add a figure, write a function and append it to FIGURES.
+"""
+from __future__ import annotations
+
+import io
+import math
+import re
+from contextlib import contextmanager
+from typing import Callable, NamedTuple
+
+import matplotlib as mpl
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatter, NullLocator
+
+from .data import cache_marks, converged, kernel_order, records, run_label, stream_points, value
+
+STYLE = {
+    "font.family": "DejaVu Sans",  # ships with matplotlib, so every machine renders the same
+    "svg.fonttype": "path",        # glyphs as paths: the HTML needs no font at all
+    "svg.hashsalt": "hpceval",     # stable element ids, so the same runs give the same HTML
+    "font.size": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.35,
+    "grid.linewidth": 0.6,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+}
+SIZE = (7.5, 4.0)  # inches; the SVG scales to the page width
+ZERO_X = 0.5       # where a 0-byte message is drawn on a log axis (labelled "0")
+
+
+@contextmanager
+def style():
+    with mpl.rc_context(STYLE):
+        yield
+
+
+def _figure(size=SIZE) -> Figure:
+    fig = Figure(figsize=size, layout="constrained")
+    FigureCanvasAgg(fig)  # attach Agg explicitly rather than through pyplot's global backend
+    return fig
+
+
+def _text(s: str) -> str:
+    return s.replace("$", r"\$")  # a '$' in a hostname must not switch on mathtext
+
+
+# ---------------------------------------------------------------- axes helpers
+
+def _short_bytes(v: float, _pos=None) -> str:
+    """1, 512, 1K, 64K, 1M ... (binary); positions below 1 are the 0-byte slot."""
+    if v < 1:
+        return "0"
+    k = min(int(math.log(v, 1024) + 1e-9), 4)
+    return f"{v / 1024 ** k:g}" + ("", "K", "M", "G", "T")[k]
+
+
+def _bytes_axis(ax, xs: list[float], label: str) -> None:
+    """Log2 x axis with ticks on powers of two, spaced so that 1K and 1M fall on ticks."""
+    ax.set_xscale("log", base=2)
+    positive = [x for x in xs if x >= 1]
+    lo = math.floor(math.log2(min(positive, default=1)))
+    hi = math.ceil(math.log2(max(positive, default=1)))
+    for stride in (1, 2, 5, 10):
+        ticks = [2.0 ** k for k in range(lo, hi + 1) if k % stride == 0]
+        if len(ticks) <= 11:
+            break
+    if any(x < 1 for x in xs):
+        ticks.insert(0, ZERO_X)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(_short_bytes))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel(label)
+
+
+def _plain_log_y(ax) -> None:
+    ax.set_yscale("log")
+    # Plain numbers (0.5, 2, 10) read better than 10^x; minor labels only on short ranges.
+    ax.yaxis.set_major_formatter(LogFormatter(labelOnlyBase=False))
+    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
+
+
+def _series(runs: list[dict], benchmark: str, metric: str, x: str) -> list[tuple[str, list[dict]]]:
+    """(legend label, records sorted by x): one series per run and combination of the other
+    params (ping-pong rank pairs, memory stride/order); those params are named only if they vary."""
+    groups: dict[tuple, list[dict]] = {}
+    for i, run in enumerate(runs):
+        for rec in records(run, benchmark, metric):
+            p = rec.get("params") or {}
+            if isinstance(p.get(x), (int, float)) and value(rec) is not None:
+                other = tuple(sorted((k, str(v)) for k, v in p.items() if k != x))
+                groups.setdefault((i, other), []).append(rec)
+    keys = {k for _, other in groups for k, _ in other}
+    varying = {k for k in keys if len({dict(other).get(k) for _, other in groups}) > 1}
+    out = []
+    for (i, other), recs in groups.items():
+        extra = ", ".join(f"{k} {v}" for k, v in other if k in varying)
+        label = run_label(runs[i]) + (f" ({extra})" if extra else "")
+        out.append((_text(label), sorted(recs, key=lambda r: r["params"][x])))
+    return out
+
+
+def _line_plot(ax, series, x: str, xmap=lambda v: v) -> list[float]:
+    """Statistic as a line, the 95% CI of the median as a band; unconverged points ringed red."""
+    all_x, flagged = [], False
+    for label, recs in series:
+        xs = [xmap(r["params"][x]) for r in recs]
+        ys = [value(r) for r in recs]
+        lo = [r["stats"].get("ci_low", y) for r, y in zip(recs, ys)]
+        hi = [r["stats"].get("ci_high", y) for r, y in zip(recs, ys)]
+        (line,) = ax.plot(xs, ys, marker="o", markersize=3, linewidth=1.4, label=label)
+        ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+        bad = [(xv, yv) for xv, yv, r in zip(xs, ys, recs) if not converged(r)]
+        if bad:
+            ax.plot(*zip(*bad), linestyle="none", marker="o", markersize=8, markerfacecolor="none",
+                    markeredgecolor="#c0392b", label=None if flagged else "not converged")
+            flagged = True
+        all_x += xs
+    ax.legend(loc="best")
+    return all_x
+
+
+# ---------------------------------------------------------------- the figures
+
+def pingpong_latency(runs: list[dict]) -> Figure | None:
+    series = _series(runs, "pingpong", "latency", "bytes")
+    if not series:
+        return None
+    fig = _figure()
+    ax = fig.add_subplot()
+    xs = _line_plot(ax, series, "bytes", xmap=lambda b: b if b > 0 else ZERO_X)
+    _bytes_axis(ax, xs, "message size [bytes]")
+    _plain_log_y(ax)
+    ax.set_ylabel("one-way latency [µs]")
+    ax.set_title("Ping-pong latency (median, band: 95% CI)", loc="left")
+    return fig
+
+
+def pingpong_bandwidth(runs: list[dict]) -> Figure | None:
+    series = [(label, [r for r in recs if r["params"]["bytes"] > 0])  # 0 B carries no bandwidth
+              for label, recs in _series(runs, "pingpong", "bandwidth", "bytes")]
+    series = [s for s in series if s[1]]
+    if not series:
+        return None
+    fig = _figure()
+    ax = fig.add_subplot()
+    _bytes_axis(ax, _line_plot(ax, series, "bytes"), "message size [bytes]")
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("bandwidth [MB/s]")
+    ax.set_title("Ping-pong bandwidth (median, band: 95% CI)", loc="left")
+    return fig
+
+
+def memory_latency(runs: list[dict]) -> Figure | None:
+    series = _series(runs, "mem-latency", "latency", "bytes")
+    if not series:
+        return None
+    fig = _figure()
+    ax = fig.add_subplot()
+    xs = _line_plot(ax, series, "bytes")
+    marks = []
+    for run in runs:
+        marks += [m for m in cache_marks(run.get("fingerprint")) if m not in marks]
+    for name, size in marks:
+        ax.axvline(size, linestyle=":", color="#555555", linewidth=1)
+        ax.text(size, 0.98, f" {name}", transform=ax.get_xaxis_transform(), va="top", ha="left",
+                fontsize=8, color="#333333")
+    _bytes_axis(ax, xs + [size for _, size in marks], "working set [bytes]")
+    _plain_log_y(ax)
+    ax.set_ylabel("load latency [ns]")
+    ax.set_title("Memory load latency (median, band: 95% CI; dotted: cache sizes)", loc="left")
+    return fig
+
+
+KERNEL_COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1")
+
+
+def stream_bandwidth(runs: list[dict]) -> Figure | None:
+    panels = [(run, pts) for run in runs for pts in [stream_points(run)] if pts]
+    if not panels:
+        return None
+    fig = _figure((max(SIZE[0], 3.4 * len(panels)), SIZE[1]))
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    kernels = kernel_order({k for _, pts in panels for k, _ in pts})
+    colour = dict(zip(kernels, KERNEL_COLOURS * len(kernels)))
+    width = 0.8 / len(kernels)
+    flagged = False
+    for ax, (run, pts) in zip(axes, panels):
+        threads = sorted({t for _, t in pts}, key=lambda t: (0, t) if isinstance(t, int) else (1, str(t)))
+        for i, t in enumerate(threads):
+            for j, k in enumerate(kernels):
+                rec = pts.get((k, t))
+                if rec is None:
+                    continue
+                x = i + (j - (len(kernels) - 1) / 2) * width
+                ok = converged(rec)
+                flagged |= not ok
+                ax.bar(x, value(rec), width * 0.92, color=colour[k],
+                       hatch=None if ok else "///", edgecolor=None if ok else "#c0392b")
+                s = rec["stats"]
+                med = s.get("median")
+                if med is not None:
+                    err = [[med - s.get("ci_low", med)], [s.get("ci_high", med) - med]]
+                    ax.errorbar(x, med, yerr=err, fmt="_", color="black", markersize=width * 40,
+                                elinewidth=0.8, capsize=0)
+        ax.set_xticks(range(len(threads)))
+        ax.set_xticklabels([str(t) for t in threads])
+        ax.set_xlabel("threads")
+        ax.grid(axis="x", visible=False)
+        if len(panels) > 1:
+            ax.set_title(_text(run_label(run)), fontsize=9)
+    axes[0].set_ylabel("bandwidth [GB/s]")
+    handles = [Patch(color=colour[k], label=k) for k in kernels]
+    handles.append(Line2D([], [], color="black", marker="_", linestyle="none", markersize=8,
+                          label="median (95% CI)"))
+    if flagged:
+        handles.append(Patch(facecolor="white", hatch="///", edgecolor="#c0392b",
+                             label="not converged"))
+    axes[-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.suptitle("STREAM bandwidth (bars: best rate; largest array)", x=0.01, ha="left",
+                 fontsize=10)
+    return fig
+
+
+class FigureSpec(NamedTuple):
+    section: str                                  # heading the figure appears under
+    title: str                                    # caption
+    make: Callable[[list[dict]], "Figure | None"]
+    benchmark: str                                # runs without it are left out of comparisons
+
+
+FIGURES: list[FigureSpec] = [
+    FigureSpec("Interconnect", "Ping-pong latency vs message size", pingpong_latency, "pingpong"),
+    FigureSpec("Interconnect", "Ping-pong bandwidth vs message size", pingpong_bandwidth, "pingpong"),
+    FigureSpec("Memory", "Memory load latency vs working set", memory_latency, "mem-latency"),
+    FigureSpec("Memory", "STREAM bandwidth per kernel and thread count", stream_bandwidth, "stream"),
+]
+
+
+# ---------------------------------------------------------------- output
+
+# What matplotlib's SVG <style> says, scoped to the report's figures.
+SVG_CSS = "figure svg * { stroke-linejoin: round; stroke-linecap: butt; }"
+
+def make_figure(spec: FigureSpec, runs: list[dict]) -> Figure | None:
+    with style():
+        return spec.make(runs)
+
+
+def to_svg(fig: Figure, id_prefix: str) -> str:
+    """The figure as an <svg> element to inline in HTML: no XML prolog, DOCTYPE, metadata or
+    comments (matplotlib puts each text string in a comment), no <style> (inline, its `*` rule
+    would apply to the whole page; the report's CSS carries it as SVG_CSS), and every id
+    prefixed so that several figures can share one document."""
+    buf = io.StringIO()
+    with style():
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    svg = buf.getvalue()
+    svg = svg[svg.index("<svg"):]
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
+    svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
+    svg = re.sub(r"<style\b.*?</style>\s*", "", svg, flags=re.S)
+    svg = re.sub(r'\bid="([^"]+)"', rf'id="{id_prefix}\1"', svg)
+    svg = re.sub(r'href="#([^"]+)"', rf'href="#{id_prefix}\1"', svg)
+    return re.sub(r"url\(#([^)]+)\)", rf"url(#{id_prefix}\1)", svg).strip()
+
+
+def save(fig: Figure, stem) -> list:
+    """Write `stem`.svg and `stem`.png (stem: a pathlib.Path without suffix)."""
+    out = [stem.with_suffix(".svg"), stem.with_suffix(".png")]
+    with style():
+        fig.savefig(out[0], format="svg", metadata={"Date": None})
+        fig.savefig(out[1], format="png", dpi=150)
+    return out

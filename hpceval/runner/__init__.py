@@ -1,0 +1,88 @@
+"""Runner: plan -> launch -> records -> validate -> store, one launch at a time."""
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+from hpceval import paths
+from hpceval.catalog import LaunchSpec, PlanContext, plan_targets
+from hpceval.errors import UsageError
+from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
+from hpceval.launch import find_launcher
+from hpceval.runner.execute import Outcome, execute
+from hpceval.runner.progress import ProgressDisplay
+from hpceval.store import Store
+from hpceval.store.db import now
+
+
+@dataclass
+class RunResult:
+    run_id: int
+    status: str
+    failures: List[str] = field(default_factory=list)
+    usage_errors: List[str] = field(default_factory=list)
+
+
+def plan_context(nranks: Optional[int]) -> PlanContext:
+    fp = machine_fingerprint()
+    return PlanContext(cores=fp["cores"], llc_bytes=llc_bytes(fp["caches"]),
+                       mem_available_bytes=mem_available_bytes(), nranks=nranks)
+
+
+def _launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:
+    return {"benchmark": spec.benchmark, "label": spec.label, "command": out.command_line,
+            "env": spec.env, "nranks": spec.nranks, "started": out.started,
+            "elapsed_s": round(out.elapsed_s, 3), "exit_code": out.exit_code, "status": out.status,
+            "message": out.message, "warnings": out.warnings, "meta": out.meta}
+
+
+def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Optional[int] = None,
+             db: str, launcher_choice: str = "auto", tags: Sequence[str] = (),
+             timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None) -> RunResult:
+    if nranks is not None and nranks < 1:
+        raise UsageError(f"--np {nranks}: need at least 1 rank")
+    ctx = plan_context(nranks)
+    specs = plan_targets(targets, sets, ctx)          # bad settings fail here, before any run
+    for binary in {s.binary for s in specs}:
+        paths.binary(binary)
+    launcher = find_launcher(launcher_choice, ctx.cores)
+    fingerprint = machine_fingerprint(launcher.describe())
+    store = Store(db)
+    suite = "+".join(targets)
+    settings = {"sets": list(sets), "np": nranks, "launcher": launcher_choice,
+                "timeout_s": timeout_s}
+    run_id = store.create_run(suite, tags, fingerprint, shlex.join(sys.argv), settings)
+    result = RunResult(run_id, "ok")
+    display = progress or ProgressDisplay(len(specs))
+    status = "ok"
+    try:
+        with display:
+            for i, spec in enumerate(specs, 1):
+                env = dict(spec.env)
+                if launcher.oversubscribed(spec.nranks):
+                    env["HPCEVAL_OVERSUBSCRIBED"] = "1"   # the harness notes it in its records
+                argv = [str(paths.binary(spec.binary))] + spec.args
+                command = launcher.command(spec.nranks, argv, spec.bind, env)
+                display.start(i, spec.label, spec.expected_results)
+                out = execute(command, env, timeout_s or spec.timeout_s, now(),
+                              on_record=lambda _r: display.advance())
+                if launcher.oversubscribed(spec.nranks):
+                    out.warnings.append(f"{spec.nranks} ranks on {ctx.cores} cores: oversubscribed, "
+                                        "timings are disturbed")
+                store.add_launch(run_id, _launch_record(spec, out), out.results)
+                display.finish(i, spec.label, out.status, out.elapsed_s, len(out.results), out.message)
+                if out.status == "interrupted":
+                    raise KeyboardInterrupt
+                if out.status != "ok":
+                    status = "failed"
+                    (result.usage_errors if out.usage_error else result.failures).append(
+                        f"{spec.label}: {out.message}")
+    except KeyboardInterrupt:
+        store.finish_run(run_id, "interrupted")
+        raise
+    store.finish_run(run_id, status)
+    result.status = status
+    store.close()
+    return result

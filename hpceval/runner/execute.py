@@ -1,0 +1,145 @@
+"""Execute one launch: start the MPI job, read its JSON Lines as they come, enforce the time
+limit (the whole process group is killed), and say what happened."""
+from __future__ import annotations
+
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+from hpceval.records import RecordError, parse_record
+
+STDERR_KEEP = 50    # lines of stderr kept for the failure message
+
+
+@dataclass
+class Outcome:
+    command: List[str]
+    started: str
+    status: str = "ok"                 # ok | failed | timeout | invalid | interrupted
+    exit_code: Optional[int] = None
+    elapsed_s: float = 0.0
+    message: Optional[str] = None
+    usage_error: bool = False          # the binary rejected its options (exit 2)
+    meta: Optional[Dict[str, Any]] = None
+    results: List[Dict[str, Any]] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+
+    @property
+    def command_line(self) -> str:
+        return shlex.join(self.command)
+
+
+def _pump(stream, q: "queue.Queue", tag: str) -> None:
+    for line in stream:
+        q.put((tag, line))
+    q.put((tag, None))
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    """Terminate the launcher and every rank it started (they share the new session)."""
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: str,
+            on_record: Callable[[Dict[str, Any]], None] = lambda r: None) -> Outcome:
+    out = Outcome(command=command, started=started)
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, env={**os.environ, **env}, text=True,
+                                bufsize=1, start_new_session=True)
+    except OSError as exc:
+        out.status, out.message = "failed", f"cannot start {command[0]}: {exc.strerror or exc}"
+        return out
+    q: "queue.Queue" = queue.Queue()
+    threads = [threading.Thread(target=_pump, args=(proc.stdout, q, "out"), daemon=True),
+               threading.Thread(target=_pump, args=(proc.stderr, q, "err"), daemon=True)]
+    for t in threads:
+        t.start()
+    stderr: List[str] = []
+    ended, error_msg, open_streams = False, None, 2
+    deadline = t0 + timeout_s
+    try:
+        while open_streams:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                _kill(proc)
+                out.status = "timeout"
+                out.message = f"killed after the {timeout_s:.0f} s time limit (a rank hung?)"
+                break
+            try:
+                tag, line = q.get(timeout=min(remaining, 0.5))
+            except queue.Empty:
+                continue
+            if line is None:
+                open_streams -= 1
+                continue
+            if tag == "err":
+                stderr.append(line.rstrip())
+                del stderr[:-STDERR_KEEP]
+                continue
+            if not line.strip():
+                continue
+            try:
+                rec = parse_record(line)
+            except RecordError as exc:
+                if out.status == "ok":
+                    out.status, out.message = "invalid", str(exc)
+                continue
+            kind = rec["type"]
+            if kind == "result":
+                out.results.append(rec)
+                on_record(rec)
+            elif kind == "meta":
+                out.meta = rec
+            elif kind == "warning":
+                out.warnings.append(rec["message"])
+            elif kind == "error":
+                error_msg = rec["message"]
+            elif kind == "end":
+                ended = True
+    except KeyboardInterrupt:
+        _kill(proc)
+        out.status, out.message = "interrupted", "interrupted by the user"
+    finally:
+        if proc.poll() is None and out.status != "ok":
+            _kill(proc)
+        try:
+            out.exit_code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            out.exit_code = proc.poll()
+        out.elapsed_s = time.monotonic() - t0
+    if out.status == "ok" or out.status == "invalid":
+        if out.exit_code != 0:
+            out.status = "failed"
+            out.usage_error = out.exit_code == 2 and error_msg is not None
+            out.message = error_msg or _last_meaningful(stderr) or f"exited with status {out.exit_code}"
+        elif not ended and out.status == "ok":
+            out.status, out.message = "failed", "exited without an end record (output truncated?)"
+    return out
+
+
+def _last_meaningful(lines: List[str]) -> Optional[str]:
+    # mpirun surrounds a rank's death with banners of dashes; keep the first informative line.
+    text = [l.strip() for l in lines if l.strip() and not set(l.strip()) <= set("-=*")]
+    for l in text:
+        low = l.lower()
+        if any(w in low for w in ("error", "exited", "signal", "killed", "abort", "not found")):
+            return l[:300]
+    return text[-1][:300] if text else None

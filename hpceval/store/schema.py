@@ -1,0 +1,62 @@
+"""Database schema, versioned. A new version adds a migration; never edit an old one."""
+
+SCHEMA_VERSION = 1
+
+MIGRATIONS = {
+    1: """
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE fingerprints (
+    id       INTEGER PRIMARY KEY,
+    hash     TEXT NOT NULL UNIQUE,
+    hostname TEXT,
+    data     TEXT NOT NULL,            -- JSON, see hpceval machine --json
+    created  TEXT NOT NULL
+);
+CREATE TABLE runs (
+    id              INTEGER PRIMARY KEY,
+    uuid            TEXT NOT NULL UNIQUE,
+    started         TEXT NOT NULL,
+    finished        TEXT,
+    suite           TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('running', 'ok', 'failed', 'interrupted')),
+    tags            TEXT NOT NULL DEFAULT '[]',
+    fingerprint_id  INTEGER NOT NULL REFERENCES fingerprints(id),
+    command         TEXT,
+    settings        TEXT NOT NULL DEFAULT '{}',
+    hpceval_version TEXT
+);
+CREATE TABLE launches (
+    id         INTEGER PRIMARY KEY,
+    run_id     INTEGER NOT NULL REFERENCES runs(id),
+    benchmark  TEXT NOT NULL,
+    label      TEXT NOT NULL,
+    command    TEXT NOT NULL,
+    env        TEXT NOT NULL DEFAULT '{}',
+    nranks     INTEGER NOT NULL,
+    started    TEXT NOT NULL,
+    elapsed_s  REAL,
+    exit_code  INTEGER,
+    status     TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'timeout', 'invalid', 'interrupted')),
+    message    TEXT,
+    warnings   TEXT NOT NULL DEFAULT '[]',
+    meta       TEXT
+);
+CREATE TABLE records (
+    id        INTEGER PRIMARY KEY,
+    run_id    INTEGER NOT NULL REFERENCES runs(id),
+    launch_id INTEGER REFERENCES launches(id),
+    benchmark TEXT NOT NULL,
+    params    TEXT NOT NULL,
+    metric    TEXT NOT NULL,
+    unit      TEXT NOT NULL,
+    statistic TEXT NOT NULL,
+    better    TEXT NOT NULL,
+    n         INTEGER NOT NULL,
+    min REAL, median REAL, mean REAL, max REAL, stddev REAL, ci_low REAL, ci_high REAL,
+    converged INTEGER NOT NULL
+);
+CREATE INDEX records_run ON records(run_id);
+CREATE INDEX records_metric ON records(benchmark, metric);
+CREATE INDEX runs_fingerprint ON runs(fingerprint_id);
+""",
+}

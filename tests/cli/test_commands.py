@@ -1,0 +1,37 @@
+"""The read-only commands."""
+import json
+
+from hpceval.catalog import BENCHMARKS, SUITES
+
+
+def test_list(cli):
+    p = cli("list")
+    assert p.returncode == 0
+    for name in list(BENCHMARKS) + list(SUITES):
+        assert any(line.strip().startswith(name) for line in p.stdout.splitlines()), name
+    assert "sizes=" in p.stdout and "budget" in p.stdout
+
+
+def test_machine(cli):
+    p = cli("machine", "--json")
+    assert p.returncode == 0
+    fp = json.loads(p.stdout)
+    for key in ("hostname", "cpu_model", "sockets", "cores", "threads", "numa_nodes", "caches",
+                "memory_bytes", "os", "kernel", "mpi", "compiler", "environment", "hash"):
+        assert key in fp, key
+    assert len(fp["hash"]) == 64
+    p = cli("machine")
+    assert p.returncode == 0 and "caches" in p.stdout
+
+
+def test_empty_database(cli):
+    p = cli("runs")
+    assert p.returncode == 0 and "no runs" in p.stdout
+    p = cli("export")
+    assert p.returncode == 0 and json.loads(p.stdout) == []
+
+
+def test_db_default_from_environment(cli, tmp_path):
+    other = tmp_path / "sub" / "x.sqlite"
+    p = cli("runs", env={"HPCEVAL_DB": str(other)})
+    assert p.returncode == 0 and other.exists()

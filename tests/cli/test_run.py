@@ -1,0 +1,89 @@
+"""`hpceval run` end to end: real binaries, real MPI ranks, a private database."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from helpers import FAST, ROOT, one_line_error
+
+SMALL = FAST + ["--set", "pingpong.sizes=0,8,1K,64K", "--set", "mem-latency.sizes=4K,64K,1M",
+                "--set", "stream.n=200000"]
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory, bindir):
+    from helpers import CLI
+    cli = CLI(tmp_path_factory.mktemp("run") / "r.sqlite")
+    p = cli("run", "pingpong", "mem-latency", "stream", *SMALL, "--tag", "ci")
+    return cli, p
+
+
+def test_run_stores_every_benchmark(small_run):
+    cli, p = small_run
+    assert p.returncode == 0, p.stderr
+    assert "run id: 1" in p.stdout
+    assert "Ping-pong latency, 8 B" in p.stdout
+    [run] = cli.export()
+    assert run["status"] == "ok" and run["tags"] == ["ci"] and run["suite"] == "pingpong+mem-latency+stream"
+    recs = run["records"]
+    lat = {r["params"]["bytes"]: r for r in recs if r["benchmark"] == "pingpong" and r["metric"] == "latency"}
+    bw = {r["params"]["bytes"] for r in recs if r["benchmark"] == "pingpong" and r["metric"] == "bandwidth"}
+    assert sorted(lat) == [0, 8, 1024, 65536] and sorted(bw) == [8, 1024, 65536]
+    assert 0 < lat[8]["stats"]["median"] < 1000          # microseconds
+    mem = sorted(r["params"]["bytes"] for r in recs if r["benchmark"] == "mem-latency")
+    assert mem == [4096, 65536, 1 << 20]
+    stream = {(r["params"]["kernel"], r["params"]["threads"]) for r in recs if r["benchmark"] == "stream"}
+    assert stream == {(k, t) for k in ("copy", "scale", "add", "triad") for t in (1, 2)}
+    for r in recs:
+        s = r["stats"]
+        assert s["n"] >= 1 and s["min"] <= s["median"] <= s["max"] and s["ci_low"] <= s["ci_high"]
+
+
+def test_run_records_how_it_ran(small_run):
+    cli, _ = small_run
+    [run] = cli.export()
+    fp = run["fingerprint"]
+    assert fp["cores"] >= 1 and fp["caches"] and fp["mpi"]["flavour"] in ("openmpi", "mpich", "slurm")
+    assert fp["compiler"].get("cflags")
+    assert len(run["launches"]) == 4
+    for l in run["launches"]:
+        assert l["status"] == "ok" and l["meta"]["mpi_library"]
+        assert "hpceval-" in l["command"]
+        if fp["mpi"]["flavour"] == "openmpi" and os.geteuid() == 0:
+            assert "--allow-run-as-root" in l["command"]
+    assert run["launches"][0]["meta"]["nranks"] == 2
+
+
+def test_show_runs_export_report(small_run, tmp_path):
+    cli, _ = small_run
+    p = cli("runs")
+    assert p.returncode == 0 and " ok " in p.stdout and "tags=ci" in p.stdout
+    p = cli("show", "1")
+    assert p.returncode == 0 and "fingerprint" in p.stdout and "Ping-pong latency" in p.stdout
+    p = cli("show", "latest", "--json")
+    assert p.returncode == 0 and '"records"' in p.stdout
+    p = cli("export", "1", "--format", "csv")
+    lines = p.stdout.strip().splitlines()
+    assert lines[0].startswith("run_id,run_uuid,started") and len(lines) == 1 + 4 + 3 + 3 + 8
+    out = tmp_path / "r.html"
+    p = cli("report", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    html = out.read_text()
+    assert "<svg" in html and "ping-pong" in html.lower()
+
+
+def test_two_runs_write_one_database_at_once(tmp_path, bindir):
+    from helpers import CLI
+    cli = CLI(tmp_path / "r.sqlite")
+    args = ["run", "pingpong", *FAST, "--set", "sizes=8,1K", "--np", "2"]
+    env = {**os.environ, "HPCEVAL_DB": str(cli.db)}
+    procs = [subprocess.Popen([sys.executable, "-m", "hpceval", *args, "--tag", f"p{i}"], cwd=ROOT,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for i in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+    runs = cli.export()
+    assert sorted(r["tags"][0] for r in runs) == ["p0", "p1"]
+    assert all(len(r["records"]) == 4 and r["status"] == "ok" for r in runs)

@@ -1,0 +1,44 @@
+"""Test helpers: run the real command line against a private database; small, fast settings."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import List
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = ROOT / "build" / "bin"
+
+# Tiny, fast settings for real runs in tests.
+FAST = ["--set", "budget=0.05", "--set", "min-reps=3", "--set", "max-reps=20", "--set", "warmup=1"]
+
+
+class CLI:
+    """Runs `python -m hpceval` in a subprocess against a private database."""
+
+    def __init__(self, db: Path):
+        self.db = db
+
+    def __call__(self, *args: str, timeout: float = 300, env: dict | None = None,
+                 db: bool = True) -> subprocess.CompletedProcess:
+        full_env = {**os.environ, "HPCEVAL_DB": str(self.db), **(env or {})}
+        return subprocess.run([sys.executable, "-m", "hpceval", *args], capture_output=True,
+                              text=True, timeout=timeout, env=full_env, cwd=ROOT,
+                              stdin=subprocess.DEVNULL)
+
+    def export(self, *runs: str) -> List[dict]:
+        p = self("export", *runs)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+
+
+
+
+def one_line_error(stderr: str) -> str:
+    """The message of a failing command: no traceback; the reason is the last line."""
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    assert "Traceback" not in stderr, stderr
+    assert lines, "no error message"
+    return lines[-1]

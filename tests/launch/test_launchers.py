@@ -1,0 +1,80 @@
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from hpceval.errors import UsageError
+from hpceval.launch import find_launcher
+from hpceval.launch.mpich import MPICHLauncher
+from hpceval.launch.openmpi import OpenMPILauncher
+from hpceval.launch.srun import SrunLauncher
+
+
+def fake_program(directory: Path, name: str, version_text: str) -> Path:
+    path = directory / name
+    # printf is a shell builtin: PATH holds only the fake programs
+    path.write_text(f"#!/bin/sh\nprintf '%s\\n' '{version_text}'\n")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+@pytest.fixture
+def fake_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    return tmp_path
+
+
+def test_openmpi_flags(monkeypatch):
+    l = OpenMPILauncher("/usr/bin/mpirun", "mpirun (Open MPI) 4.1.4", cores=2)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    cmd = l.command(2, ["bin", "--x"], "core", {"OMP_NUM_THREADS": "1"})
+    assert cmd == ["/usr/bin/mpirun", "--allow-run-as-root", "--bind-to", "core", "-np", "2",
+                   "-x", "OMP_NUM_THREADS", "bin", "--x"]
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    cmd = l.command(4, ["bin"], "core", {})
+    assert "--allow-run-as-root" not in cmd
+    assert cmd[1:6] == ["--oversubscribe", "--bind-to", "none", "-np", "4"]
+
+
+def test_mpich_and_srun_flags():
+    m = MPICHLauncher("/usr/bin/mpiexec", "HYDRA build details:", cores=2)
+    assert m.command(2, ["b"], "core", {"A": "1"}) == ["/usr/bin/mpiexec", "-n", "2", "-bind-to", "core",
+                                                      "-genv", "A", "1", "b"]
+    assert m.command(3, ["b"], "core", {}) == ["/usr/bin/mpiexec", "-n", "3", "b"]
+    s = SrunLauncher("/usr/bin/srun", "slurm 23.02.7", cores=8)
+    assert s.command(2, ["b"], "core", {}) == ["/usr/bin/srun", "-n", "2", "--export=ALL",
+                                              "--cpu-bind=cores", "b"]
+    assert "--cpu-bind=none" in s.command(1, ["b"], "none", {})
+
+
+def test_detects_flavour_from_version_text(fake_path):
+    fake_program(fake_path, "mpirun", "mpirun (Open MPI) 4.1.4\n\nReport bugs to ...")
+    l = find_launcher("auto", 2)
+    assert l.flavour == "openmpi" and l.version == "mpirun (Open MPI) 4.1.4"
+    (fake_path / "mpirun").unlink()
+    fake_program(fake_path, "mpiexec", "HYDRA build details:\n    Version: 4.0.2")
+    assert find_launcher("auto", 2).flavour == "mpich"
+    assert find_launcher("mpiexec", 2).flavour == "mpich"
+
+
+def test_srun_inside_slurm_allocation(fake_path, monkeypatch):
+    fake_program(fake_path, "mpirun", "mpirun (Open MPI) 4.1.4")
+    fake_program(fake_path, "srun", "slurm 23.02.7")
+    assert find_launcher("auto", 2).flavour == "openmpi"
+    monkeypatch.setenv("SLURM_JOB_ID", "42")
+    assert find_launcher("auto", 2).flavour == "slurm"
+
+
+def test_missing_mpi_is_a_clear_error(fake_path):
+    with pytest.raises(UsageError, match=r"no MPI launcher found \(looked for mpirun, mpiexec"):
+        find_launcher("auto", 2)
+    with pytest.raises(UsageError, match="looked for srun"):
+        find_launcher("srun", 2)
+
+
+def test_unknown_launcher_program(fake_path):
+    fake_program(fake_path, "mpirun", "SomeVendor MPI 1.0")
+    with pytest.raises(UsageError, match="not an MPI launcher hpceval knows"):
+        find_launcher("auto", 2)
