@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "pingpong",
              "MPI_Send/MPI_Recv ping-pong latency and bandwidth between ranks 0 and 1.",
-             options);
+             options, MPI_THREAD_SINGLE);
     if (hpc_nranks < 2)
         hpc_usage_error("pingpong needs at least 2 MPI ranks, got %d", hpc_nranks);
 

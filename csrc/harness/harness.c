@@ -18,6 +18,7 @@ static int saved_argc;
 static char **saved_argv;
 static const char *build_cflags;
 static double t_start;
+static int provided;  /* MPI thread level */
 
 /* Options every benchmark has. A benchmark may override an entry by
  * declaring one with the same name (e.g. a different default). */
@@ -62,11 +63,19 @@ void hpc_usage_check(int bad, const char *fmt, ...)
     hpc_usage_error("%s", msg);
 }
 
-void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
-               const hpc_option *opts, const char *cflags)
+static const char *thread_level_name(int level)
 {
-    int provided;
-    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    return level == MPI_THREAD_SINGLE       ? "single"
+           : level == MPI_THREAD_FUNNELED   ? "funneled"
+           : level == MPI_THREAD_SERIALIZED ? "serialized"
+           : level == MPI_THREAD_MULTIPLE   ? "multiple"
+                                            : "unknown";
+}
+
+void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
+               const hpc_option *opts, int thread_level, const char *cflags)
+{
+    MPI_Init_thread(argc, argv, thread_level, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &hpc_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &hpc_nranks);
     t_start = hpc_now();
@@ -108,14 +117,22 @@ void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
                                                 : HPC_INJECT_NONE;
 
     hpc_timer_calibrate(&hpc_timer);
-    if (provided < MPI_THREAD_FUNNELED && hpc_rank == 0)
-        fprintf(stderr, "hpceval-%s: note: MPI provides thread level %d only\n", name, provided);
+    if (provided < thread_level)
+        hpc_usage_error("MPI provides thread level '%s', '%s' is needed",
+                        thread_level_name(provided), thread_level_name(thread_level));
 }
 
 void hpc_begin(int nthreads, void (*extra)(hpc_json *options))
 {
-    hpc_write_meta(saved_argc, saved_argv, nthreads, build_cflags, &hpc_timer, &hpc_reps,
-                   extra);
+    hpc_meta_info m = {.argc = saved_argc,
+                       .argv = saved_argv,
+                       .nthreads = nthreads,
+                       .cflags = build_cflags,
+                       .thread_level = thread_level_name(provided),
+                       .timer = &hpc_timer,
+                       .rep = &hpc_reps,
+                       .extra = extra};
+    hpc_write_meta(&m);
 }
 
 void hpc_inject_first_point(void)

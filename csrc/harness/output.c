@@ -212,9 +212,7 @@ static int matters(const char *var)
 
 extern char **environ;
 
-void hpc_write_meta(int argc, char **argv, int nthreads, const char *cflags,
-                    const hpc_timer_info *timer, const hpc_rep *rep,
-                    void (*extra)(hpc_json *options))
+void hpc_write_meta(const hpc_meta_info *m)
 {
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -260,11 +258,11 @@ void hpc_write_meta(int argc, char **argv, int nthreads, const char *cflags,
     hpc_json j;
     hpc_json_record(&j, "meta");
     hpc_json_array(&j, "argv");
-    for (int i = 0; i < argc; i++)
-        hpc_json_str(&j, NULL, argv[i]);
+    for (int i = 0; i < m->argc; i++)
+        hpc_json_str(&j, NULL, m->argv[i]);
     hpc_json_close(&j);
     hpc_json_int(&j, "nranks", nranks);
-    hpc_json_int(&j, "nthreads", nthreads);
+    hpc_json_int(&j, "nthreads", m->nthreads);
     hpc_json_array(&j, "hosts");
     for (int i = 0; i < nranks && rank == 0; i++)
         hpc_json_str(&j, NULL, hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME);
@@ -289,22 +287,23 @@ void hpc_write_meta(int argc, char **argv, int nthreads, const char *cflags,
     hpc_json_close(&j);
     hpc_json_str(&j, "mpi_library", lib);
     hpc_json_str(&j, "mpi_version", mpi_version);
+    hpc_json_str(&j, "mpi_thread_level", m->thread_level);
     hpc_json_str(&j, "compiler", __VERSION__);
-    hpc_json_str(&j, "cflags", cflags);
+    hpc_json_str(&j, "cflags", m->cflags);
     hpc_json_str(&j, "time_utc", utc);
 
     hpc_json_object(&j, "timer");
-    hpc_json_str(&j, "source", timer->source);
-    hpc_json_num(&j, "resolution_ns", timer->resolution_ns);
-    hpc_json_num(&j, "overhead_ns", timer->overhead_ns);
+    hpc_json_str(&j, "source", m->timer->source);
+    hpc_json_num(&j, "resolution_ns", m->timer->resolution_ns);
+    hpc_json_num(&j, "overhead_ns", m->timer->overhead_ns);
     hpc_json_close(&j);
 
     hpc_json_object(&j, "rep");
-    hpc_json_int(&j, "warmup", rep->warmup);
-    hpc_json_int(&j, "min_reps", rep->min_reps);
-    hpc_json_int(&j, "max_reps", rep->max_reps);
-    hpc_json_exact(&j, "ci_target", rep->ci_target);
-    hpc_json_exact(&j, "budget_s", rep->budget_s);
+    hpc_json_int(&j, "warmup", m->rep->warmup);
+    hpc_json_int(&j, "min_reps", m->rep->min_reps);
+    hpc_json_int(&j, "max_reps", m->rep->max_reps);
+    hpc_json_exact(&j, "ci_target", m->rep->ci_target);
+    hpc_json_exact(&j, "budget_s", m->rep->budget_s);
     hpc_json_close(&j);
 
     hpc_json_object(&j, "options");
@@ -330,8 +329,8 @@ void hpc_write_meta(int argc, char **argv, int nthreads, const char *cflags,
             break;
         }
     }
-    if (extra)
-        extra(&j);
+    if (m->extra)
+        m->extra(&j);
     hpc_json_close(&j);
     hpc_json_emit(&j);
 

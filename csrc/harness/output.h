@@ -36,11 +36,22 @@ void hpc_json_array(hpc_json *j, const char *key);
 void hpc_json_close(hpc_json *j);                      /* ends object/array */
 void hpc_json_emit(hpc_json *j);                       /* ends the record, writes it */
 
-/* The meta record (collective over MPI_COMM_WORLD: gathers hosts and CPUs).
- * extra(), if given, adds keys to the "options" object. */
-void hpc_write_meta(int argc, char **argv, int nthreads, const char *cflags,
-                    const hpc_timer_info *timer, const hpc_rep *rep,
-                    void (*extra)(hpc_json *options));
+/* What the meta record reports besides what it gathers itself. */
+typedef struct {
+    int argc;
+    char **argv;
+    int nthreads;              /* threads per rank */
+    const char *cflags;        /* compiler and flags, as built */
+    const char *thread_level;  /* MPI thread support provided, e.g. "single" */
+    const hpc_timer_info *timer;
+    const hpc_rep *rep;
+    void (*extra)(hpc_json *options);  /* may add keys to "options"; may be NULL */
+} hpc_meta_info;
+
+/* The meta record. Collective over MPI_COMM_WORLD: gathers each rank's
+ * host, current CPU and allowed CPUs, and adds a warning record when a host
+ * has more ranks than CPUs. */
+void hpc_write_meta(const hpc_meta_info *m);
 
 /* A result record:
  *     hpc_result_begin(&j, "latency", "us", "median", "lower");  // opens params

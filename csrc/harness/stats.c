@@ -16,24 +16,36 @@ double hpc_sorted_median(const double *sorted, int n)
     return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
-/* The number of samples below the true median is Binomial(n, 1/2). With the
- * normal approximation, the order statistics of ranks
- *   j = floor((n - 1.96 sqrt(n)) / 2)  and  k = ceil(1 + (n + 1.96 sqrt(n)) / 2)
- * bracket the median with ~95% confidence, whatever the distribution
- * (e.g. Le Boudec, "Performance Evaluation of Computer and Communication
- * Systems", Thm. 2.1). */
+/* The distribution-free 95% CI of the median: [x_(lo), x_(hi)], hi = n+1-lo,
+ * misses the true median only when fewer than lo or more than n-lo samples
+ * lie below it. That count B is Binomial(n, 1/2) whatever the distribution,
+ * so lo is the largest rank with P(B <= lo-1) <= 2.5%. This is the exact
+ * form of the usual normal approximation j = floor((n - 1.96 sqrt(n)) / 2),
+ * k = ceil(1 + (n + 1.96 sqrt(n)) / 2) (Le Boudec, "Performance Evaluation
+ * of Computer and Communication Systems", Thm. 2.1), which is needlessly
+ * wide for small n (n = 10 would give [min, max]). No 95% interval exists
+ * for n < 6: then [min, max]. */
 void hpc_median_ci_ranks(int n, int *lo, int *hi)
 {
-    if (n < 6) {
-        *lo = 1;
-        *hi = n;
+    *lo = 1;
+    *hi = n;
+    if (n < 6)
         return;
+    /* Sum the pmf upwards from 6 standard deviations below the mean (the
+     * mass below is < 1e-9) with pmf(k+1) = pmf(k) (n-k) / (k+1). */
+    int k = (int)floor(n / 2.0 - 3.0 * sqrt((double)n));
+    if (k < 0)
+        k = 0;
+    double pmf = exp(lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) - n * log(2.0));
+    double cdf = pmf;  /* P(B <= k) */
+    while (cdf <= 0.025) {
+        pmf *= (double)(n - k) / (k + 1);
+        k++;
+        cdf += pmf;
     }
-    double h = 1.96 * sqrt((double)n);
-    int j = (int)floor((n - h) / 2.0);
-    int k = (int)ceil(1.0 + (n + h) / 2.0);
-    *lo = j < 1 ? 1 : j;
-    *hi = k > n ? n : k;
+    /* k is the first count with P(B <= k) > 2.5%: lo - 1 = k - 1. */
+    *lo = k > 1 ? k : 1;
+    *hi = n + 1 - *lo;
 }
 
 void hpc_stats_compute(const double *x, int n, hpc_stats *s)

@@ -14,7 +14,8 @@ typedef struct {
 /* Summarize x[0..n-1] (n >= 1); x itself is not modified. */
 void hpc_stats_compute(const double *x, int n, hpc_stats *s);
 
-/* Ranks (1-based, into the sorted samples) of the 95% CI of the median.
+/* Ranks (1-based, into the sorted samples) of the distribution-free 95% CI
+ * of the median, from the binomial distribution (exact, symmetric).
  * With n < 6 the interval is [1, n], i.e. [min, max]. */
 void hpc_median_ci_ranks(int n, int *lo, int *hi);
 

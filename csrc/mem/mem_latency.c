@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "mem-latency",
              "Memory load-to-use latency: dependent loads over a random pointer cycle.",
-             options);
+             options, MPI_THREAD_SINGLE);
 
     const long long *sizes;
     int nsizes = hpc_opt_list("sizes", &sizes);

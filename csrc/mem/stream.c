@@ -186,7 +186,7 @@ static void check_results(long reps)
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "stream", "STREAM copy/scale/add/triad memory bandwidth (OpenMP).",
-             options);
+             options, MPI_THREAD_FUNNELED);
 
     if (hpc_opt_int("threads") > 0)
         omp_set_num_threads((int)hpc_opt_int("threads"));
