@@ -8,6 +8,8 @@ anywhere, so it can be mailed or opened on an air-gapped login node.
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from datetime import datetime, timezone
 from importlib import resources
@@ -18,9 +20,16 @@ import jinja2
 from markupsafe import Markup
 
 from . import data
-from .figures import FIGURES, SVG_CSS, make_figure, save, to_svg
+from .tables import TABLES, Table, TableSpec, register_table
+from .figures import FIGURES, SVG_CSS, FigureSpec, make_figure, register_figure, save, to_svg
 
-__all__ = ["render_report", "write_report", "FIGURES"]
+# Each area adds its figures in a module named figures_<area>.py (calling register_figure);
+# importing them here keeps this file free of per-area edits.
+for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("figures_")):
+    importlib.import_module(f"{__name__}.{_mod}")
+
+__all__ = ["render_report", "write_report", "FIGURES", "FigureSpec", "register_figure", "TABLES",
+           "Table", "TableSpec", "register_table"]
 
 STATUS_CLASS = {"ok": "ok", "failed": "bad", "interrupted": "warn", "running": "info"}
 
@@ -55,12 +64,27 @@ class _Figures:
             name = f"{stem}-{spec.make.__name__}"
             svg = to_svg(fig, id_prefix=f"f{len(self.made)}-")
             self.made.append((name, fig))
-            if not out or out[-1]["section"] != spec.section:
-                out.append({"section": spec.section, "figures": []})
+            group = _group(out, spec.section)
             # The SVG is matplotlib's output with comments stripped and text drawn as paths, so
             # no string from the runs is in it as markup; it is safe to mark as such.
-            out[-1]["figures"].append({"title": spec.title, "svg": Markup(svg)})
+            group["figures"].append({"title": spec.title, "svg": Markup(svg)})
+        if not compare and len(runs) == 1:
+            for tspec in TABLES:
+                table = tspec.make(runs[0])
+                if table is not None and table.rows:
+                    _group(out, tspec.section)["tables"].append(
+                        {"title": tspec.title, "columns": table.columns, "rows": table.rows,
+                         "note": table.note})
         return out
+
+
+def _group(groups: list[dict], section: str) -> dict:
+    """The section's group, created at the end when new (figures of a section stay together)."""
+    for g in groups:
+        if g["section"] == section:
+            return g
+    groups.append({"section": section, "figures": [], "tables": []})
+    return groups[-1]
 
 
 def _run_view(run: dict, index: int, figs: _Figures, stems: set) -> dict:

@@ -246,6 +246,12 @@ FIGURES: list[FigureSpec] = [
 ]
 
 
+def register_figure(spec: FigureSpec) -> FigureSpec:
+    """Add a figure; figures of one section are shown together, in registration order."""
+    FIGURES.append(spec)
+    return spec
+
+
 # ---------------------------------------------------------------- output
 
 # What matplotlib's SVG <style> says, scoped to the report's figures.

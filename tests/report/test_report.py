@@ -167,3 +167,14 @@ def test_write_report_with_figure_dir(tmp_path, full):
     assert svgs == sorted(f"run3-{s.make.__name__}.svg" for s in FIGURES)
     assert len(pngs) == len(FIGURES)
     assert all(p.read_bytes().startswith(b"\x89PNG") for p in pngs)
+
+
+def test_registered_tables_render_escaped_in_their_section():
+    from hpceval.report import TABLES, Table, TableSpec, register_table, render_report
+    spec = register_table(TableSpec("Memory", "Detected levels", lambda run: Table(
+        ["level", "size"], [["L1", "<b>32 KiB</b>"]], "a note")))
+    try:
+        html = render_report([{"id": 1, "records": [], "launches": [], "fingerprint": {}}])
+    finally:
+        TABLES.remove(spec)
+    assert "Detected levels" in html and "&lt;b&gt;32 KiB&lt;/b&gt;" in html and "a note" in html
