@@ -16,6 +16,14 @@ def value(rec: Record) -> float:
     return v if v is not None else stats.get("median")
 
 
+def size_label(n: float) -> str:
+    """8 -> '8 B', 16384 -> '16 KiB', 1000000 -> '976.6 KiB'."""
+    for unit, suffix in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if n >= unit:
+            return f"{n / unit:.4g} {suffix}"
+    return f"{n:g} B"
+
+
 def select(records: List[Record], benchmark: str, metric: Optional[str] = None,
            **params: Any) -> List[Record]:
     return [r for r in records if r.get("benchmark") == benchmark
@@ -52,11 +60,11 @@ def _largest(group: List[Record], x: str) -> Optional[Record]:
 
 # (label, benchmark, metric, x param, chooser); STREAM's choice is made separately below.
 HEADLINES = [
-    ("Ping-pong latency, 8 B", "pingpong", "latency", "bytes", _at(8, "nearest")),
-    ("Ping-pong bandwidth, 1 MiB", "pingpong", "bandwidth", "bytes", _at(1 << 20, "largest")),
-    ("Memory latency, 16 KiB", "mem-latency", "latency", "bytes", _at(16 << 10, "nearest")),
-    ("Memory latency, 1 MiB", "mem-latency", "latency", "bytes", _at(1 << 20, "nearest")),
-    ("Memory latency, largest set", "mem-latency", "latency", "bytes", _largest),
+    ("Ping-pong latency, {}", "pingpong", "latency", "bytes", _at(8, "nearest")),
+    ("Ping-pong bandwidth, {}", "pingpong", "bandwidth", "bytes", _at(1 << 20, "largest")),
+    ("Memory latency, {}", "mem-latency", "latency", "bytes", _at(16 << 10, "nearest")),
+    ("Memory latency, {}", "mem-latency", "latency", "bytes", _at(1 << 20, "nearest")),
+    ("Memory latency, largest set ({})", "mem-latency", "latency", "bytes", _largest),
 ]
 
 
@@ -85,10 +93,8 @@ def headlines(records: List[Record]) -> List[Dict[str, Any]]:
     for label, bench, metric, x, choose in HEADLINES:
         for group in _groups(select(records, bench, metric), x):
             rec = choose(group, x)
-            shown = label
-            if rec is not None and choose is _largest:
-                shown = f"{label} ({rec['params'][x] / 2**20:g} MiB)"
-            add(shown, rec)
+            if rec is not None:      # the label names the point actually shown
+                add(label.format(size_label(rec["params"][x])), rec)
     triad = {t: r for (k, t), r in stream_points(records).items() if k == "triad"}
     if triad:
         add("STREAM triad best, 1 thread", triad.get(1))

@@ -16,8 +16,8 @@ def test_picks_exact_then_nearest_points():
             rec("stream", "bandwidth", "max", v=15.0, kernel="triad", threads=2)]
     rows = {h["label"]: h["record"] for h in headlines(recs)}
     assert rows["Ping-pong latency, 8 B"]["params"]["bytes"] == 8
-    assert rows["Ping-pong bandwidth, 1 MiB"]["params"]["bytes"] == 4 << 20   # largest as fallback
-    assert rows["Memory latency, 16 KiB"]["params"]["bytes"] == 12 << 10      # nearest
+    assert rows["Ping-pong bandwidth, 4 MiB"]["params"]["bytes"] == 4 << 20   # largest as fallback
+    assert rows["Memory latency, 12 KiB"]["params"]["bytes"] == 12 << 10      # nearest
     assert rows["Memory latency, largest set (256 MiB)"]["params"]["bytes"] == 256 << 20
     assert value(rows["STREAM triad best, 1 thread"]) == 20.0                  # max is the statistic
     assert value(rows["STREAM triad best, 2 threads"]) == 30.0

@@ -1,0 +1,107 @@
+/* comm.h - shared code of the communication benchmarks: buffers, node
+ * identity, placement patterns and the point-to-point protocol engine.
+ *
+ * A point (one message size, one mode, one protocol) is measured by
+ * comm_p2p_point(): every active rank of `act` has a role (its peer(s) and
+ * whether it initiates), one sample is a batch of k operations timed by each
+ * active rank, and the sample kept is the slowest rank's time (MPI_MAX over
+ * `act`), so contention between simultaneous pairs shows. Data are checked
+ * after every batch, outside the timed region.
+ */
+#ifndef HPC_COMM_H
+#define HPC_COMM_H
+
+#include "harness.h"
+
+#include <stddef.h>
+
+typedef enum { MODE_PINGPONG, MODE_SWAP, MODE_STREAM, MODE_BISTREAM } comm_mode;
+
+typedef enum {
+    PROTO_SEND, PROTO_SENDRECV, PROTO_ISEND, PROTO_SSEND, PROTO_RSEND, PROTO_PERSISTENT,
+    PROTO_PUT_FENCE, PROTO_GET_FENCE, PROTO_PUT_LOCK, PROTO_GET_LOCK
+} comm_proto;
+
+#define COMM_MODES "pingpong|swap|stream|bistream"
+#define COMM_PROTOS "send|sendrecv|isend|ssend|rsend|persistent|put-fence|get-fence|put-lock|get-lock"
+
+comm_mode comm_mode_parse(const char *s);
+comm_proto comm_proto_parse(const char *s);
+/* NULL if the protocol works in the mode, else why not (one line). */
+const char *comm_proto_unsupported(comm_mode m, comm_proto p);
+
+/* Page-aligned, every page touched (no page fault while timing). */
+void *comm_alloc(size_t bytes);
+
+/* Node of every rank of MPI_COMM_WORLD (0..nnodes-1, in order of each node's
+ * lowest rank). ranks_per_node > 0 overrides what MPI reports (shared-memory
+ * split), so that cross-node patterns can be exercised on one machine.
+ * Collective. Returns nnodes; node[] has hpc_nranks entries. */
+int comm_nodes(int ranks_per_node, int *node);
+
+/* Role of one rank in a placement pattern. */
+typedef struct {
+    int active;     /* takes part */
+    int initiator;  /* pair patterns: the lower rank of its pair */
+    int to, from;   /* world ranks it sends to / receives from (equal for pairs) */
+} comm_role;
+
+#define COMM_PATTERNS "0-1|intra-pairs|0-k|ring|cross-pairs"
+
+/* Fill role[0..nranks-1] for a pattern: 0-1 (ranks 0 and 1, same node),
+ * intra-pairs (2i with 2i+1, all at once, each pair inside a node), 0-k (0 with
+ * the first rank of another node, or with `peer` if >= 0), ring (i sends to
+ * i+1 and receives from i-1, all at once), cross-pairs (local rank l of node
+ * 2j with local rank l of node 2j+1, all at once). Returns NULL, or why the
+ * pattern cannot run here (odd rank count, one node, ...). */
+const char *comm_pattern(const char *pattern, int peer, const int *node, int nnodes,
+                         comm_role *role);
+
+typedef struct {
+    comm_mode mode;
+    comm_proto proto;
+    int window;     /* messages in flight per batch step (stream modes) */
+    size_t flush;   /* bytes written between samples to evict caches, 0: none */
+} comm_p2p_cfg;
+
+/* Result of one measured point (valid on rank 0 of act). */
+typedef struct {
+    double *t;     /* per-sample slowest time of one operation [s] */
+    int n;
+    int converged;
+    long batch;    /* operations per sample */
+} comm_point;
+
+/* Measure one point over `act` (the active ranks; their world ranks in
+ * role). sbuf/rbuf hold at least `bytes`; with one-sided protocols the
+ * windows wsbuf/wrbuf must have been created over them (comm_windows).
+ * One operation: pingpong = one one-way message (half a round trip);
+ * passive-target put/get pingpong = one lock/op/unlock; swap = one
+ * simultaneous exchange; stream/bistream = one window of messages.
+ * Collective over act. Free out->t with free(). */
+typedef struct {
+    MPI_Win ws, wr;   /* over sbuf and rbuf of every rank of act */
+    char *sbuf, *rbuf;
+    size_t cap;
+} comm_bufs;
+
+void comm_bufs_init(comm_bufs *b, size_t cap, MPI_Comm act, int with_windows);
+void comm_bufs_free(comm_bufs *b, int with_windows);
+
+void comm_p2p_point(MPI_Comm act, const comm_role *me, const comm_p2p_cfg *cfg,
+                    comm_bufs *b, size_t bytes, comm_point *out);
+
+/* Write latency/bandwidth-style records from per-sample times: value =
+ * scale / t (rates) or t * scale (times). params() writes the params. */
+void comm_emit(const char *metric, const char *unit, const char *better, const comm_point *p,
+               double scale, int is_rate, void (*params)(hpc_json *, const void *),
+               const void *ctx);
+
+/* Write over `bytes` of a private buffer so caches hold none of the message
+ * buffers (no-op when bytes == 0). */
+void comm_flush_cache(size_t bytes);
+
+/* World rank -> rank in comm (MPI_UNDEFINED if not in it). */
+int comm_rank_in(MPI_Comm comm, int world_rank);
+
+#endif

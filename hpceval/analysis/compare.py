@@ -1,0 +1,79 @@
+"""Compare runs (possibly of different machines) metric by metric.
+
+Every metric point the runs share (same benchmark, metric and params) is normalised by the best
+run, as the SP/AlphaServer paper normalises each machine's time by the fastest ((t - min) / min):
+the deficit is (value - best) / best when lower is better and (best - value) / best when higher is
+better, so 0 is the best run and +0.25 means 25% worse, whatever the metric's direction.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from hpceval.analysis.headlines import headlines, value
+
+Key = Tuple[str, str, str]          # (benchmark, metric, params as sorted JSON)
+
+
+def record_key(rec: Dict[str, Any]) -> Key:
+    return (str(rec.get("benchmark")), str(rec.get("metric")),
+            json.dumps(rec.get("params") or {}, sort_keys=True))
+
+
+def _by_key(run: Dict[str, Any]) -> Dict[Key, Dict[str, Any]]:
+    out: Dict[Key, Dict[str, Any]] = {}
+    for rec in run.get("records") or []:
+        if isinstance(rec.get("stats"), dict) and value(rec) is not None:
+            out.setdefault(record_key(rec), rec)
+    return out
+
+
+def deficits(values: List[float], better: str) -> List[Optional[float]]:
+    """(value - best) / best towards the worse side; None where best is 0 (nothing to scale by)."""
+    v = np.asarray(values, dtype=float)
+    best = v.min() if better == "lower" else v.max()
+    if best == 0:
+        return [0.0 if x == best else None for x in v]
+    d = (v - best) / abs(best) if better == "lower" else (best - v) / abs(best)
+    return [float(x) for x in d]
+
+
+def _row(label: str, recs: List[Dict[str, Any]]) -> Dict[str, Any]:
+    better = recs[0].get("better") or "lower"
+    vals = [float(value(r)) for r in recs]
+    d = deficits(vals, better)
+    return {"label": label, "benchmark": recs[0]["benchmark"], "metric": recs[0]["metric"],
+            "params": recs[0].get("params") or {}, "unit": recs[0].get("unit") or "",
+            "statistic": recs[0].get("statistic") or "median", "better": better,
+            "values": vals, "deficits": d,
+            "best": [i for i, x in enumerate(d) if x == 0.0]}
+
+
+def compare(runs: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """{"runs": [...], "headline": rows, "rows": rows, "summary": per run}. A row is one metric
+    point present in every run; headline rows are the machine-card figures of the first run that
+    every run also has. A metric whose runs disagree on the better direction is left out."""
+    maps = [_by_key(r) for r in runs]
+    shared = [k for k in maps[0] if all(k in m for m in maps[1:])] if maps else []
+    rows = []
+    for k in shared:
+        recs = [m[k] for m in maps]
+        if len({r.get("better") for r in recs}) == 1:
+            rows.append(_row(f"{k[0]} {k[1]}", recs))
+    head = []
+    for h in headlines(runs[0].get("records") or []) if runs else []:
+        k = record_key(h["record"])
+        if all(k in m for m in maps) and len({m[k].get("better") for m in maps}) == 1:
+            head.append(_row(h["label"], [m[k] for m in maps]))
+    summary = []
+    for i, run in enumerate(runs):
+        ds = [r["deficits"][i] for r in rows if r["deficits"][i] is not None]
+        summary.append({"run": run.get("id"), "uuid": run.get("uuid"),
+                        "hostname": (run.get("fingerprint") or {}).get("hostname"),
+                        "tags": list(run.get("tags") or []), "shared": len(ds),
+                        "best_in": sum(1 for x in ds if x == 0.0),
+                        "median_deficit": float(np.median(ds)) if ds else None,
+                        "geomean_ratio": float(np.exp(np.mean(np.log1p(ds)))) if ds else None})
+    return {"runs": [r.get("id") for r in runs], "headline": head, "rows": rows, "summary": summary}

@@ -1,0 +1,211 @@
+"""One metric over time for one machine: a value, its best and its spread per run, and the
+change points in that series (a step up or down, and a rise in variability).
+
+The detector is binary segmentation with a rank test: the split that best separates the series
+into two parts (largest robust shift) is kept when the Mann-Whitney U test rejects "same
+distribution" at `alpha` and the relative change of the medians is at least `threshold`; each
+part is then searched again. Variability is the per-run coefficient of variation (stddev / mean of
+the run's samples), searched the same way for a `var_ratio`-fold rise. The latest run alone is
+tested against the runs before it (too few points for a rank test): it regressed when it is worse
+than their median by more than `threshold` and by more than `k_mad` robust standard deviations
+of their scatter, so a noisy but unchanged history is not flagged.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+from scipy import stats as sps
+
+from hpceval.analysis.headlines import headlines, value
+
+MAD_SIGMA = 1.4826      # MAD of a normal sample times this estimates its standard deviation
+
+
+@dataclass
+class Settings:
+    threshold: float = 0.10       # relative change that counts as a step / regression
+    alpha: float = 0.01           # significance of a step found inside the series
+    var_ratio: float = 2.0        # spread rise that counts as "more variable"
+    min_segment: int = 3          # points on each side of a change point
+    k_mad: float = 3.0            # latest run vs its predecessors: noise guard
+
+
+@dataclass
+class Change:
+    kind: str                     # "step" or "variability"
+    index: int                    # first point after the change
+    before: float                 # median before (value, or spread for variability)
+    after: float
+    relative: float               # (after - before) / before
+    p_value: float
+    verdict: str                  # "regression", "improvement" or "noisier"/"quieter"
+
+    def as_dict(self) -> Dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Series:
+    key: str                      # label shown (headline name or benchmark/metric/params)
+    benchmark: str
+    metric: str
+    params: Dict[str, Any]
+    unit: str
+    better: str
+    statistic: str
+    points: List[Dict[str, Any]] = field(default_factory=list)
+    changes: List[Change] = field(default_factory=list)
+    latest: Optional[Dict[str, Any]] = None       # verdict on the latest run
+
+
+# ---------------------------------------------------------------- selecting runs and points
+
+def machine_runs(runs: Sequence[Dict[str, Any]], fingerprint: Optional[str] = None,
+                 tag: Optional[str] = None) -> List[Dict[str, Any]]:
+    """Runs of one machine in time order: with `tag`, the runs carrying it; else those whose
+    fingerprint hash starts with `fingerprint` (default: the latest run's machine)."""
+    runs = sorted(runs, key=lambda r: (str(r.get("started") or ""), r.get("id") or 0))
+    if tag is not None:
+        return [r for r in runs if tag in (r.get("tags") or [])]
+    if fingerprint is None and runs:
+        fingerprint = (runs[-1].get("fingerprint") or {}).get("hash") or ""
+    return [r for r in runs if str((r.get("fingerprint") or {}).get("hash") or "").startswith(fingerprint or "")]
+
+
+def _point(run: Dict[str, Any], rec: Dict[str, Any]) -> Dict[str, Any]:
+    s = rec["stats"]
+    best = s.get("min") if rec.get("better") == "lower" else s.get("max")
+    mean = s.get("mean") or 0.0
+    return {"run": run.get("id"), "uuid": run.get("uuid"), "started": run.get("started"),
+            "tags": list(run.get("tags") or []), "value": float(value(rec)),
+            "best": best, "min": s.get("min"), "max": s.get("max"), "n": s.get("n"),
+            "ci_low": s.get("ci_low"), "ci_high": s.get("ci_high"),
+            "cv": float(s.get("stddev") or 0.0) / abs(mean) if mean else 0.0}
+
+
+def collect(runs: Sequence[Dict[str, Any]], benchmark: Optional[str] = None,
+            metric: Optional[str] = None, params: Optional[Dict[str, Any]] = None) -> List[Series]:
+    """Series over `runs` (already in time order). Without a benchmark: the headline figures
+    (machine-card rows); with one: every params point of that benchmark (and metric)."""
+    found: Dict[str, Series] = {}
+
+    def add(key: str, run: Dict[str, Any], rec: Dict[str, Any]) -> None:
+        if key not in found:
+            found[key] = Series(key, rec["benchmark"], rec["metric"], dict(rec.get("params") or {}),
+                                rec.get("unit") or "", rec.get("better") or "lower",
+                                rec.get("statistic") or "median")
+        found[key].points.append(_point(run, rec))
+
+    for run in runs:
+        recs = [r for r in run.get("records") or [] if isinstance(r.get("stats"), dict)
+                and value(r) is not None]
+        if benchmark is None:
+            for h in headlines(recs):
+                if metric is None or h["record"]["metric"] == metric:
+                    add(h["label"].split(" (")[0], run, h["record"])
+            continue
+        for rec in recs:
+            p = rec.get("params") or {}
+            if rec["benchmark"] != benchmark or (metric and rec["metric"] != metric):
+                continue
+            if params and any(str(p.get(k)) != str(v) for k, v in params.items()):
+                continue
+            add(f"{rec['benchmark']} {rec['metric']} {json.dumps(p, sort_keys=True)}", run, rec)
+    return list(found.values())
+
+
+# ---------------------------------------------------------------- change points
+
+def _best_split(x: np.ndarray, lo: int, hi: int, m: int) -> Optional[int]:
+    """Split index in (lo+m .. hi-m) maximising the robust shift of the medians."""
+    best, where = -1.0, None
+    for k in range(lo + m, hi - m + 1):
+        a, b = x[lo:k], x[k:hi]
+        scale = MAD_SIGMA * np.median(np.abs(np.concatenate([a - np.median(a), b - np.median(b)])))
+        scale = max(scale, 1e-12 * max(abs(np.median(a)), 1e-300))
+        score = abs(np.median(b) - np.median(a)) / scale * np.sqrt(len(a) * len(b) / (len(a) + len(b)))
+        if score > best:
+            best, where = score, k
+    return where
+
+
+def change_points(x: Sequence[float], *, min_ratio: float, alpha: float, min_segment: int,
+                  ratio_mode: bool = False) -> List[tuple]:
+    """[(index, median before, median after, p)] by binary segmentation. A change is kept when the
+    Mann-Whitney U test gives p < alpha and the medians differ by at least `min_ratio` relatively
+    (ratio_mode: after/before >= min_ratio or <= 1/min_ratio)."""
+    x = np.asarray(x, dtype=float)
+    found: List[tuple] = []
+
+    def search(lo: int, hi: int) -> None:
+        if hi - lo < 2 * min_segment:
+            return
+        k = _best_split(x, lo, hi, min_segment)
+        if k is None:
+            return
+        a, b = x[lo:k], x[k:hi]
+        ma, mb = float(np.median(a)), float(np.median(b))
+        if ratio_mode:
+            big = ma > 0 and mb > 0 and max(mb / ma, ma / mb) >= min_ratio
+        else:
+            big = ma != 0 and abs(mb - ma) / abs(ma) >= min_ratio
+        p = float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue) if big else 1.0
+        if big and p < alpha:
+            found.append((k, ma, mb, p))
+            search(lo, k)
+            search(k, hi)
+
+    search(0, len(x))
+    return sorted(found)
+
+
+def latest_verdict(values: Sequence[float], better: str, s: Settings) -> Optional[Dict[str, Any]]:
+    """The latest value against its predecessors (median and robust scatter)."""
+    if len(values) < 2:
+        return None
+    prev, last = np.asarray(values[:-1], dtype=float), float(values[-1])
+    base = float(np.median(prev))
+    if base == 0:
+        return None
+    noise = MAD_SIGMA * float(np.median(np.abs(prev - base))) if len(prev) >= 3 else 0.0
+    worse = (last - base) if better == "lower" else (base - last)
+    rel = worse / abs(base)
+    regressed = rel > s.threshold and worse > s.k_mad * noise
+    improved = -rel > s.threshold and -worse > s.k_mad * noise
+    return {"value": last, "baseline": base, "worse_by": rel, "noise": noise,
+            "verdict": "regression" if regressed else "improvement" if improved else "unchanged"}
+
+
+def analyse(series: Series, s: Settings = Settings()) -> Series:
+    vals = [p["value"] for p in series.points]
+    series.changes = []
+    for k, a, b, p in change_points(vals, min_ratio=s.threshold, alpha=s.alpha,
+                                    min_segment=s.min_segment):
+        worse = (b > a) == (series.better == "lower")
+        series.changes.append(Change("step", k, a, b, (b - a) / abs(a), p,
+                                     "regression" if worse else "improvement"))
+    cvs = [p["cv"] for p in series.points]
+    for k, a, b, p in change_points(cvs, min_ratio=s.var_ratio, alpha=s.alpha,
+                                    min_segment=s.min_segment, ratio_mode=True):
+        series.changes.append(Change("variability", k, a, b, (b - a) / a, p,
+                                     "noisier" if b > a else "quieter"))
+    series.changes.sort(key=lambda c: (c.index, c.kind))
+    series.latest = latest_verdict(vals, series.better, s)
+    return series
+
+
+def history(runs: Sequence[Dict[str, Any]], *, benchmark: Optional[str] = None,
+            metric: Optional[str] = None, params: Optional[Dict[str, Any]] = None,
+            fingerprint: Optional[str] = None, tag: Optional[str] = None,
+            settings: Settings = Settings()) -> List[Series]:
+    """Series of one machine's runs, analysed."""
+    chosen = machine_runs(runs, fingerprint, tag)
+    return [analyse(x, settings) for x in collect(chosen, benchmark, metric, params)]
+
+
+def regressions(series: Sequence[Series]) -> List[Series]:
+    """The series whose latest run regressed beyond the threshold."""
+    return [x for x in series if x.latest and x.latest["verdict"] == "regression"]
