@@ -12,7 +12,8 @@ quick: setup build
 	$(VENV)/bin/hpceval report -o $(REPORT)
 
 test: setup build
-	$(VENV)/bin/python -m pytest
+	@HPCEVAL_BROWSER=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
+	HPCEVAL_REQUIRE_BROWSER=1 $(VENV)/bin/python -m pytest
 
 deps:
 	@MPICC="$(MPICC)" sh scripts/install-deps.sh

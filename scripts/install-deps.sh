@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install what hpceval needs and this machine lacks: a C compiler, MPI (Debian's Open MPI)
-# and hwloc, and Python's venv module. Only missing pieces are installed, so a machine that
-# already has MPICH (or a site MPI on PATH, or MPICC=...) keeps it.
+# and hwloc, and Python's venv module; with HPCEVAL_BROWSER=1 (make test) also chromium for the
+# report's browser test. Only missing pieces are installed, so a machine that already has MPICH
+# (or a site MPI on PATH, or MPICC=...) keeps it.
 set -eu
 MPICC="${MPICC:-mpicc}"
 pkgs=""
@@ -11,10 +12,18 @@ if ! command -v "$MPICC" >/dev/null 2>&1; then
     pkgs="$pkgs openmpi-bin libopenmpi-dev"
 fi
 command -v lstopo-no-graphics >/dev/null 2>&1 || command -v hwloc-ls >/dev/null 2>&1 || pkgs="$pkgs hwloc"
+# The sst kernel (csrc/kernels) links FFTW and a CBLAS (OpenBLAS).
+[ -f /usr/include/fftw3.h ] || pkgs="$pkgs libfftw3-dev"
+ls /usr/lib/libopenblas.so /usr/lib/*/libopenblas.so 2>/dev/null | grep -q . || pkgs="$pkgs libopenblas-dev"
 if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     pkgs="$pkgs python3-venv"
 fi
 command -v python3 >/dev/null 2>&1 || pkgs="$pkgs python3 python3-venv"
+# The report's browser test (make test sets HPCEVAL_BROWSER=1; make quick does not need it).
+if [ "${HPCEVAL_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1 \
+        && ! command -v chromium-browser >/dev/null 2>&1; then
+    pkgs="$pkgs chromium"
+fi
 [ -z "$pkgs" ] && exit 0
 
 echo "hpceval: installing missing packages:$pkgs"

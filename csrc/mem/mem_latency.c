@@ -1,6 +1,6 @@
 /* mem_latency.c - memory load-to-use latency versus working-set size.
  *
- * Method (lmbench lat_mem_rd, random order): the working set is divided in
+ * Method (lmbench lat_mem_rd; --order random by default): the working set is divided in
  * elements --stride bytes apart (one cache line by default), each holding a
  * pointer to the next element of a random single cycle through all of them
  * (Sattolo's algorithm). Chasing the pointers, p = *(void **)p, makes every
@@ -17,6 +17,8 @@
  * Only rank 0 measures; other ranks wait without spinning.
  */
 #include "harness.h"
+#include "affinity.h"
+#include "lib/chase.h"
 
 #include <sched.h>
 #include <stdint.h>
@@ -33,6 +35,12 @@ static hpc_option options[] = {
      .help = "bytes between two pointers (a multiple of 8; default: one cache line)"},
     {.name = "cpu", .type = HPC_INT, .def = "-1", .min = -1, .max = CPU_SETSIZE - 1,
      .help = "pin rank 0 to this CPU (-1: leave the affinity as it is)"},
+    {.name = "node", .type = HPC_INT, .def = "-1", .min = -1, .max = 4095,
+     .help = "NUMA node the working set lives on (-1: first touch by the measuring CPU)"},
+    {.name = "order", .type = HPC_CHOICE, .def = "random", .choices = "random|linear",
+     .help = "random single cycle (defeats prefetch) or linear: element i -> i+1"},
+    {.name = "pages", .type = HPC_CHOICE, .def = "base", .choices = "base|thp|huge",
+     .help = "base pages, transparent huge pages (madvise) or explicit 2 MiB pages"},
     {.name = "loads", .type = HPC_SIZE, .def = "0", .min = 0, .max = 1LL << 36,
      .help = "dependent loads per sample, rounded up to a multiple of 16 (0: ~10 ms worth)"},
     {.name = "seed", .type = HPC_SIZE, .def = "1", .min = 0, .max = 1LL << 62,
@@ -41,90 +49,27 @@ static hpc_option options[] = {
 
 static const double SAMPLE_SECONDS = 10e-3;  /* target length of one auto-sized sample */
 
-/* splitmix64 as a random number generator (rand() is too short and slow). */
-static uint64_t rng_next(uint64_t *state)
-{
-    uint64_t x = (*state += 0x9e3779b97f4a7c15ULL);
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 #define ELEM(i) ((void **)(buf + (size_t)(i) * stride))
 
-/* Sattolo's algorithm on the pointers themselves: start from the identity
- * (element i points to itself), then for i = m-1 .. 1 swap the pointers of
- * element i and a random element j < i. The result, read as "element i
- * points to element next(i)", is a uniformly random cycle through all m
- * elements. (j % i has a bias below i / 2^64: negligible.) */
-static void build_cycle(char *buf, size_t m, size_t stride, uint64_t seed)
-{
-    uint64_t state = seed;
-    for (size_t i = 0; i < m; i++)
-        *ELEM(i) = ELEM(i);
-    for (size_t i = m - 1; i > 0; i--) {
-        size_t j = (size_t)(rng_next(&state) % i);
-        void *t = *ELEM(i);
-        *ELEM(i) = *ELEM(j);
-        *ELEM(j) = t;
-    }
-}
-
-/* Walk m steps from element 0: each step must land on an element of the
- * working set not seen before, and the m-th step must return to element 0.
- * Returns NULL if so, else what went wrong. */
-static const char *verify_cycle(char *buf, size_t m, size_t stride, size_t *where)
-{
-    unsigned char *seen = calloc(m / 8 + 1, 1);
-    if (!seen)
-        hpc_fail("cannot allocate %zu bytes", m / 8 + 1);
-    const char *why = NULL;
-    uintptr_t base = (uintptr_t)buf, p = base;
-    for (size_t step = 0; step < m && !why; step++) {
-        size_t off = p - base, i = off / stride;
-        *where = step;
-        if (p < base || off >= m * stride || off % stride != 0)
-            why = "points outside the working set";
-        else if (seen[i / 8] & (1u << (i % 8)))
-            why = "visits an element twice";
-        else {
-            seen[i / 8] |= (unsigned char)(1u << (i % 8));
-            p = (uintptr_t)*(void **)p;
-        }
-    }
-    if (!why && p != base) {
-        *where = m;
-        why = "does not return to its start";
-    }
-    free(seen);
-    return why;
-}
-
-/* The timed loop: iters x 16 dependent loads, unrolled so the loop's own
- * branch costs little next to a load. noinline keeps it one unit of code
- * whatever the caller looks like. */
-#define LOAD1 p = *(void **)p;
-#define LOAD4 LOAD1 LOAD1 LOAD1 LOAD1
-#define LOAD16 LOAD4 LOAD4 LOAD4 LOAD4
-static __attribute__((noinline)) void *chase(void *p, long iters)
-{
-    for (long i = 0; i < iters; i++) {
-        LOAD16
-    }
-    return p;
-}
-
 static void *volatile sink;  /* the chase's result is used: the loop cannot be dropped */
+
+static int linear;                     /* --order linear */
+static hpc_pages pages_want, pages_got;
+static int cpu_opt, node_opt, home_node = -1;
+static long long huge_bytes = -1;
 
 static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64_t seed)
 {
     size_t m = ws / stride;
-    build_cycle(buf, m, stride, hpc_seed(seed, ws, stride));
+    if (linear)
+        chase_build_line(buf, m, stride);
+    else
+        chase_build_cycle(buf, m, stride, hpc_seed(seed, ws, stride));
     if (hpc_inject == HPC_INJECT_CORRUPT)
         *ELEM(m / 2) = ELEM(m / 2);  /* a self-loop: the walk gets stuck there */
 
     size_t where;
-    const char *why = verify_cycle(buf, m, stride, &where);
+    const char *why = chase_verify(buf, m, stride, &where);
     if (why)
         hpc_fail("pointer cycle check failed for %zu bytes: the walk %s at step %zu", ws, why,
                  where);
@@ -140,7 +85,7 @@ static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64
     } else {
         const long probe = 1024;
         double t0 = hpc_now();
-        p = chase(p, probe);
+        p = chase_run(p, probe);
         double per_load = (hpc_now() - t0) / (16.0 * probe);
         steps += 16 * (uint64_t)probe;
         iters = (long)(SAMPLE_SECONDS / per_load / 16.0) + 1;
@@ -154,7 +99,7 @@ static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64
     hpc_sampler_init(&s, &hpc_reps);
     while (hpc_sampler_more(&s)) {
         double t0 = hpc_now();
-        p = chase(p, iters);
+        p = chase_run(p, iters);
         double t = hpc_now() - t0;
         steps += 16 * (uint64_t)iters;
         hpc_sampler_add(&s, t / (16.0 * (double)iters) * 1e9);
@@ -162,10 +107,7 @@ static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64
     sink = p;
 
     /* Where the chase must have ended: steps mod m further along the cycle. */
-    void *q = buf;
-    for (uint64_t i = 0; i < steps % m; i++)
-        q = *(void **)q;
-    if (q != p)
+    if (chase_walk(buf, steps, m) != p)
         hpc_fail("pointer chase for %zu bytes ended on the wrong element", ws);
 
     hpc_stats st;
@@ -178,8 +120,15 @@ static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64
     hpc_result_begin(&r, "latency", "ns", "median", "lower");
     hpc_json_int(&r, "bytes", (long long)ws);
     hpc_json_int(&r, "stride", (long long)stride);
-    hpc_json_str(&r, "order", "random");
+    hpc_json_str(&r, "order", linear ? "linear" : "random");
+    hpc_json_str(&r, "pages", pages_want == HPC_PAGES_HUGE ? "huge-2M" : hpc_pages_name(pages_want));
+    hpc_json_int(&r, "cpu", cpu_opt);
+    hpc_json_int(&r, "node", node_opt);
     hpc_result_stats(&r, &st, s.converged);
+    hpc_json_str(&r, "pages_used", hpc_pages_name(pages_got));
+    if (huge_bytes >= 0)
+        hpc_json_int(&r, "huge_page_bytes", huge_bytes);  /* of the whole mapping */
+    hpc_json_int(&r, "memory_node", home_node);          /* where the pages really are */
     hpc_json_int(&r, "loads_per_sample", 16 * (long long)iters);
     hpc_json_emit(&r);
     hpc_sampler_free(&s);
@@ -188,6 +137,7 @@ static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64
 static void meta_extra(hpc_json *o)
 {
     hpc_json_str(o, "thp", hpc_thp_mode());
+    hpc_json_int(o, "numa_nodes", hpc_numa_nodes());
 }
 
 int main(int argc, char **argv)
@@ -220,31 +170,50 @@ int main(int argc, char **argv)
                     "option --sizes: working set of %lld bytes exceeds 80%% of MemAvailable "
                     "(%lld bytes)", max, avail);
 
+    cpu_opt = (int)cpu;
+    node_opt = (int)hpc_opt_int("node");
+    linear = strcmp(hpc_opt_str("order"), "linear") == 0;
+    const char *pg = hpc_opt_str("pages");
+    pages_want = pg[0] == 'b' ? HPC_PAGES_BASE : pg[0] == 't' ? HPC_PAGES_THP : HPC_PAGES_HUGE;
+    hpc_usage_check(cpu >= 0 && !hpc_cpu_exists((int)cpu), "option --cpu: CPU %lld does not "
+                    "exist or is not allowed (online CPUs: /sys/devices/system/cpu/online)", cpu);
+    hpc_usage_check(node_opt >= 0 && !hpc_numa_node_exists(node_opt), "option --node: NUMA node "
+                    "%d does not exist (this machine has %d node(s))", node_opt, hpc_numa_nodes());
     int pin_failed = 0;
-    if (hpc_rank == 0 && cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET((int)cpu, &set);
-        pin_failed = sched_setaffinity(0, sizeof set, &set) != 0;
-    }
-    hpc_usage_check(pin_failed, "option --cpu: cannot run on CPU %lld (no such CPU, or not "
-                    "allowed)", cpu);
+    if (hpc_rank == 0 && cpu >= 0)
+        pin_failed = hpc_bind_cpu((int)cpu) != 0;
+    hpc_usage_check(pin_failed, "option --cpu: cannot run on CPU %lld (not allowed)", cpu);
 
+    /* One mapping for all sizes (each uses its first bytes); page faults
+     * happen here (hpc_map touches every page), not while timing. */
+    char *buf = NULL;
+    char why[256] = "";
+    if (hpc_rank == 0) {
+        buf = hpc_map((size_t)max, pages_want, node_opt, &pages_got, why, sizeof why);
+        if (buf) {
+            home_node = hpc_numa_node_of(buf);
+            if (pages_got != HPC_PAGES_BASE)
+                huge_bytes = hpc_huge_bytes(buf, (size_t)max);
+        }
+    }
     hpc_begin(1, meta_extra);
     hpc_inject_first_point();
 
+    if (hpc_rank == 0 && !buf)
+        hpc_fail("%s", why);
+    if (why[0])
+        hpc_warn("%s", why);
+    if (hpc_rank == 0 && pages_got == HPC_PAGES_THP && huge_bytes == 0 && max >= (2 << 20))
+        hpc_warn("transparent huge pages were asked for but none was granted (THP mode %s)",
+                 hpc_thp_mode());
+    if (hpc_rank == 0 && hpc_numa_nodes() == 1 && node_opt >= 0)
+        hpc_warn("one NUMA node: the core x memory-home latency matrix has one column");
+
     if (hpc_rank == 0) {
-        /* One mapping for all sizes (each uses its first bytes); page
-         * faults happen here, not while timing. */
-        char *buf = mmap(NULL, (size_t)max, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (buf == MAP_FAILED)
-            hpc_fail("cannot map %lld bytes", max);
-        memset(buf, 0, (size_t)max);
         for (int i = 0; i < nsizes; i++)
             measure(buf, (size_t)sizes[i], (size_t)stride, hpc_opt_int("loads"),
                     (uint64_t)hpc_opt_int("seed"));
-        munmap(buf, (size_t)max);
+        hpc_unmap(buf, (size_t)max, pages_got);
     }
 
     hpc_idle_barrier(MPI_COMM_WORLD);

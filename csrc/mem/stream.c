@@ -274,6 +274,7 @@ int main(int argc, char **argv)
             hpc_json_str(&r, "kernel", kernel_name[k]);
             hpc_json_int(&r, "threads", nthreads);
             hpc_json_int(&r, "array_bytes", 8LL * n);
+            hpc_json_str(&r, "bind", bind_name(omp_get_proc_bind()));  /* close/spread sweep */
             hpc_json_int(&r, "bytes_per_iter", (long long)bytes);
             hpc_result_stats(&r, &st, s[k].converged);
             hpc_json_emit(&r);

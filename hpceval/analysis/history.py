@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
-from scipy import stats as sps
 
 from hpceval.analysis.headlines import headlines, value
 
@@ -59,6 +58,7 @@ class Series:
     points: List[Dict[str, Any]] = field(default_factory=list)
     changes: List[Change] = field(default_factory=list)
     latest: Optional[Dict[str, Any]] = None       # verdict on the latest run
+    label_params: str = ""                         # params that tell same-named series apart
 
 
 # ---------------------------------------------------------------- selecting runs and points
@@ -92,12 +92,15 @@ def collect(runs: Sequence[Dict[str, Any]], benchmark: Optional[str] = None,
     (machine-card rows); with one: every params point of that benchmark (and metric)."""
     found: Dict[str, Series] = {}
 
-    def add(key: str, run: Dict[str, Any], rec: Dict[str, Any]) -> None:
-        if key not in found:
-            found[key] = Series(key, rec["benchmark"], rec["metric"], dict(rec.get("params") or {}),
-                                rec.get("unit") or "", rec.get("better") or "lower",
-                                rec.get("statistic") or "median")
-        found[key].points.append(_point(run, rec))
+    def add(label: str, run: Dict[str, Any], rec: Dict[str, Any]) -> None:
+        # One series per exact point (benchmark, metric, params): a run with another stride or
+        # rank pair is a different configuration, not a change of this one.
+        ident = json.dumps([rec["benchmark"], rec["metric"], rec.get("params") or {}], sort_keys=True)
+        if ident not in found:
+            found[ident] = Series(label, rec["benchmark"], rec["metric"], dict(rec.get("params") or {}),
+                                  rec.get("unit") or "", rec.get("better") or "lower",
+                                  rec.get("statistic") or "median")
+        found[ident].points.append(_point(run, rec))
 
     for run in runs:
         recs = [r for r in run.get("records") or [] if isinstance(r.get("stats"), dict)
@@ -105,7 +108,7 @@ def collect(runs: Sequence[Dict[str, Any]], benchmark: Optional[str] = None,
         if benchmark is None:
             for h in headlines(recs):
                 if metric is None or h["record"]["metric"] == metric:
-                    add(h["label"].split(" (")[0], run, h["record"])
+                    add(h["label"], run, h["record"])
             continue
         for rec in recs:
             p = rec.get("params") or {}
@@ -113,23 +116,38 @@ def collect(runs: Sequence[Dict[str, Any]], benchmark: Optional[str] = None,
                 continue
             if params and any(str(p.get(k)) != str(v) for k, v in params.items()):
                 continue
-            add(f"{rec['benchmark']} {rec['metric']} {json.dumps(p, sort_keys=True)}", run, rec)
-    return list(found.values())
+            add(f"{rec['benchmark']} {rec['metric']}", run, rec)
+    out = list(found.values())
+    # Where one label covers several configurations, name the params that tell them apart.
+    for x in out:
+        same = [y for y in out if y.key == x.key]
+        if len(same) > 1:
+            varying = sorted(k for k in set().union(*(y.params for y in same))
+                             if len({str(y.params.get(k)) for y in same}) > 1)
+            x.label_params = ", ".join(f"{k}={x.params.get(k)}" for k in varying)
+    for x in out:
+        if x.label_params:
+            x.key = f"{x.key} ({x.label_params})"
+    return out
 
 
 # ---------------------------------------------------------------- change points
 
 def _best_split(x: np.ndarray, lo: int, hi: int, m: int) -> Optional[int]:
-    """Split index in (lo+m .. hi-m) maximising the robust shift of the medians."""
+    """Split index in (lo+m .. hi-m) that explains most of the variance (least squares: the
+    likeliest single shift of the mean); the rank test then decides whether it is real."""
     best, where = -1.0, None
     for k in range(lo + m, hi - m + 1):
         a, b = x[lo:k], x[k:hi]
-        scale = MAD_SIGMA * np.median(np.abs(np.concatenate([a - np.median(a), b - np.median(b)])))
-        scale = max(scale, 1e-12 * max(abs(np.median(a)), 1e-300))
-        score = abs(np.median(b) - np.median(a)) / scale * np.sqrt(len(a) * len(b) / (len(a) + len(b)))
+        score = len(a) * len(b) * (a.mean() - b.mean()) ** 2
         if score > best:
             best, where = score, k
     return where
+
+
+def _mannwhitney_p(a: np.ndarray, b: np.ndarray) -> float:
+    from scipy import stats as sps      # seconds to import: only when a test is due
+    return float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
 def change_points(x: Sequence[float], *, min_ratio: float, alpha: float, min_segment: int,
@@ -138,12 +156,14 @@ def change_points(x: Sequence[float], *, min_ratio: float, alpha: float, min_seg
     Mann-Whitney U test gives p < alpha and the medians differ by at least `min_ratio` relatively
     (ratio_mode: after/before >= min_ratio or <= 1/min_ratio)."""
     x = np.asarray(x, dtype=float)
+    # Spreads change by factors: locate the split on a log scale (ranks do not care).
+    loc = np.log(np.maximum(x, 1e-300)) if ratio_mode else x
     found: List[tuple] = []
 
     def search(lo: int, hi: int) -> None:
         if hi - lo < 2 * min_segment:
             return
-        k = _best_split(x, lo, hi, min_segment)
+        k = _best_split(loc, lo, hi, min_segment)
         if k is None:
             return
         a, b = x[lo:k], x[k:hi]
@@ -152,7 +172,7 @@ def change_points(x: Sequence[float], *, min_ratio: float, alpha: float, min_seg
             big = ma > 0 and mb > 0 and max(mb / ma, ma / mb) >= min_ratio
         else:
             big = ma != 0 and abs(mb - ma) / abs(ma) >= min_ratio
-        p = float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue) if big else 1.0
+        p = _mannwhitney_p(a, b) if big else 1.0
         if big and p < alpha:
             found.append((k, ma, mb, p))
             search(lo, k)
@@ -193,7 +213,12 @@ def analyse(series: Series, s: Settings = Settings()) -> Series:
         series.changes.append(Change("variability", k, a, b, (b - a) / a, p,
                                      "noisier" if b > a else "quieter"))
     series.changes.sort(key=lambda c: (c.index, c.kind))
-    series.latest = latest_verdict(vals, series.better, s)
+    # The latest run is judged against the runs since the last step before it (or all earlier
+    # runs): a step several runs back must not inflate the baseline's scatter.
+    steps = [c.index for c in series.changes if c.kind == "step"]
+    lo = steps[-2] if len(steps) > 1 else 0
+    hi = steps[-1] if steps else len(vals) - 1
+    series.latest = latest_verdict(vals[lo:hi] + vals[-1:], series.better, s)
     return series
 
 

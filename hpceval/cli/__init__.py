@@ -9,11 +9,12 @@ import sys
 from typing import List, Optional
 
 from hpceval import __version__
-from hpceval.cli import (cmd_export, cmd_list, cmd_machine, cmd_report, cmd_run, cmd_runs,
-                         cmd_show)
+from hpceval.cli import (cmd_compare, cmd_export, cmd_history, cmd_import, cmd_list, cmd_machine,
+                         cmd_report, cmd_run, cmd_runs, cmd_show)
 from hpceval.errors import HpcevalError
 
-COMMANDS = (cmd_run, cmd_list, cmd_runs, cmd_show, cmd_export, cmd_report, cmd_machine)
+COMMANDS = (cmd_run, cmd_list, cmd_runs, cmd_show, cmd_export, cmd_import, cmd_compare, cmd_history,
+            cmd_report, cmd_machine)
 
 
 class _Parser(argparse.ArgumentParser):

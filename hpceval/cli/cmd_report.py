@@ -17,6 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, metavar="FILE.html")
     p.add_argument("--figures", metavar="DIR", default=None,
                    help="also save every figure as SVG and PNG in DIR")
+    p.add_argument("--pdf", action="store_true", help="with --figures: save PDF as well")
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -25,8 +26,10 @@ def execute(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if not out.parent.is_dir():
         raise UsageError(f"-o {out}: directory {out.parent} does not exist")
+    if args.pdf and not args.figures:
+        raise UsageError("--pdf needs --figures DIR")
     store = open_store(args)
     runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=False)]
-    write_report(runs, out, figure_dir=args.figures)
+    write_report(runs, out, figure_dir=args.figures, pdf=args.pdf)
     print(f"wrote {out} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
     return 0

@@ -7,11 +7,13 @@ import json
 from rich.markup import escape
 from rich.table import Table
 
+from hpceval.analysis.card import machine_card
+from hpceval.cli.cardview import card_table
 from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store
 from hpceval.cli.cmd_machine import fingerprint_table
 
 NAME = "show"
-HELP = "show one run: fingerprint, headline figures and every result"
+HELP = "show one run: machine card, fingerprint, headline figures and every result"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,6 +32,7 @@ def execute(args: argparse.Namespace) -> int:
     tags = ", ".join(run["tags"]) or "-"
     con.print(escape(f"run {run['id']}  {run['suite']}  {run['status']}  started {run['started']}"
                      f"  finished {run['finished'] or '-'}  tags: {tags}"))
+    con.print(card_table(machine_card(run), "machine card"))
     con.print(fingerprint_table(run["fingerprint"]))
     card = headline_table(run["records"], "headline figures")
     con.print(card)

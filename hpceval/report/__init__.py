@@ -1,7 +1,14 @@
 """Self-contained HTML report of runs in the export format (docs/export.md).
 
     render_report(runs, title=None) -> str        the complete HTML document
-    write_report(runs, path, figure_dir=None)     writes it; optionally each figure as SVG + PNG
+    write_report(runs, path, figure_dir=None, pdf=False)
+                                                  writes it; optionally each figure as SVG + PNG
+                                                  (+ PDF)
+    save_comparison_figures(runs, dir, pdf=False) overlay + normalised figures of a comparison
+    save_history_figures(series, dir, pdf=False)  one figure per history series
+
+The machine card comes first in every run; with more than one run a comparison section and a
+history section (the latest run's machine over the runs given) follow the contents.
 
 The HTML has inline CSS and inline SVG figures only: no scripts and nothing fetched from
 anywhere, so it can be mailed or opened on an air-gapped login node.
@@ -19,16 +26,21 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from hpceval.analysis.card import machine_card
+from hpceval.analysis.compare import compare
+from hpceval.analysis.history import history
+
 from . import data
+from .trends import comparison_figure, history_figure, save_all
 from .tables import TABLES, Table, TableSpec, register_table
-from .figures import FIGURES, SVG_CSS, FigureSpec, make_figure, register_figure, save, to_svg
+from .figures import FIGURES, SVG_CSS, FigureSpec, make_figure, register_figure, to_svg
 
 # Each area adds its figures in a module named figures_<area>.py (calling register_figure);
 # importing them here keeps this file free of per-area edits.
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("figures_")):
     importlib.import_module(f"{__name__}.{_mod}")
 
-__all__ = ["render_report", "write_report", "FIGURES", "FigureSpec", "register_figure", "TABLES",
+__all__ = ["render_report", "write_report", "save_comparison_figures", "save_history_figures", "FIGURES", "FigureSpec", "register_figure", "TABLES",
            "Table", "TableSpec", "register_table"]
 
 STATUS_CLASS = {"ok": "ok", "failed": "bad", "interrupted": "warn", "running": "info"}
@@ -101,6 +113,7 @@ def _run_view(run: dict, index: int, figs: _Figures, stems: set) -> dict:
         "status": status, "status_class": STATUS_CLASS.get(status, "warn"),
         "started": run.get("started") or data.MISSING, "finished": run.get("finished") or data.MISSING,
         "tags": [str(t) for t in run.get("tags") or []],
+        "card": data.card_rows(machine_card(run)),
         "machine": data.fingerprint_rows(run),
         "headline": data.headline_rows(run),
         "figure_sections": figs.sections([run], stem),
@@ -111,17 +124,71 @@ def _run_view(run: dict, index: int, figs: _Figures, stems: set) -> dict:
     }
 
 
+def _inline(figs: _Figures, stem: str, fig, title: str) -> dict:
+    svg = to_svg(fig, id_prefix=f"f{len(figs.made)}-")
+    figs.made.append((stem, fig))
+    return {"title": title, "svg": Markup(svg)}   # matplotlib's SVG, text as paths (see above)
+
+
+def _comparison_view(runs: list[dict], figs: _Figures) -> dict:
+    result = compare(runs)
+    names = [data.run_label(r) for r in runs]
+    fig = comparison_figure(result, names)
+    return {
+        "names": names, "tags": [[str(t) for t in r.get("tags") or []] for r in runs],
+        "headline": data.compare_rows(result["headline"]),
+        "rows": data.compare_rows(result["rows"]),
+        "summary": data.compare_summary(result["summary"]),
+        "figure": _inline(figs, "compare-normalised", fig, "Headline figures normalised by the best run")
+                  if fig is not None else None,
+        "overlays": figs.sections(runs, "compare", compare=True),
+    }
+
+
+def _history_view(runs: list[dict], figs: _Figures) -> dict | None:
+    series = history(runs)          # the latest run's machine, over the runs of this report
+    if not series or max(len(x.points) for x in series) < 2:
+        return None
+    fig = history_figure(series, "Headline figures over time")
+    machine = next((r for r in sorted(runs, key=lambda r: str(r.get("started") or ""))[::-1]), {})
+    return {"machine": data.run_label(machine), "rows": data.history_rows(series),
+            "figure": _inline(figs, "history-headline", fig, "Headline figures over time")
+                      if fig is not None else None}
+
+
 def _build(runs: list[dict], title: str | None) -> tuple[str, list]:
     figs = _Figures()
-    comparison = figs.sections(runs, "compare", compare=True) if len(runs) > 1 else []
+    comparison = _comparison_view(runs, figs) if len(runs) > 1 else None
+    hist = _history_view(runs, figs) if len(runs) > 1 else None
     stems: set = set()
     views = [_run_view(run, i, figs, stems) for i, run in enumerate(runs, 1)]
     html = _template().render(
         title=title or "hpceval report",
         generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
-        runs=views, comparison=comparison, svg_css=SVG_CSS,
+        runs=views, comparison=comparison, history=hist, svg_css=SVG_CSS,
     ).lstrip()  # the template's leading macro definitions leave blank lines
     return html, figs.made
+
+
+def save_comparison_figures(runs: list[dict], directory, *, pdf: bool = False) -> list[Path]:
+    """The comparison's figures: every registered figure overlaying the runs that have its
+    benchmark, and the normalised headline bars. Returns the files written."""
+    figs = _Figures()
+    figs.sections(runs, "compare", compare=True)
+    fig = comparison_figure(compare(runs), [data.run_label(r) for r in runs])
+    if fig is not None:
+        figs.made.append(("compare-normalised", fig))
+    return save_all(figs.made, Path(directory), pdf)
+
+
+def save_history_figures(series: list, directory, *, pdf: bool = False) -> list[Path]:
+    """One figure per history series (value over runs, spread bars, change points)."""
+    made = []
+    for i, x in enumerate(series):
+        fig = history_figure([x], x.key)
+        if fig is not None:
+            made.append((f"history-{i:02d}-{_safe(x.benchmark)}-{_safe(x.metric)}", fig))
+    return save_all(made, Path(directory), pdf)
 
 
 def render_report(runs: list[dict], *, title: str | None = None) -> str:
@@ -129,17 +196,15 @@ def render_report(runs: list[dict], *, title: str | None = None) -> str:
     return _build(list(runs), title)[0]
 
 
-def write_report(runs: list[dict], path, *, figure_dir=None, title: str | None = None) -> list[Path]:
+def write_report(runs: list[dict], path, *, figure_dir=None, title: str | None = None,
+                 pdf: bool = False) -> list[Path]:
     """Write the report to `path`; with `figure_dir`, also every figure as <stem>.svg and
-    <stem>.png (stems like run3-pingpong_latency, compare-memory_latency).
-    Returns the paths written, the HTML first."""
+    <stem>.png, and <stem>.pdf with `pdf` (stems like run3-pingpong_latency,
+    compare-memory_latency, history-headline). Returns the paths written, the HTML first."""
     html, made = _build(list(runs), title)
     path = Path(path)
     path.write_text(html, encoding="utf-8")
     written = [path]
     if figure_dir is not None:
-        figure_dir = Path(figure_dir)
-        figure_dir.mkdir(parents=True, exist_ok=True)
-        for stem, fig in made:
-            written += save(fig, figure_dir / stem)
+        written += save_all(made, Path(figure_dir), pdf)
     return written

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable
+from typing import Any
 
 from hpceval.analysis import headlines, select, value
 from hpceval.analysis import stream_points as _stream_points
@@ -191,3 +191,61 @@ def launch_rows(run: dict) -> list[dict]:
             "message": launch.get("message") or "",
         })
     return rows
+
+
+# ---------------------------------------------------------------- card, comparison, history
+
+def _pct(d: Any) -> str:
+    return MISSING if d is None else ("best" if d == 0 else f"+{100 * d:.1f}%")
+
+
+def card_rows(card: list[dict]) -> list[dict]:
+    """The machine card (hpceval.analysis.card) as text; a new section starts a group."""
+    rows, last = [], None
+    for r in card:
+        rec = r["record"]
+        rows.append({
+            "section": r["section"] if r["section"] != last else "", "quantity": r["quantity"],
+            "measured": r["measured"],
+            "value": (fmt_num(r["value"]) if r["measured"] else r["missing"]),
+            "unit": r["unit"] if r["measured"] else "", "point": r["point"],
+            "statistic": f"{rec.get('statistic') or 'median'}, n={fmt_num((rec.get('stats') or {}).get('n'))}"
+                         if rec else "",
+            "ci": fmt_ci(rec.get("stats") or {}) if rec else "",
+        })
+        last = r["section"]
+    return rows
+
+
+def compare_rows(rows: list[dict]) -> list[dict]:
+    return [{"label": r["label"], "point": fmt_params(r["params"]), "unit": r["unit"],
+             "better": r["better"],
+             "cells": [{"value": fmt_num(v), "deficit": _pct(d), "best": d == 0}
+                       for v, d in zip(r["values"], r["deficits"])]} for r in rows]
+
+
+def compare_summary(summary: list[dict]) -> list[dict]:
+    return [{"shared": s["shared"], "best_in": s["best_in"], "median": _pct(s["median_deficit"]),
+             "geomean": MISSING if s["geomean_ratio"] is None else f"{s['geomean_ratio']:.3f}"}
+            for s in summary]
+
+
+def history_rows(series: list) -> list[dict]:
+    out = []
+    for x in series:
+        pts = x.points
+        lv = x.latest
+        out.append({
+            "metric": x.key, "unit": x.unit, "runs": len(pts),
+            "first": fmt_num(pts[0]["value"]), "latest": fmt_num(pts[-1]["value"]),
+            "best": fmt_num((min if x.better == "lower" else max)(
+                p["best"] for p in pts if p["best"] is not None) if any(p["best"] is not None for p in pts) else None),
+            "cv": f"{100 * pts[-1]['cv']:.1f}%",
+            "verdict": MISSING if lv is None else lv["verdict"],
+            "worse_by": "" if lv is None else f"{100 * lv['worse_by']:+.1f}%",
+            "flag": bool(lv and lv["verdict"] == "regression") or any(
+                c.verdict in ("regression", "noisier") for c in x.changes),
+            "changes": [f"{c.kind}: {c.verdict} from run #{pts[c.index]['run']} "
+                        f"({100 * c.relative:+.0f}%, p = {c.p_value:.2g})" for c in x.changes],
+        })
+    return out

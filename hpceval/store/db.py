@@ -133,9 +133,11 @@ class Store:
         if ref.isdigit():
             if self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (int(ref),)).fetchone():
                 return int(ref)
-        else:
+        # A uuid prefix may be all digits too ("51464341"): an id that does not exist is tried
+        # as one.
+        if ref:
             rows = self.conn.execute("SELECT id FROM runs WHERE uuid LIKE ?",
-                                     (ref.replace("%", "") + "%",)).fetchall()
+                                     (ref.replace("%", "").replace("_", "") + "%",)).fetchall()
             if len(rows) == 1:
                 return rows[0][0]
         raise UsageError(f"no run '{ref}' in {self.path} (see 'hpceval runs')")

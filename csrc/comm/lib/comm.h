@@ -72,13 +72,8 @@ typedef struct {
     long batch;    /* operations per sample */
 } comm_point;
 
-/* Measure one point over `act` (the active ranks; their world ranks in
- * role). sbuf/rbuf hold at least `bytes`; with one-sided protocols the
- * windows wsbuf/wrbuf must have been created over them (comm_windows).
- * One operation: pingpong = one one-way message (half a round trip);
- * passive-target put/get pingpong = one lock/op/unlock; swap = one
- * simultaneous exchange; stream/bistream = one window of messages.
- * Collective over act. Free out->t with free(). */
+/* Message buffers of one rank, and with one-sided protocols the windows
+ * over them (created collectively over act). */
 typedef struct {
     MPI_Win ws, wr;   /* over sbuf and rbuf of every rank of act */
     char *sbuf, *rbuf;
@@ -88,6 +83,13 @@ typedef struct {
 void comm_bufs_init(comm_bufs *b, size_t cap, MPI_Comm act, int with_windows);
 void comm_bufs_free(comm_bufs *b, int with_windows);
 
+/* Measure one point over `act` (the active ranks; their world ranks in
+ * role). b holds at least `bytes` (comm_bufs_init, with windows for the
+ * one-sided protocols).
+ * One operation: pingpong = one one-way message (half a round trip);
+ * passive-target put/get pingpong = one lock/op/unlock; swap = one
+ * simultaneous exchange; stream/bistream = one window of messages.
+ * Collective over act. Free out->t with free(). */
 void comm_p2p_point(MPI_Comm act, const comm_role *me, const comm_p2p_cfg *cfg,
                     comm_bufs *b, size_t bytes, comm_point *out);
 

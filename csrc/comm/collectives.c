@@ -1,0 +1,336 @@
+/* collectives.c - barrier, bcast, reduce, allreduce, allgather, alltoall,
+ * alltoallv latency vs size, timed as the SP2 study did.
+ *
+ * One sample: barrier, then k times (operation; barrier), timed by every
+ * rank; the time of one operation is that / k minus the barrier's own cost
+ * (measured first, the same way, with nothing between the barriers). The
+ * sample kept is the slowest rank's time (latency, the headline); the mean
+ * over ranks is reported beside it (latency_mean), and the slowest time with
+ * the barrier included (latency_raw), since with a costly, noisy barrier
+ * (oversubscribed ranks) the difference is not resolved: a warning record
+ * says so. bandwidth = bytes / the
+ * slowest time, where bytes is each rank's contribution (bcast: the message;
+ * reduce/allreduce: the vector; allgather: one block; alltoall(v): the
+ * average block per destination).
+ * The last operation's result is checked on every rank outside the timed
+ * region.
+ */
+#include "harness.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hpc_option options[] = {
+    {.name = "ops", .type = HPC_STRING,
+     .def = "barrier,bcast,reduce,allreduce,allgather,alltoall,alltoallv",
+     .help = "comma-separated: barrier, bcast, reduce, allreduce, allgather, alltoall, "
+             "alltoallv, all"},
+    {.name = "sizes", .type = HPC_SIZES, .def = "4,64,1K,16K,256K,1M", .min = 0,
+     .max = 1 << 28, .help = "bytes per rank (multiples of 4 for reduce/allreduce)"},
+    {0}};
+
+enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, ALLTOALLV, NOPS };
+static const char *const NAMES[] = {"barrier", "bcast", "reduce", "allreduce",
+                                    "allgather", "alltoall", "alltoallv"};
+
+static int me, np;
+static char *sb, *rb;
+static int *scnt, *sdsp, *rcnt, *rdsp;  /* alltoallv */
+static double barrier_s;                /* one barrier, slowest rank */
+
+static void *xalloc(size_t bytes)
+{
+    void *p;
+    if (posix_memalign(&p, 4096, bytes ? bytes : 1))
+        hpc_fail("cannot allocate %zu bytes", bytes);
+    memset(p, 1, bytes);
+    return p;
+}
+
+/* alltoallv: s sends n * (1 + (s + d) % 3) / 2 bytes to d (0.5n, n, 1.5n). */
+static int vcount(int n, int s, int d) { return (int)((long)n * (1 + (s + d) % 3) / 2); }
+
+static uint64_t block_seed(int n, long idx, int src, int dst)
+{
+    return hpc_seed((uint64_t)n, (uint64_t)idx * 65536u + (uint64_t)dst, (uint64_t)src);
+}
+
+static int32_t rval(int i, long idx) { return (int32_t)((i + idx) % 13 + 1); }
+
+static void prepare(int op, int n, long idx)
+{
+    int cnt = n / 4;
+    switch (op) {
+    case BCAST:
+        if (me == 0)
+            hpc_fill(sb, (size_t)n, block_seed(n, idx, 0, 0));
+        else
+            memset(sb, 0, (size_t)n);
+        break;
+    case REDUCE:
+    case ALLREDUCE:
+        for (int i = 0; i < cnt; i++)
+            ((int32_t *)sb)[i] = (me + 1) * rval(i, idx);
+        memset(rb, 0, (size_t)n);
+        break;
+    case ALLGATHER:
+        hpc_fill(sb, (size_t)n, block_seed(n, idx, me, 0));
+        memset(rb, 0, (size_t)n * np);
+        break;
+    case ALLTOALL:
+        for (int d = 0; d < np; d++)
+            hpc_fill(sb + (size_t)d * n, (size_t)n, block_seed(n, idx, me, d));
+        memset(rb, 0, (size_t)n * np);
+        break;
+    case ALLTOALLV:
+        for (int d = 0, so = 0, ro = 0; d < np; d++) {
+            scnt[d] = vcount(n, me, d), sdsp[d] = so, so += scnt[d];
+            rcnt[d] = vcount(n, d, me), rdsp[d] = ro, ro += rcnt[d];
+            hpc_fill(sb + sdsp[d], (size_t)scnt[d], block_seed(n, idx, me, d));
+        }
+        memset(rb, 0, (size_t)rdsp[np - 1] + (size_t)rcnt[np - 1]);
+        break;
+    }
+}
+
+static void run_op(int op, int n)
+{
+    switch (op) {
+    case BARRIER: break;
+    case BCAST: MPI_Bcast(sb, n, MPI_BYTE, 0, MPI_COMM_WORLD); break;
+    case REDUCE: MPI_Reduce(sb, rb, n / 4, MPI_INT32_T, MPI_SUM, 0, MPI_COMM_WORLD); break;
+    case ALLREDUCE: MPI_Allreduce(sb, rb, n / 4, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD); break;
+    case ALLGATHER: MPI_Allgather(sb, n, MPI_BYTE, rb, n, MPI_BYTE, MPI_COMM_WORLD); break;
+    case ALLTOALL: MPI_Alltoall(sb, n, MPI_BYTE, rb, n, MPI_BYTE, MPI_COMM_WORLD); break;
+    case ALLTOALLV:
+        MPI_Alltoallv(sb, scnt, sdsp, MPI_BYTE, rb, rcnt, rdsp, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    }
+}
+
+/* Offset of the first wrong byte of the result on this rank, or -1. */
+static long long check(int op, int n, long idx)
+{
+    long long bad = -1;
+    int32_t tri = (int32_t)np * (np + 1) / 2;
+    switch (op) {
+    case BCAST:
+        return hpc_check(sb, (size_t)n, block_seed(n, idx, 0, 0));
+    case REDUCE:
+    case ALLREDUCE:
+        if (op == REDUCE && me != 0)
+            return -1;
+        for (int i = 0; i < n / 4; i++)
+            if (((int32_t *)rb)[i] != tri * rval(i, idx))
+                return 4LL * i;
+        return -1;
+    case ALLGATHER:
+        for (int s = 0; s < np && bad < 0; s++) {
+            bad = hpc_check(rb + (size_t)s * n, (size_t)n, block_seed(n, idx, s, 0));
+            if (bad >= 0)
+                bad += (long long)s * n;
+        }
+        return bad;
+    case ALLTOALL:
+    case ALLTOALLV:
+        for (int s = 0; s < np && bad < 0; s++) {
+            size_t off = op == ALLTOALL ? (size_t)s * n : (size_t)rdsp[s];
+            size_t len = op == ALLTOALL ? (size_t)n : (size_t)rcnt[s];
+            bad = hpc_check(rb + off, len, block_seed(n, idx, s, me));
+            if (bad >= 0)
+                bad += (long long)off;
+        }
+        return bad;
+    }
+    return -1;
+}
+
+/* One sample: this rank's time of one operation and the barrier-subtracted
+ * slowest and mean over ranks (on rank 0). */
+static void sample(int op, int n, long k, long idx, double *slowest, double *mean, double *raw)
+{
+    prepare(op, n, idx);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = hpc_now();
+    for (long i = 0; i < k; i++) {
+        run_op(op, n);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    double t = (hpc_now() - t0) / (double)k, traw = t;
+    if (op != BARRIER)
+        t -= barrier_s;
+    if (hpc_inject == HPC_INJECT_CORRUPT && me == np - 1 && op != BARRIER && n >= 4) {
+        char *res = (op == BCAST) ? sb : rb;
+        if (op != REDUCE || me == 0)
+            res[0] ^= 0x5a;
+    }
+    long long bad = op == BARRIER ? -1 : check(op, n, idx);
+    if (bad >= 0)
+        hpc_fail("data check failed: %s of %d bytes, sample %ld: rank %d has a wrong byte at "
+                 "offset %lld", NAMES[op], n, idx, me, bad);
+    double sum;
+    MPI_Reduce(&t, slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&traw, raw, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    *mean = sum / np;
+}
+
+static void emit(const char *metric, const char *unit, const char *better, const char *op,
+                 int n, double *v, int cnt, int conv, long k)
+{
+    hpc_stats st;
+    hpc_json r;
+    hpc_stats_compute(v, cnt, &st);
+    hpc_result_begin(&r, metric, unit, "median", better);
+    hpc_json_str(&r, "op", op);
+    hpc_json_int(&r, "bytes", n);
+    hpc_json_int(&r, "nranks", np);
+    hpc_result_stats(&r, &st, conv);
+    hpc_json_int(&r, "ops_per_sample", k);
+    hpc_json_exact(&r, "barrier_us", barrier_s * 1e6);
+    hpc_json_emit(&r);
+}
+
+/* Returns the median of the slowest times (seconds) on all ranks. */
+static double measure(int op, int n, int write)
+{
+    double target = 1000.0 * hpc_timer.resolution_ns * 1e-9;
+    if (target < 50e-6)
+        target = 50e-6;
+    long k = 1, idx = 0;
+    double slow, mean, raw;
+    for (;;) {
+        /* Batch length from raw time: subtracted times may be tiny. */
+        double saved = barrier_s;
+        barrier_s = 0;
+        sample(op, n, k, idx++, &slow, &mean, &raw);
+        barrier_s = saved;
+        int done = slow * k >= target || k >= (1L << 20);
+        MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (done)
+            break;
+        k *= 2;
+    }
+    hpc_sampler s;
+    hpc_sampler_init(&s, &hpc_reps);
+    double *means = malloc((size_t)hpc_reps.max_reps * sizeof *means);
+    double *raws = malloc((size_t)hpc_reps.max_reps * sizeof *raws);
+    if (!means || !raws)
+        abort();
+    int nm = 0;
+    while (hpc_sampler_more_coll(&s, MPI_COMM_WORLD)) {
+        sample(op, n, k, idx++, &slow, &mean, &raw);
+        /* A subtracted time can come out at or below zero for a near-free
+         * operation; 1 ns keeps it a positive, finite number. */
+        if (slow < 1e-9)
+            slow = 1e-9;
+        if (mean < 1e-9)
+            mean = 1e-9;
+        int kept = s.n;
+        hpc_sampler_add(&s, slow);
+        if (s.n > kept) {
+            raws[nm] = raw;
+            means[nm++] = mean;
+        }
+    }
+    double med = 0;
+    if (me == 0) {
+        hpc_stats st;
+        hpc_stats_compute(s.samples, s.n, &st);
+        med = st.median;
+        if (write) {
+            double *v = malloc((size_t)s.n * sizeof *v);
+            for (int i = 0; i < s.n; i++)
+                v[i] = s.samples[i] * 1e6;
+            emit("latency", "us", "lower", NAMES[op], n, v, s.n, s.converged, k);
+            for (int i = 0; i < nm; i++)
+                v[i] = means[i] * 1e6;
+            emit("latency_mean", "us", "lower", NAMES[op], n, v, nm, s.converged, k);
+            if (op != BARRIER) {
+                /* The operation with its barrier, unsubtracted: when the barrier's
+                 * own cost is most of it (oversubscribed ranks), the subtracted
+                 * latency is not resolved and says so. */
+                for (int i = 0; i < nm; i++)
+                    v[i] = raws[i] * 1e6;
+                emit("latency_raw", "us", "lower", NAMES[op], n, v, nm, s.converged, k);
+                hpc_stats rs;
+                hpc_stats_compute(raws, nm, &rs);
+                if (med < 0.1 * rs.median)
+                    hpc_warn("%s of %d bytes on %d ranks: the barrier (%.3g us) is over 90%% of "
+                             "the measured time (%.3g us); the subtracted latency is not "
+                             "resolved", NAMES[op], n, np, barrier_s * 1e6, rs.median * 1e6);
+            }
+            if (n > 0 && op != BARRIER) {
+                for (int i = 0; i < s.n; i++)
+                    v[i] = n / (s.samples[i] * 1e6);
+                emit("bandwidth", "MB/s", "higher", NAMES[op], n, v, s.n, s.converged, k);
+            }
+            free(v);
+        }
+    }
+    MPI_Bcast(&med, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    free(means);
+    free(raws);
+    hpc_sampler_free(&s);
+    return med;
+}
+
+int main(int argc, char **argv)
+{
+    hpc_init(&argc, &argv, "collectives",
+             "Collective latency vs size (barrier-synchronised, barrier cost subtracted, "
+             "slowest rank; per-rank mean beside it).",
+             options, MPI_THREAD_SINGLE);
+    me = hpc_rank, np = hpc_nranks;
+    int on[NOPS] = {0};
+    char *copy = strdup(hpc_opt_str("ops")), *save = NULL, *bad = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int i = 0; i < NOPS; i++)
+            if (!strcmp(t, "all") || !strcmp(t, NAMES[i]))
+                on[i] = found = 1;
+        if (!found && !bad)
+            bad = t;
+    }
+    hpc_usage_check(bad != NULL, "--ops: '%s' is not a collective (barrier, bcast, reduce, "
+                    "allreduce, allgather, alltoall, alltoallv, all)", bad ? bad : "");
+    const long long *sizes;
+    int nsizes = hpc_opt_list("sizes", &sizes);
+    long long max = 4;
+    for (int i = 0; i < nsizes; i++)
+        max = sizes[i] > max ? sizes[i] : max;
+    /* alltoallv's largest block is 1.5x; allgather/alltoall need np blocks. */
+    size_t need = (size_t)max * (size_t)np * 2;
+    hpc_usage_check((double)need * 2 > 0.5 * (double)hpc_mem_available(),
+                    "--sizes up to %lld bytes with %d ranks need %.1f GiB per rank: more than "
+                    "the memory available", max, np, (double)need * 2 / (1 << 30));
+
+    hpc_begin(1, NULL);
+    sb = xalloc(need);
+    rb = xalloc(need);
+    scnt = malloc(4 * sizeof(int) * (size_t)np);
+    sdsp = scnt + np, rcnt = sdsp + np, rdsp = rcnt + np;
+    hpc_inject_first_point();
+
+    barrier_s = 0;
+    barrier_s = measure(BARRIER, 0, on[BARRIER]);
+    for (int op = BCAST; op < NOPS; op++)
+        for (int i = 0; on[op] && i < nsizes; i++) {
+            int n = (int)sizes[i];
+            if ((op == REDUCE || op == ALLREDUCE) && n % 4) {
+                hpc_warn("skipped %s of %d bytes: not a multiple of 4 (int32 elements)",
+                         NAMES[op], n);
+                continue;
+            }
+            measure(op, n, 1);
+        }
+    free(sb);
+    free(rb);
+    free(scnt);
+    free(copy);
+    hpc_finish();
+    return 0;
+}

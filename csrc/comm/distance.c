@@ -1,0 +1,150 @@
+/* distance.c - distance map: ping-pong latency and bandwidth from rank 0 to
+ * every other rank, or (--full) between every pair of ranks, one pair at a
+ * time while the others wait idle. Each record names both ends' node (MPI
+ * shared-memory split, or --ranks-per-node), socket and CPU (where the rank
+ * was when the run began), so a report can lay the map out by node, socket
+ * and core. The full matrix costs n(n-1)/2 pairs: it is
+ * opt-in, and the planner refuses it beyond a modest rank count.
+ */
+#include "lib/comm.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hpc_option options[] = {
+    {.name = "sizes", .type = HPC_SIZES, .def = "8,1M", .min = 0, .max = INT_MAX - 1,
+     .help = "message sizes in bytes"},
+    {.name = "full", .type = HPC_INT, .def = "0", .min = 0, .max = 1,
+     .help = "1: every pair of ranks (n(n-1)/2 pairs); 0: rank 0 to every rank"},
+    {.name = "protocol", .type = HPC_CHOICE, .def = "send", .choices = COMM_PROTOS,
+     .help = "ping-pong protocol"},
+    {.name = "ranks-per-node", .type = HPC_INT, .def = "0", .min = 0, .max = INT_MAX,
+     .help = "override node identity: ranks r/N share a node (0: from MPI shared memory)"},
+    {0}};
+
+typedef struct {
+    long long bytes;
+    int a, b, node_a, node_b, cpu_a, cpu_b, sock_a, sock_b;
+    const char *proto;
+} pp;
+
+/* Socket (physical package) of a CPU from sysfs, -1 if unknown. */
+static int socket_of(int cpu)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+    FILE *f = fopen(path, "r");
+    int s = -1;
+    if (f) {
+        if (fscanf(f, "%d", &s) != 1)
+            s = -1;
+        fclose(f);
+    }
+    return s;
+}
+
+static void params(hpc_json *j, const void *ctx)
+{
+    const pp *p = ctx;
+    hpc_json_int(j, "bytes", p->bytes);
+    hpc_json_int(j, "src", p->a);
+    hpc_json_int(j, "dst", p->b);
+    hpc_json_int(j, "src_node", p->node_a);
+    hpc_json_int(j, "dst_node", p->node_b);
+    hpc_json_int(j, "src_cpu", p->cpu_a);
+    hpc_json_int(j, "dst_cpu", p->cpu_b);
+    hpc_json_int(j, "src_socket", p->sock_a);
+    hpc_json_int(j, "dst_socket", p->sock_b);
+    hpc_json_str(j, "protocol", p->proto);
+}
+
+int main(int argc, char **argv)
+{
+    hpc_init(&argc, &argv, "distance",
+             "Latency and bandwidth from rank 0 to every rank (or every pair), by node and CPU.",
+             options, MPI_THREAD_SINGLE);
+    hpc_usage_check(hpc_nranks < 2, "distance needs at least 2 MPI ranks, got %d", hpc_nranks);
+    const char *proto_name = hpc_opt_str("protocol");
+    comm_proto proto = comm_proto_parse(proto_name);
+    const char *e = comm_proto_unsupported(MODE_PINGPONG, proto);
+    hpc_usage_check(e != NULL, "--protocol %s: %s", proto_name, e);
+    int full = (int)hpc_opt_int("full");
+    const long long *sizes;
+    int nsizes = hpc_opt_list("sizes", &sizes);
+    long long max = 1;
+    for (int i = 0; i < nsizes; i++)
+        max = sizes[i] > max ? sizes[i] : max;
+
+    int *node = malloc((size_t)hpc_nranks * sizeof *node);
+    int *cpu = malloc((size_t)hpc_nranks * sizeof *cpu);
+    if (!node || !cpu)
+        abort();
+    comm_nodes((int)hpc_opt_int("ranks-per-node"), node);
+    int *sock = malloc((size_t)hpc_nranks * sizeof *sock);
+    if (!sock)
+        abort();
+    int mycpu = sched_getcpu(), mysock = socket_of(mycpu);
+    MPI_Allgather(&mycpu, 1, MPI_INT, cpu, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Allgather(&mysock, 1, MPI_INT, sock, 1, MPI_INT, MPI_COMM_WORLD);
+
+    hpc_begin(1, NULL);
+    hpc_inject_first_point();
+    int one_sided = proto >= PROTO_PUT_FENCE;
+    comm_p2p_cfg cfg = {MODE_PINGPONG, proto, 1, 0};
+    comm_point *pts = calloc((size_t)nsizes, sizeof *pts);
+    if (!pts)
+        abort();
+    for (int a = 0; a < (full ? hpc_nranks - 1 : 1); a++)
+        for (int b = a + 1; b < hpc_nranks; b++) {
+            int in = hpc_rank == a || hpc_rank == b;
+            MPI_Comm pair;
+            MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, hpc_rank, &pair);
+            if (in) {
+                comm_role me = {1, hpc_rank == a, hpc_rank == a ? b : a, hpc_rank == a ? b : a};
+                comm_bufs bufs;
+                comm_bufs_init(&bufs, (size_t)max, pair, one_sided);
+                for (int i = 0; i < nsizes; i++)
+                    comm_p2p_point(pair, &me, &cfg, &bufs, (size_t)sizes[i], &pts[i]);
+                comm_bufs_free(&bufs, one_sided);
+                MPI_Comm_free(&pair);
+            }
+            /* The others wait idle; then the pair's lower rank hands its samples
+             * to rank 0, which writes every record. */
+            hpc_idle_barrier(MPI_COMM_WORLD);
+            for (int i = 0; i < nsizes; i++) {
+                if (a != 0 && hpc_rank == a) {
+                    int hdr[3] = {pts[i].n, pts[i].converged, (int)pts[i].batch};
+                    MPI_Send(hdr, 3, MPI_INT, 0, 11, MPI_COMM_WORLD);
+                    MPI_Send(pts[i].t, pts[i].n, MPI_DOUBLE, 0, 12, MPI_COMM_WORLD);
+                    free(pts[i].t);
+                } else if (a != 0 && hpc_rank == 0) {
+                    int hdr[3];
+                    MPI_Recv(hdr, 3, MPI_INT, a, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    pts[i] = (comm_point){malloc(sizeof(double) * (size_t)hdr[0]), hdr[0],
+                                          hdr[1], hdr[2]};
+                    MPI_Recv(pts[i].t, hdr[0], MPI_DOUBLE, a, 12, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE);
+                }
+                if (hpc_rank == 0) {
+                    pp p = {sizes[i], a, b, node[a], node[b], cpu[a], cpu[b], sock[a], sock[b],
+                            proto_name};
+                    comm_emit("latency", "us", "lower", &pts[i], 1e6, 0, params, &p);
+                    if (sizes[i] > 0)
+                        comm_emit("bandwidth", "MB/s", "higher", &pts[i],
+                                  (double)sizes[i] / 1e6, 1, params, &p);
+                    free(pts[i].t);
+                } else if (hpc_rank == b) {
+                    free(pts[i].t);
+                }
+            }
+        }
+    free(pts);
+    free(node);
+    free(cpu);
+    free(sock);
+    hpc_finish();
+    return 0;
+}

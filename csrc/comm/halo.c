@@ -1,0 +1,287 @@
+/* halo.c - halo exchange on a periodic 2-D process grid (MPI_Dims_create).
+ *
+ * Each rank owns a tile x tile block of doubles with a ghost frame `width`
+ * cells wide; one exchange fills the ghost cells of the 4 side neighbours
+ * (or 8, corners included) from the neighbours' edges. Methods:
+ *   pack      copy each edge into a contiguous buffer, Isend/Irecv, unpack
+ *   datatype  Isend/Irecv straight from the array with MPI subarray types
+ *   put       MPI_Put with subarray types into the neighbour's ghosts, fence
+ * (the POP lesson: on the X1 explicit packing beat derived datatypes 3x).
+ * A sample is k exchanges timed by every rank; the slowest rank's time per
+ * exchange is kept. bandwidth = bytes each rank sends per exchange / time.
+ * After each sample every ghost cell is checked against the global
+ * coordinates it mirrors, outside the timed region.
+ */
+#include "harness.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hpc_option options[] = {
+    {.name = "tile", .type = HPC_INT, .def = "128", .min = 1, .max = 8192,
+     .help = "cells per side of each rank's tile"},
+    {.name = "widths", .type = HPC_SIZES, .def = "1,2,4", .min = 1, .max = 8192,
+     .help = "ghost widths (cells)"},
+    {.name = "neighbours", .type = HPC_STRING, .def = "4,8", .help = "4 and/or 8, comma-separated"},
+    {.name = "methods", .type = HPC_STRING, .def = "pack,datatype,put",
+     .help = "comma-separated: pack, datatype, put"},
+    {0}};
+
+static const char *const METHODS[] = {"pack", "datatype", "put"};
+static int N, W, L;  /* tile, width, leading dimension (N + 2W) */
+static int dims[2], coords[2];
+static double *a;    /* L x L, row-major */
+static MPI_Comm cart;
+
+/* Directions: dy, dx in {-1,0,1}; the first 4 are the sides. */
+static const int DY[8] = {-1, 1, 0, 0, -1, -1, 1, 1};
+static const int DX[8] = {0, 0, -1, 1, -1, 1, -1, 1};
+static int opposite(int d)
+{
+    for (int e = 0; e < 8; e++)
+        if (DY[e] == -DY[d] && DX[e] == -DX[d])
+            return e;
+    return -1;
+}
+
+/* Interior edge sent toward direction d / ghost region filled from d:
+ * start row/col and extent, in array coordinates. */
+static void region(int d, int ghost, int *r0, int *h, int *c0, int *wd)
+{
+    int dy = DY[d], dx = DX[d];
+    *h = dy ? W : N;
+    *wd = dx ? W : N;
+    *r0 = dy == 0 ? W : dy < 0 ? (ghost ? 0 : W) : (ghost ? N + W : N);
+    *c0 = dx == 0 ? W : dx < 0 ? (ghost ? 0 : W) : (ghost ? N + W : N);
+}
+
+static double cell(long long gy, long long gx, long idx)
+{
+    long long GY = (long long)dims[0] * N, GX = (long long)dims[1] * N;
+    gy = ((gy % GY) + GY) % GY;
+    gx = ((gx % GX) + GX) % GX;
+    return (double)(((idx % 97) * (1LL << 20) + gy) * (1LL << 20) + gx);
+}
+
+static void fill(long idx)
+{
+    for (int r = 0; r < L; r++)
+        for (int c = 0; c < L; c++) {
+            int in = r >= W && r < N + W && c >= W && c < N + W;
+            a[(size_t)r * L + c] = in ? cell((long long)coords[0] * N + r - W,
+                                             (long long)coords[1] * N + c - W, idx)
+                                      : -1.0;
+        }
+}
+
+/* First wrong ghost cell of the exchanged directions, as "row,col", or -1. */
+static long long check(int nd, long idx)
+{
+    for (int d = 0; d < nd; d++) {
+        int r0, h, c0, wd;
+        region(d, 1, &r0, &h, &c0, &wd);
+        for (int r = r0; r < r0 + h; r++)
+            for (int c = c0; c < c0 + wd; c++)
+                if (a[(size_t)r * L + c] != cell((long long)coords[0] * N + r - W,
+                                                 (long long)coords[1] * N + c - W, idx))
+                    return (long long)r * L + c;
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    hpc_init(&argc, &argv, "halo",
+             "Halo exchange on a 2-D process grid: packed buffers vs derived datatypes vs puts.",
+             options, MPI_THREAD_SINGLE);
+    N = (int)hpc_opt_int("tile");
+    const long long *widths;
+    int nw = hpc_opt_list("widths", &widths);
+    int maxw = 1;
+    for (int i = 0; i < nw; i++)
+        maxw = widths[i] > maxw ? (int)widths[i] : maxw;
+    hpc_usage_check(maxw > N, "--widths: a ghost width (%d) larger than the tile (%d)", maxw, N);
+    int nb_on[2] = {0, 0}, m_on[3] = {0, 0, 0};
+    const char *bad = NULL;
+    char *copy = strdup(hpc_opt_str("neighbours")), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!strcmp(t, "4")) nb_on[0] = 1;
+        else if (!strcmp(t, "8")) nb_on[1] = 1;
+        else bad = "--neighbours: give 4 and/or 8";
+    free(copy);
+    copy = strdup(hpc_opt_str("methods"));
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int f = 0;
+        for (int m = 0; m < 3; m++)
+            if (!strcmp(t, METHODS[m]) || !strcmp(t, "all"))
+                m_on[m] = f = 1;
+        if (!f)
+            bad = "--methods: give pack, datatype and/or put";
+    }
+    free(copy);
+    hpc_usage_check(bad != NULL, "%s", bad ? bad : "");
+
+    MPI_Dims_create(hpc_nranks, 2, dims);
+    hpc_usage_check((long long)dims[0] * N >= (1 << 20) || (long long)dims[1] * N >= (1 << 20),
+                    "--tile %d: the global grid must stay below 2^20 cells per side", N);
+    int periods[2] = {1, 1};
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+    MPI_Cart_coords(cart, hpc_rank, 2, coords);
+    int nbr[8];
+    for (int d = 0; d < 8; d++) {
+        int c[2] = {coords[0] + DY[d], coords[1] + DX[d]};
+        MPI_Cart_rank(cart, c, &nbr[d]);  /* periodic: wraps */
+    }
+    hpc_begin(1, NULL);
+    char grid[32];
+    snprintf(grid, sizeof grid, "%dx%d", dims[0], dims[1]);
+
+    L = N + 2 * maxw;
+    size_t abytes = (size_t)L * L * sizeof(double);
+    MPI_Win win;
+    MPI_Alloc_mem((MPI_Aint)abytes, MPI_INFO_NULL, &a);
+    memset(a, 0, abytes);
+    MPI_Win_create(a, (MPI_Aint)abytes, sizeof(double), MPI_INFO_NULL, cart, &win);
+    double *sbuf[8], *rbuf[8];
+    for (int d = 0; d < 8; d++) {
+        sbuf[d] = malloc((size_t)N * maxw * sizeof(double));
+        rbuf[d] = malloc((size_t)N * maxw * sizeof(double));
+    }
+    hpc_inject_first_point();
+
+    for (int wi = 0; wi < nw; wi++) {
+        W = (int)widths[wi];
+        L = N + 2 * W;
+        /* Subarray types of this width: send edge and ghost per direction. */
+        MPI_Datatype st[8], gt[8];
+        for (int d = 0; d < 8; d++) {
+            int sizes[2] = {L, L}, sub[2], start[2];
+            region(d, 0, &start[0], &sub[0], &start[1], &sub[1]);
+            MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &st[d]);
+            region(d, 1, &start[0], &sub[0], &start[1], &sub[1]);
+            MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &gt[d]);
+            MPI_Type_commit(&st[d]);
+            MPI_Type_commit(&gt[d]);
+        }
+        for (int nbi = 0; nbi < 2; nbi++)
+            for (int m = 0; nb_on[nbi] && m < 3; m++) {
+                if (!m_on[m])
+                    continue;
+                int nd = nbi ? 8 : 4;
+                long k = 1, idx = 0;
+                int warm = 1;
+                hpc_sampler s;
+                double bytes = 0;
+                for (int d = 0; d < nd; d++)
+                    bytes += (double)(DY[d] ? W : N) * (DX[d] ? W : N) * sizeof(double);
+                for (;;) {
+                    fill(idx);
+                    MPI_Request req[16];
+                    if (m == 2)
+                        MPI_Win_fence(0, win);
+                    MPI_Barrier(cart);
+                    double t0 = hpc_now();
+                    for (long it = 0; it < k; it++) {
+                        if (m == 2) {
+                            for (int d = 0; d < nd; d++)
+                                MPI_Put(a, 1, st[d], nbr[d], 0, 1, gt[opposite(d)], win);
+                            MPI_Win_fence(0, win);
+                            continue;
+                        }
+                        /* Receive from direction d what that neighbour sent toward -d. */
+                        for (int d = 0; d < nd; d++) {
+                            if (m == 0)
+                                MPI_Irecv(rbuf[d], (DY[d] ? W : N) * (DX[d] ? W : N), MPI_DOUBLE,
+                                          nbr[d], opposite(d), cart, &req[d]);
+                            else
+                                MPI_Irecv(a, 1, gt[d], nbr[d], opposite(d), cart, &req[d]);
+                        }
+                        for (int d = 0; d < nd; d++) {
+                            if (m == 0) {
+                                int r0, h, c0, wd;
+                                region(d, 0, &r0, &h, &c0, &wd);
+                                double *p = sbuf[d];
+                                for (int r = r0; r < r0 + h; r++)
+                                    for (int c = c0; c < c0 + wd; c++)
+                                        *p++ = a[(size_t)r * L + c];
+                                MPI_Isend(sbuf[d], h * wd, MPI_DOUBLE, nbr[d], d, cart,
+                                          &req[nd + d]);
+                            } else {
+                                MPI_Isend(a, 1, st[d], nbr[d], d, cart, &req[nd + d]);
+                            }
+                        }
+                        MPI_Waitall(2 * nd, req, MPI_STATUSES_IGNORE);
+                        if (m == 0)
+                            for (int d = 0; d < nd; d++) {
+                                int r0, h, c0, wd;
+                                region(d, 1, &r0, &h, &c0, &wd);
+                                const double *p = rbuf[d];
+                                for (int r = r0; r < r0 + h; r++)
+                                    for (int c = c0; c < c0 + wd; c++)
+                                        a[(size_t)r * L + c] = *p++;
+                            }
+                    }
+                    double t = hpc_now() - t0, slow;
+                    if (hpc_inject == HPC_INJECT_CORRUPT && hpc_rank == hpc_nranks - 1)
+                        a[(size_t)(W - 1) * L + W] += 1.0;  /* a ghost cell of the top side */
+                    long long badc = check(nd, idx);
+                    if (badc >= 0)
+                        hpc_fail("data check failed: halo %s, %d neighbours, width %d, sample "
+                                 "%ld: rank %d ghost cell (%lld,%lld) is wrong", METHODS[m], nd,
+                                 W, idx, hpc_rank, badc / L, badc % L);
+                    MPI_Reduce(&t, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, cart);
+                    idx++;
+                    if (warm) {
+                        int done = slow >= 50e-6 || k >= (1L << 20);
+                        MPI_Bcast(&done, 1, MPI_INT, 0, cart);
+                        if (!done) {
+                            k *= 2;
+                            continue;
+                        }
+                        warm = 0;
+                        hpc_sampler_init(&s, &hpc_reps);
+                    } else {
+                        hpc_sampler_add(&s, slow / (double)k);
+                    }
+                    if (!hpc_sampler_more_coll(&s, cart))
+                        break;
+                }
+                if (hpc_rank == 0) {
+                    double *v = malloc((size_t)s.n * sizeof *v);
+                    for (int mm = 0; mm < 2; mm++) {
+                        for (int i = 0; i < s.n; i++)
+                            v[i] = mm == 0 ? s.samples[i] * 1e6 : bytes / (s.samples[i] * 1e6);
+                        hpc_stats stt;
+                        hpc_json r;
+                        hpc_stats_compute(v, s.n, &stt);
+                        hpc_result_begin(&r, mm ? "bandwidth" : "latency", mm ? "MB/s" : "us",
+                                         "median", mm ? "higher" : "lower");
+                        hpc_json_str(&r, "method", METHODS[m]);
+                        hpc_json_int(&r, "neighbours", nd);
+                        hpc_json_int(&r, "width", W);
+                        hpc_json_int(&r, "tile", N);
+                        hpc_json_int(&r, "nranks", hpc_nranks);
+                        hpc_json_str(&r, "grid", grid);
+                        hpc_result_stats(&r, &stt, s.converged);
+                        hpc_json_int(&r, "ops_per_sample", k);
+                        hpc_json_emit(&r);
+                    }
+                    free(v);
+                }
+                hpc_sampler_free(&s);
+            }
+        for (int d = 0; d < 8; d++) {
+            MPI_Type_free(&st[d]);
+            MPI_Type_free(&gt[d]);
+        }
+    }
+    MPI_Win_free(&win);
+    MPI_Free_mem(a);
+    for (int d = 0; d < 8; d++)
+        free(sbuf[d]), free(rbuf[d]);
+    MPI_Comm_free(&cart);
+    hpc_finish();
+    return 0;
+}

@@ -1,0 +1,147 @@
+/* hotspot.c - k senders to one receiver (rank 0), k = 1..n-1.
+ *
+ * One operation: each of ranks 1..k sends a window of W messages of n bytes
+ * to rank 0, which has posted k*W receives (one buffer per sender) and then
+ * acknowledges each sender with an empty message. Rank 0 times it.
+ *   bandwidth = k W n / time   aggregate at the receiver [MB/s]
+ * so a perfect network holds it flat in k and a single receiver's limit
+ * shows as the curve's plateau. Data from every sender are checked after
+ * each sample, outside the timed region.
+ */
+#include "harness.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hpc_option options[] = {
+    {.name = "sizes", .type = HPC_SIZES, .def = "1K,64K,1M", .min = 1, .max = INT_MAX,
+     .help = "message sizes in bytes"},
+    {.name = "window", .type = HPC_INT, .def = "16", .min = 1, .max = 1024,
+     .help = "messages in flight per sender"},
+    {0}};
+
+enum { TAG = 3, ACK = 4 };
+
+static void *xalloc(size_t bytes)
+{
+    void *p;
+    if (posix_memalign(&p, 4096, bytes ? bytes : 1))
+        hpc_fail("cannot allocate %zu bytes", bytes);
+    memset(p, 1, bytes);
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    hpc_init(&argc, &argv, "hotspot",
+             "k senders to rank 0, k = 1..n-1: aggregate bandwidth at the receiver.",
+             options, MPI_THREAD_SINGLE);
+    hpc_usage_check(hpc_nranks < 2, "hotspot needs at least 2 MPI ranks, got %d", hpc_nranks);
+    const long long *sizes;
+    int nsizes = hpc_opt_list("sizes", &sizes);
+    int w = (int)hpc_opt_int("window");
+    long long max = 1;
+    for (int i = 0; i < nsizes; i++)
+        max = sizes[i] > max ? sizes[i] : max;
+    int np = hpc_nranks, me = hpc_rank;
+    hpc_begin(1, NULL);
+
+    /* Rank 0: one receive buffer per sender (all W messages of a sender land
+     * in it, as osu_bw's window does); senders: one send buffer. */
+    char *buf = xalloc((size_t)max * (me == 0 ? (size_t)(np - 1) : 1) + 1);
+    MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)w * (size_t)np);
+    if (!req)
+        abort();
+    hpc_inject_first_point();
+
+    for (int k = 1; k < np; k++) {
+        MPI_Comm act;
+        MPI_Comm_split(MPI_COMM_WORLD, me <= k ? 0 : MPI_UNDEFINED, me, &act);
+        for (int si = 0; me <= k && si < nsizes; si++) {
+            int n = (int)sizes[si];
+            long batch = 1, idx = 0;
+            hpc_sampler s;
+            int warm = 1;
+            for (;;) {
+                /* prepare */
+                if (me == 0)
+                    memset(buf, 0, (size_t)n * k);
+                else
+                    hpc_fill(buf, (size_t)n, hpc_seed((uint64_t)n, (uint64_t)idx, (uint64_t)me));
+                MPI_Barrier(act);
+                double t0 = hpc_now();
+                for (long b = 0; b < batch; b++) {
+                    if (me == 0) {
+                        for (int r = 1; r <= k; r++)
+                            for (int m = 0; m < w; m++)
+                                MPI_Irecv(buf + (size_t)(r - 1) * n, n, MPI_BYTE, r, TAG, act,
+                                          &req[(r - 1) * w + m]);
+                        MPI_Waitall(k * w, req, MPI_STATUSES_IGNORE);
+                        for (int r = 1; r <= k; r++)
+                            MPI_Send(NULL, 0, MPI_BYTE, r, ACK, act);
+                    } else {
+                        for (int m = 0; m < w; m++)
+                            MPI_Isend(buf, n, MPI_BYTE, 0, TAG, act, &req[m]);
+                        MPI_Waitall(w, req, MPI_STATUSES_IGNORE);
+                        MPI_Recv(NULL, 0, MPI_BYTE, 0, ACK, act, MPI_STATUS_IGNORE);
+                    }
+                }
+                double t = hpc_now() - t0;
+                if (me == 0) {
+                    if (hpc_inject == HPC_INJECT_CORRUPT)
+                        buf[n / 2] ^= 0x5a;
+                    for (int r = 1; r <= k; r++) {
+                        long long bad = hpc_check(buf + (size_t)(r - 1) * n, (size_t)n,
+                                                  hpc_seed((uint64_t)n, (uint64_t)idx,
+                                                           (uint64_t)r));
+                        if (bad >= 0)
+                            hpc_fail("data check failed: hotspot, %d senders, %d-byte messages, "
+                                     "sample %ld: data from rank %d wrong at offset %lld", k, n,
+                                     idx, r, bad);
+                    }
+                }
+                idx++;
+                if (warm) {
+                    /* batch doubles until a sample lasts >= 50 us (rank 0 decides) */
+                    int done = t >= 50e-6 || batch >= (1L << 20);
+                    MPI_Bcast(&done, 1, MPI_INT, 0, act);
+                    if (!done) {
+                        batch *= 2;
+                        continue;
+                    }
+                    warm = 0;
+                    hpc_sampler_init(&s, &hpc_reps);
+                } else {
+                    hpc_sampler_add(&s, t / (double)batch);
+                }
+                if (!hpc_sampler_more_coll(&s, act))
+                    break;
+            }
+            if (me == 0) {
+                double *v = malloc((size_t)s.n * sizeof *v);
+                for (int i = 0; i < s.n; i++)
+                    v[i] = (double)k * w * n / s.samples[i] / 1e6;
+                hpc_stats st;
+                hpc_stats_compute(v, s.n, &st);
+                hpc_json r;
+                hpc_result_begin(&r, "bandwidth", "MB/s", "median", "higher");
+                hpc_json_int(&r, "senders", k);
+                hpc_json_int(&r, "bytes", n);
+                hpc_json_int(&r, "window", w);
+                hpc_result_stats(&r, &st, s.converged);
+                hpc_json_int(&r, "ops_per_sample", batch);
+                hpc_json_emit(&r);
+                free(v);
+            }
+            hpc_sampler_free(&s);
+        }
+        if (me <= k)
+            MPI_Comm_free(&act);
+        hpc_idle_barrier(MPI_COMM_WORLD);
+    }
+    free(buf);
+    free(req);
+    hpc_finish();
+    return 0;
+}

@@ -1,0 +1,88 @@
+/* sst_model.h - serial spectral transform shallow water model on the sphere
+ * (vorticity-divergence form, Gaussian grid, triangular truncation), the
+ * kernel of sst.c. The method and the operation count are described in
+ * sst_model.c. */
+#ifndef HPC_SST_MODEL_H
+#define HPC_SST_MODEL_H
+
+#include <complex.h>
+#include <fftw3.h>
+
+enum { SST_EXPLICIT, SST_SEMI_IMPLICIT };
+
+typedef struct {
+    int M, nlon, nlat, L, scheme;
+    int nc;              /* complex Fourier coefficients per transform: nlon/2 + 1 */
+    long ncoef;          /* spectral coefficients per level: (M+1)(M+2)/2 */
+    long *off;           /* off[m]: first coefficient of wavenumber m (n = m..M follow) */
+    double a, omega, g, phibar, dt, robert;
+    double *mu, *w;      /* Gaussian latitudes (sin) and weights, nlat */
+    double *rinv, *r2;   /* 1/(a(1-mu^2)) and 1/(2(1-mu^2)) per latitude */
+    double *coslon, *sinlon;  /* per longitude */
+    double *P, *H;       /* per m at nlat*off[m]: [lat][n-m], P_n^m and (1-mu^2) dP/dmu */
+    double *PW, *HW;     /* the same times w / nlon (analysis weights) */
+    double *nn1;         /* n(n+1)/a^2 per coefficient */
+    double *ainv;        /* a/(n(n+1)) per coefficient (0 for n = 0) */
+    double *fcor;        /* Coriolis parameter [lat][lon] */
+    /* Spectral state (three time levels) [coef][level] complex. */
+    double complex *z[3], *d[3], *p[3];
+    int old, cur, nxt, first_step;
+    int advect_only;     /* test case 1: winds fixed, only Phi advances */
+    /* Transform work arrays. */
+    double *SP, *SH;     /* synthesis inputs [coef][8L], [coef][4L] */
+    double *AP, *AH;     /* analysis outputs [coef][8L], [coef][6L] */
+    double *FP, *FH, *FA; /* per-m Legendre buffers [lat][8L], [lat][4L], [lat][10L] */
+    double *g4, *g5;     /* grid fields [lat][4][L][lon], [lat][5][L][lon] */
+    fftw_complex *c4, *c5;
+    fftw_plan inv, fwd;
+    double flops_step;   /* exact flops of one leapfrog step (see sst_model.c) */
+    double fft_flops, legendre_flops, grid_flops, spectral_flops;
+} sst_model;
+
+/* Checks the arguments; returns NULL and a message in err when they are bad
+ * (aliasing grid, levels <= 0, ...). nlon/nlat 0: the smallest alias-free
+ * grid with an FFT-friendly nlon (T42: 128 x 64). */
+const char *sst_check_args(int M, int *nlon, int *nlat, int L);
+/* The operation count of a step (sst_model.c's header), into flops_step. */
+void sst_count_flops(sst_model *s);
+void sst_init(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double dt,
+              double robert);
+void sst_free(sst_model *s);
+
+/* The g5 field slots: C, E, A, B, D (the P analysis uses the first four, H the last three). */
+enum { SST_C, SST_E, SST_A, SST_B, SST_D };
+
+/* The pieces of one step, per wavenumber m and a range of latitudes [j0, j1)
+ * (sst_run calls them for everything; the parallel model on its share):
+ *   sst_begin_step(n); per m: sst_prep_m, sst_synth_m -> FP, FH rows 0..j1-j0,
+ *   sst_fourier_row (zeta, Phi', U, V of a row and level); inverse FFTs;
+ *   sst_grid_row per latitude and level; forward FFTs into FA rows 0..j1-j0;
+ *   per m: sst_analyse_m -> AP, AH (partial sums over the latitudes given),
+ *   sst_update_m(m, sst_tau(n)); sst_end_step. */
+void sst_begin_step(sst_model *s, int n);
+double sst_tau(const sst_model *s, int n);
+void sst_prep_m(sst_model *s, int m);
+void sst_synth_m(sst_model *s, int m, int j0, int j1);
+void sst_fourier_row(const sst_model *s, int jj, int l, double complex out[4]);
+void sst_grid_row(const sst_model *s, int j, const double *const in[4], double *const out[5]);
+void sst_analyse_m(sst_model *s, int m, int j0, int j1);
+void sst_update_m(sst_model *s, int m, double tau);
+void sst_end_step(sst_model *s);
+
+/* Williamson et al. (1992) test cases: initial state on every level. */
+void sst_set_tc1(sst_model *s, double alpha);
+void sst_set_tc2(sst_model *s, double alpha);
+void sst_set_tc6(sst_model *s);
+/* nsteps leapfrog steps (the first a forward half step). */
+void sst_run(sst_model *s, int nsteps);
+/* Height (m) of the current state on the grid, [lat][lon] for level l. */
+void sst_height(sst_model *s, double *h, int l);
+/* Analytic heights: test case 2 (steady), test case 6 (the wave moved by
+ * its nondivergent phase speed: an approximation, not a solution). */
+void sst_tc1_height(const sst_model *s, double alpha, double t, double *h);
+void sst_tc2_height(const sst_model *s, double alpha, double *h);
+void sst_tc6_height(const sst_model *s, double t, double *h);
+/* Williamson's normalised l1, l2, linf errors of h against ht. */
+void sst_errors(const sst_model *s, const double *h, const double *ht, double err[3]);
+
+#endif

@@ -1,0 +1,293 @@
+"""The communication benchmarks (COMMTEST, EV7 and SP2 studies) and the `comm` suite.
+
+pingpong      the walking skeleton's MPI_Send/MPI_Recv ping-pong (the report's headline)
+p2p           ping-pong, swap, streaming; every protocol; COMMTEST placement patterns
+collectives   barrier .. alltoallv vs size and rank count (SP2 method)
+distance      rank 0 to every rank, or the full rank x rank matrix
+hotspot       k senders to rank 0
+random2       evens ping-pong with random odds, all at once
+halo          2-D halo exchange: packed vs derived datatypes vs one-sided puts
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import REPETITION, launch_timeout, pow2_sizes, repetition_args
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,
+                                      register_benchmark, register_suite)
+from hpceval.errors import UsageError
+
+PINGPONG_SIZES = sorted(set([0] + pow2_sizes(1, 4 << 20) + [3, 7, 1000, 65537, 1000000]))
+P2P_SIZES = [0] + pow2_sizes(1, 4 << 20)
+MODES = ("pingpong", "swap", "stream", "bistream")
+PROTOCOLS = ("send", "sendrecv", "isend", "ssend", "rsend", "persistent", "put-fence",
+             "get-fence", "put-lock", "get-lock")
+PATTERNS = ("0-1", "intra-pairs", "0-k", "ring", "cross-pairs")
+COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "alltoallv")
+FULL_MATRIX_MAX_RANKS = 64   # n(n-1)/2 pairs, one at a time: beyond this it takes hours
+
+
+def _plan_pingpong(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    nranks = ctx.nranks or 2
+    if nranks < 2:
+        raise UsageError(f"pingpong needs at least 2 ranks, --np {nranks} given")
+    sizes = v["sizes"]
+    args = b.param("sizes").to_arg(sizes) + repetition_args(b, v)
+    results = 2 * len(sizes) - (1 if 0 in sizes else 0)
+    return [LaunchSpec(b.name, f"pingpong np={nranks}", "pingpong", args, nranks, "core",
+                       expected_results=results, timeout_s=launch_timeout(v, len(sizes)))]
+
+
+register_benchmark(Benchmark(
+    "pingpong", "communication",
+    "MPI_Send/MPI_Recv ping-pong between ranks 0 and 1: latency (half round trip) and bandwidth",
+    (Param("sizes", "sizes", PINGPONG_SIZES, "message sizes in bytes", 0, 1 << 30),) + REPETITION,
+    _plan_pingpong, ranks=">=2 (--np, default 2)"))
+
+
+# ---------------------------------------------------------------- helpers
+
+def _words(text: str, allowed, what: str, all_ok: bool = True) -> List[str]:
+    items = [w.strip() for w in str(text).split(",") if w.strip()]
+    if not items:
+        raise UsageError(f"--set {what}: empty list")
+    if all_ok and "all" in items:
+        return list(allowed)
+    for w in items:
+        if w not in allowed:
+            raise UsageError(f"--set {what}: '{w}' is not one of {', '.join(allowed)}"
+                             + (", all" if all_ok else ""))
+    return list(dict.fromkeys(items))
+
+
+def _joined(items: List[str], every) -> str:
+    # "all" tells the binary to skip impossible mode/protocol pairs without a warning each.
+    return "all" if set(items) == set(every) else ",".join(items)
+
+
+def _rank_counts(text: str, ctx: PlanContext, default: int, least: int, what: str) -> List[int]:
+    """The `nranks` parameter: comma-separated counts; empty means --np, else `default`."""
+    if not str(text).strip():
+        counts = [ctx.nranks or default]
+    else:
+        try:
+            counts = sorted({int(t) for t in str(text).split(",") if t.strip()})
+        except ValueError:
+            raise UsageError(f"--set nranks: '{text}' is not a list of rank counts") from None
+    for n in counts:
+        if n < least:
+            raise UsageError(f"{what} needs at least {least} ranks, {n} given")
+    return counts
+
+
+def _check_memory(per_rank: int, nranks: int, ctx: PlanContext, what: str) -> None:
+    # Refuse before launching: buffers beyond memory would swap or be OOM-killed.
+    need = per_rank * nranks
+    if ctx.mem_available_bytes and need > 0.8 * ctx.mem_available_bytes:
+        raise UsageError(f"{what} needs {need / 2**30:.1f} GiB but only "
+                         f"{ctx.mem_available_bytes / 2**30:.1f} GiB of memory is available")
+
+
+def _args(b: Benchmark, v: Dict[str, Any], names) -> List[str]:
+    out: List[str] = []
+    for n in names:
+        out += b.param(n).to_arg(v[n])
+    return out + repetition_args(b, v)
+
+
+NRANKS = Param("nranks", "str", "",
+               "rank counts, comma-separated (empty: --np, else the benchmark's default)")
+RPN = Param("ranks-per-node", "int", 0,
+            "ranks per emulated node (0: real nodes, from MPI shared memory)", 0, 1 << 20)
+
+
+# ---------------------------------------------------------------- p2p
+
+def _plan_p2p(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    modes = _words(v["modes"], MODES, "modes")
+    protos = _words(v["protocols"], PROTOCOLS, "protocols")
+    patterns = _words(v["patterns"], PATTERNS, "patterns", all_ok=False)
+    sizes = v["sizes"]
+    specs = []
+    for pattern in patterns:
+        for n in _rank_counts(v["nranks"], ctx, 2 if pattern == "0-1" else 4, 2, "p2p"):
+            if pattern in ("intra-pairs", "cross-pairs") and n % 2:
+                raise UsageError(f"p2p pattern {pattern} needs an even number of ranks, {n} given")
+            _check_memory(2 * max(sizes + [1]), n, ctx, "p2p message buffers")
+            args = (_args(b, v, ("sizes", "window", "flush", "refine", "refine-tol",
+                                 "ranks-per-node"))
+                    + ["--modes", _joined(modes, MODES), "--protocols", _joined(protos, PROTOCOLS),
+                       "--pattern", pattern, f"--peer={v['peer']}"])
+            points = (len(sizes) + v["refine"]) * len(modes) * len(protos)
+            specs.append(LaunchSpec(b.name, f"p2p {pattern} np={n}", "p2p", args, n, "core",
+                                    expected_results=2 * points,
+                                    timeout_s=launch_timeout(v, points)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "p2p", "communication",
+    "point-to-point: ping-pong, swap, streaming (osu_bw window); every protocol; placement "
+    "patterns with the slowest pair reported",
+    (Param("sizes", "sizes", P2P_SIZES, "message sizes in bytes", 0, (1 << 31) - 2),
+     Param("modes", "str", "pingpong,swap,stream,bistream", "pingpong, swap, stream, bistream, all"),
+     Param("protocols", "str", "all", ", ".join(PROTOCOLS) + ", all (impossible pairs skipped)"),
+     Param("patterns", "str", "0-1", "placement patterns: " + ", ".join(PATTERNS)),
+     Param("peer", "int", -1, "pattern 0-k: k (-1: first rank on another node)", -1, 1 << 20),
+     Param("window", "int", 64, "messages per window in stream modes (osu_bw: 64)", 1, 4096),
+     Param("flush", "size", 0, "bytes written between samples to evict caches (0: none)", 0,
+           1 << 34),
+     Param("refine", "int", 0, "sizes added at most per mode/protocol where the curve bends "
+           "(adaptive, as mpptest)", 0, 1000),
+     Param("refine-tol", "float", 0.1, "refine where a point is this far (relative) off the line "
+           "through its neighbours", 0.001, 10.0),
+     RPN, NRANKS) + REPETITION,
+    _plan_p2p, ranks=">=2 (0-1: 2; other patterns: 4)"))
+
+
+# ---------------------------------------------------------------- collectives
+
+def _plan_collectives(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    ops = _words(v["ops"], COLLECTIVES, "ops")
+    sizes = v["sizes"]
+    specs = []
+    for n in _rank_counts(v["nranks"], ctx, 2, 1, "collectives"):
+        _check_memory(4 * n * max(sizes), n, ctx, "collective buffers")
+        args = _args(b, v, ("sizes",)) + ["--ops", ",".join(ops)]
+        points = 1 + (len(ops) - ("barrier" in ops)) * len(sizes)
+        specs.append(LaunchSpec(b.name, f"collectives np={n}", "collectives", args, n, "core",
+                                expected_results=4 * points, timeout_s=launch_timeout(v, points)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "collectives", "communication",
+    "barrier, bcast, reduce, allreduce, allgather, alltoall, alltoallv vs size and rank count: "
+    "barrier-synchronised, barrier cost subtracted, slowest rank (mean beside it)",
+    (Param("ops", "str", "all", ", ".join(COLLECTIVES) + ", all"),
+     Param("sizes", "sizes", [4, 64, 1024, 16384, 262144, 1 << 20],
+           "bytes per rank (reduce/allreduce: multiples of 4)", 0, 1 << 28),
+     NRANKS) + REPETITION,
+    _plan_collectives, ranks=">=1 (nranks list; default --np or 2)"))
+
+
+# ---------------------------------------------------------------- distance, hotspot, random2
+
+def _plan_distance(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    specs = []
+    for n in _rank_counts(v["nranks"], ctx, 2, 2, "distance"):
+        if v["full"] and n > FULL_MATRIX_MAX_RANKS:
+            raise UsageError(f"distance full=1 with {n} ranks is {n * (n - 1) // 2} pairs measured "
+                             f"one at a time; the full matrix is limited to "
+                             f"{FULL_MATRIX_MAX_RANKS} ranks (use full=0: rank 0 to every rank)")
+        pairs = n * (n - 1) // 2 if v["full"] else n - 1
+        points = pairs * len(v["sizes"])
+        specs.append(LaunchSpec(b.name, f"distance np={n}", "distance",
+                                _args(b, v, ("sizes", "full", "protocol", "ranks-per-node")), n,
+                                "core", expected_results=2 * points,
+                                timeout_s=launch_timeout(v, points)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "distance", "communication",
+    "distance map: ping-pong latency and bandwidth from rank 0 to every rank (full=1: every "
+    "pair), with each end's node and CPU",
+    (Param("sizes", "sizes", [8, 1 << 20], "message sizes in bytes", 0, (1 << 31) - 2),
+     Param("full", "int", 0, "1: the full rank x rank matrix (opt-in)", 0, 1),
+     Param("protocol", "choice", "send", "ping-pong protocol",
+           choices=tuple(p for p in PROTOCOLS if p != "sendrecv")),
+     RPN, NRANKS) + REPETITION,
+    _plan_distance, ranks=">=2"))
+
+
+def _plan_hotspot(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    specs = []
+    for n in _rank_counts(v["nranks"], ctx, 2, 2, "hotspot"):
+        _check_memory(max(v["sizes"]) * n, 1, ctx, "hotspot receive buffers")
+        points = (n - 1) * len(v["sizes"])
+        specs.append(LaunchSpec(b.name, f"hotspot np={n}", "hotspot",
+                                _args(b, v, ("sizes", "window")), n, "core",
+                                expected_results=points, timeout_s=launch_timeout(v, points)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "hotspot", "communication",
+    "hot spot: k = 1..n-1 senders stream to rank 0; aggregate bandwidth vs k",
+    (Param("sizes", "sizes", [1024, 65536, 1 << 20], "message sizes in bytes", 1, (1 << 31) - 1),
+     Param("window", "int", 16, "messages in flight per sender", 1, 1024),
+     NRANKS) + REPETITION,
+    _plan_hotspot, ranks=">=2"))
+
+
+def _plan_random2(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    specs = []
+    for n in _rank_counts(v["nranks"], ctx, 2, 2, "random2"):
+        if n % 2:
+            raise UsageError(f"random2 needs an even number of ranks, {n} given")
+        points = len(v["sizes"])
+        specs.append(LaunchSpec(b.name, f"random2 np={n}", "random2",
+                                _args(b, v, ("sizes", "seed")), n, "core",
+                                expected_results=2 * points, timeout_s=launch_timeout(v, points)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "random2", "communication",
+    "random pairs (SP2 random2): evens ping-pong with a random odd, all at once; slowest pair",
+    (Param("sizes", "sizes", [8, 1024, 65536, 1 << 20], "message sizes in bytes", 0,
+           (1 << 31) - 2),
+     Param("seed", "int", 1, "seed of the random pairings", 0, (1 << 31) - 1),
+     NRANKS) + REPETITION,
+    _plan_random2, ranks="even, >=2"))
+
+
+# ---------------------------------------------------------------- halo
+
+def _plan_halo(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    methods = _words(v["methods"], ("pack", "datatype", "put"), "methods")
+    neigh = _words(v["neighbours"], ("4", "8"), "neighbours", all_ok=False)
+    if max(v["widths"]) > v["tile"]:
+        raise UsageError(f"--set widths: a ghost width ({max(v['widths'])}) larger than the tile "
+                         f"({v['tile']})")
+    specs = []
+    for n in _rank_counts(v["nranks"], ctx, 2, 1, "halo"):
+        points = len(methods) * len(neigh) * len(v["widths"])
+        args = (_args(b, v, ("tile", "widths"))
+                + ["--methods", ",".join(methods), "--neighbours", ",".join(neigh)])
+        specs.append(LaunchSpec(b.name, f"halo np={n}", "halo", args, n, "core",
+                                expected_results=2 * points, timeout_s=launch_timeout(v, points)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "halo", "communication",
+    "halo exchange on a periodic 2-D process grid: 4/8 neighbours, ghost widths, packed buffers "
+    "vs derived datatypes vs one-sided puts",
+    (Param("tile", "int", 128, "cells per side of each rank's tile (doubles)", 1, 8192),
+     Param("widths", "sizes", [1, 2, 4, 8], "ghost widths in cells", 1, 8192),
+     Param("neighbours", "str", "4,8", "4 and/or 8"),
+     Param("methods", "str", "pack,datatype,put", "pack, datatype, put, all"),
+     NRANKS) + REPETITION,
+    _plan_halo, ranks=">=1"))
+
+
+# ---------------------------------------------------------------- the suite
+
+_FAST = {"budget": "0.05", "ci-target": "0.03", "max-reps": "200"}
+register_suite(Suite(
+    "comm", "the communication suite: every protocol and mode 0 B..4 MiB, placement patterns, "
+    "distance map, hot spot, random2, collectives vs size and ranks, halo (a few minutes, 2-4 "
+    "ranks; cross-node patterns emulate 2 nodes with ranks-per-node=2)",
+    (("pingpong", {"budget": "0.2", "ci-target": "0.02"}),
+     ("p2p", {**_FAST, "modes": "all", "protocols": "all", "patterns": "0-1"}),
+     ("p2p", {**_FAST, "modes": "pingpong,swap", "protocols": "send,sendrecv,isend",
+              "patterns": "intra-pairs,0-k,ring,cross-pairs", "sizes": "8,1K,64K,1M",
+              "ranks-per-node": "2", "nranks": "4"}),
+     ("distance", {**_FAST, "full": "1", "ranks-per-node": "2", "nranks": "4"}),
+     ("hotspot", {**_FAST, "nranks": "4"}),
+     ("random2", {**_FAST, "nranks": "4"}),
+     ("collectives", {**_FAST, "nranks": "2,4"}),
+     ("halo", {**_FAST, "nranks": "2,4"}))))

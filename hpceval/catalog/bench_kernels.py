@@ -1,0 +1,200 @@
+"""Compute kernels: the column-physics kernel and the spectral transform shallow water model
+(serial; every rank integrates the same problem at once for the "all cores" case), and the
+`kernels` suite."""
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import REPETITION, launch_timeout, repetition_args
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
+                                      register_suite)
+from hpceval.errors import UsageError
+
+COLUMN_NLONS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+ALPHAS = {"0": 0.0, "pi/4": math.pi / 4, "pi/2": math.pi / 2}
+
+
+def _plan_column(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    too_big = [n for n in v["nlons"] if n > v["ncols"]]
+    if too_big:
+        raise UsageError(f"--set nlons: {too_big[0]} exceeds ncols={v['ncols']}")
+    args = (b.param("nlons").to_arg(v["nlons"]) + b.param("ncols").to_arg(v["ncols"])
+            + b.param("levels").to_arg(v["levels"]) + repetition_args(b, v))
+    return [LaunchSpec(b.name, "column", "column", args, 1, "core", expected_results=len(v["nlons"]),
+                       timeout_s=launch_timeout(v, len(v["nlons"])))]
+
+
+def _list(name: str, text: Any, allowed=None) -> List[str]:
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not items:
+        raise UsageError(f"--set {name}: empty list")
+    for t in items:
+        if allowed is not None and t not in allowed:
+            raise UsageError(f"--set {name}: '{t}' is not one of {', '.join(allowed)}")
+    return list(dict.fromkeys(items))
+
+
+def _copies(text: Any, cores: int) -> List[int]:
+    out = []
+    for t in _list("copies", text):
+        if t in ("max", "all"):
+            out.append(cores)
+            continue
+        try:
+            n = int(t)
+        except ValueError:
+            raise UsageError(f"--set copies: '{t}' is not a rank count or 'max'") from None
+        if not 1 <= n <= 4096:
+            raise UsageError(f"--set copies: {n} is out of range [1, 4096]")
+        out.append(n)
+    return sorted(set(out))
+
+
+def sst_grid(m: int) -> tuple[int, int]:
+    """The C binary's default grid: the smallest even 2,3,5-smooth nlon >= 3M+1, nlat = nlon/2."""
+    n = 3 * m + 1
+    while True:
+        k = n
+        for f in (2, 3, 5):
+            while k % f == 0:
+                k //= f
+        if k == 1 and n % 2 == 0:
+            return n, (n + 1) // 2
+        n += 1
+
+
+def _sst_seconds(m: int, levels: int, days: float) -> float:
+    """A pessimistic guess of one integration's time (1 GFlop/s), for the launch's time limit."""
+    nlon, nlat = sst_grid(m)
+    flops = 52.0 * levels * nlat * (m + 1) * (m + 2) / 2 + 60.0 * levels * nlat * nlon
+    dt = min(300.0 * 42 / m, 1800.0)  # the smallest default step (test case 6, explicit)
+    return days * 86400 / dt * flops / 1e9
+
+
+def _plan_sst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    truncs, levels = v["truncations"], v["levels"]
+    if (v["nlon"] or v["nlat"]) and len(truncs) > 1:
+        raise UsageError("--set nlon/nlat: give one truncation only")
+    for m in truncs:
+        nlon, nlat = sst_grid(m)
+        nlon, nlat = v["nlon"] or nlon, v["nlat"] or nlat
+        if nlon < 3 * m + 1 or 2 * nlat < 3 * m + 1:
+            raise UsageError(f"sst: a {nlon}x{nlat} grid aliases at T{m} "
+                             f"(need nlon >= {3 * m + 1}, nlat >= {(3 * m + 1) / 2:g})")
+    schemes = _list("scheme", v["scheme"], ("semi-implicit", "explicit"))
+    tests = _list("test", v["test"], ("1", "2", "6"))
+    alphas = _list("alpha", v["alpha"], tuple(ALPHAS))
+    fixed = (b.param("truncations").to_arg(truncs) + b.param("levels").to_arg(levels)
+             + ["--days", str(v["days"]), "--dt", str(v["dt"]), "--robert", str(v["robert"]),
+                "--bound", str(v["bound"])] + repetition_args(b, v))
+    if v["nlon"]:
+        fixed += ["--nlon", str(v["nlon"])]
+    if v["nlat"]:
+        fixed += ["--nlat", str(v["nlat"])]
+    specs = []
+    points = len(truncs) * len(levels)
+    for copies in _copies(v["copies"], ctx.cores):
+        for scheme in schemes:
+            run_s = sum(_sst_seconds(m, l, v["days"]) for m in truncs for l in levels)
+            for test in tests:
+                for alpha in (alphas if test in ("1", "2") else ["0"]):
+                    args = fixed + ["--scheme", scheme, "--test", test,
+                                    "--alpha", repr(ALPHAS[alpha])]
+                    label = f"sst np={copies} {scheme} tc{test}" + (f" alpha={alpha}" if test in ("1", "2") else "")
+                    specs.append(LaunchSpec(
+                        b.name, label, "sst", args, copies, "core", expected_results=6 * points,
+                        timeout_s=launch_timeout(v, points) + 3 * run_s * copies))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "column", "kernels",
+    "column-physics kernel (18-level columns, sqrt/exp/divide): MFlop/s vs longitude dimension",
+    (Param("nlons", "sizes", COLUMN_NLONS, "longitude dimensions (columns per chunk)", 1, 1 << 20),
+     Param("ncols", "int", 512, "columns in all (fixed)", 1, 1 << 24),
+     Param("levels", "int", 18, "levels per column", 2, 200),
+     ) + REPETITION,
+    _plan_column))
+
+register_benchmark(Benchmark(
+    "sst", "kernels",
+    "spectral transform shallow water model (Williamson test cases 2 and 6): MFlop/s, "
+    "simulated days per day vs truncation and levels; one copy vs one per core",
+    (Param("truncations", "sizes", [5, 10, 21, 42], "triangular truncations M (T42: 128x64)", 1, 1000),
+     Param("levels", "sizes", [1, 2, 4, 8], "levels transformed together", 1, 4096),
+     Param("copies", "str", "1,max", "ranks integrating the same problem at once ('max' = all cores)"),
+     Param("scheme", "str", "semi-implicit", "time stepping: semi-implicit, explicit (comma list)"),
+     Param("test", "str", "2", "Williamson test cases: 1 (cosine bell), 2 (checked), 6 "
+           "(Rossby-Haurwitz); 1 and 6 report their errors"),
+     Param("alpha", "str", "0,pi/4", "test case 1 and 2 flow angles: 0, pi/4, pi/2"),
+     Param("days", "float", 5.0, "simulated days per integration", 0.001, 1000),
+     Param("dt", "float", 0.0, "time step in s (0: automatic)", 0, 86400),
+     Param("robert", "float", 0.0, "Robert-Asselin filter coefficient", 0, 0.5),
+     Param("bound", "float", 1e-11, "test case 2: largest normalised height error allowed", 0, 1),
+     Param("nlon", "int", 0, "longitudes (0: smallest alias-free FFT-friendly)", 0, 1 << 16),
+     Param("nlat", "int", 0, "Gaussian latitudes (0: nlon/2)", 0, 1 << 15),
+     ) + REPETITION,
+    _plan_sst, ranks="copies (default 1 and all cores)"))
+
+def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    nranks = ctx.nranks or 2
+    m, levels = v["truncation"], v["levels"]
+    nlon, nlat = sst_grid(m)
+    if v["grids"] == "all":
+        grids = [(p, nranks // p) for p in range(1, nranks + 1) if nranks % p == 0]
+    else:
+        grids = []
+        for item in _list("grids", v["grids"]):
+            try:
+                p, q = (int(x) for x in item.lower().split("x"))
+            except ValueError:
+                raise UsageError(f"--set grids: '{item}' is not PxQ") from None
+            if p * q != nranks:
+                raise UsageError(f"--set grids: {p}x{q} does not fit {nranks} ranks (--np)")
+            grids.append((p, q))
+    for p, q in grids:
+        if p > nlat or q > m + 1 or q > (nlat // p) * levels:
+            raise UsageError(f"psst: a {p}x{q} process grid does not fit T{m} with {levels} "
+                             f"level(s) ({nlat} latitudes, {m + 1} wavenumbers)")
+    maps = _list("mappings", v["mappings"], ("row", "col"))
+    trs = _list("transposes", v["transposes"], ("alltoallv", "pairwise"))
+    sums = _list("sums", v["sums"], ("allreduce", "ring"))
+    points = len(grids) * len(maps) * len(trs) * len(sums)
+    args = (["--truncation", str(m), "--levels", str(levels), "--days", str(v["days"]),
+             "--grids", ",".join(f"{p}x{q}" for p, q in grids), "--mappings", ",".join(maps),
+             "--transposes", ",".join(trs), "--sums", ",".join(sums)] + repetition_args(b, v))
+    run_s = _sst_seconds(m, levels, v["days"])
+    return [LaunchSpec(b.name, f"psst np={nranks} T{m} L={levels}", "psst", args, nranks, "core",
+                       expected_results=2 * points,
+                       timeout_s=launch_timeout(v, points) + 3 * run_s * (points + 1))]
+
+
+register_benchmark(Benchmark(
+    "psst", "kernels",
+    "the shallow water model on a P x Q process grid: transpose FFT (MPI_Alltoallv or pairwise "
+    "exchange), distributed Legendre sum (MPI_Allreduce or ring), row/column-major mapping; "
+    "each variant checked against the serial model",
+    (Param("truncation", "int", 21, "triangular truncation M", 1, 1000),
+     Param("levels", "int", 4, "levels transformed together", 1, 4096),
+     Param("grids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = --np)"),
+     Param("mappings", "str", "row,col", "rank mappings: row, col"),
+     Param("transposes", "str", "alltoallv,pairwise", "transpose exchanges: alltoallv, pairwise"),
+     Param("sums", "str", "allreduce,ring", "global sums: allreduce, ring"),
+     Param("days", "float", 1.0, "simulated days per integration", 0.001, 1000),
+     ) + REPETITION,
+    _plan_psst, ranks=">=1 (--np, default 2)"))
+
+
+# T5..T42 in a few minutes on 2 cores; T85 and T170 on request (--set sst.truncations=85,170).
+register_suite(Suite(
+    "kernels", "column-physics kernel vs longitude dimension; shallow water model T5..T42 "
+    "x levels 1..8, test cases 2 (alpha 0, pi/4), 6 and 1, one copy and one per core; the parallel "
+    "variants at T21 (a few minutes)",
+    (("column", {"budget": "0.2", "min-reps": "5"}),
+     ("sst", {"test": "2,6", "budget": "1", "min-reps": "3", "max-reps": "10", "warmup": "1"}),
+     # test case 1 takes 4x the steps (its bell needs a short step): one angle, fewer levels
+     ("sst", {"test": "1", "alpha": "0", "levels": "1,4", "budget": "1", "min-reps": "3",
+              "max-reps": "10", "warmup": "1"}),
+     ("psst", {"budget": "0.5", "min-reps": "3", "max-reps": "10", "warmup": "1"}))))

@@ -1,0 +1,236 @@
+"""The memory-hierarchy benchmarks: load latency, bandwidth per access mode, contention, STREAM.
+
+Sweeps follow the seeds (EV7 paper section 2, p690 talk): working sets from 1 KiB (4 KiB for the
+latency) to at least 4x the last-level cache; the bandwidth sweep has 4 points per octave so
+that the detector (hpceval.analysis.hierarchy) can place each cache's edge within a factor 2."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import REPETITION, launch_timeout, pow2_sizes, repetition_args
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.errors import UsageError
+
+BW_MODES = ("read", "write", "rmw", "memset", "memcpy", "copy", "triad",
+            "write-nt", "copy-nt", "triad-nt")
+PAGES = ("base", "thp", "huge")
+SYS_NODE = Path("/sys/devices/system/node")
+
+
+def log_sizes(lo: int, hi: int, per_octave: int = 4, align: int = 64) -> List[int]:
+    """lo .. hi (both included), per_octave points per doubling, multiples of `align`."""
+    sizes, k = [], 0
+    while True:
+        s = int(round(lo * 2 ** (k / per_octave) / align)) * align
+        if s > hi:
+            break
+        sizes.append(max(s, align))
+        k += 1
+    if sizes[-1] != hi and hi > sizes[-1]:
+        sizes.append(hi)
+    return sorted(set(sizes))
+
+
+def numa_nodes() -> int:
+    """NUMA nodes of this machine (1 without NUMA support)."""
+    return len(list(SYS_NODE.glob("node[0-9]*"))) or 1
+
+
+def _check_memory(need: int, ctx: PlanContext, what: str) -> None:
+    # Refuse before launching: a working set beyond memory would swap or be OOM-killed.
+    if ctx.mem_available_bytes and need > 0.8 * ctx.mem_available_bytes:
+        raise UsageError(f"{what} needs {need / 2**30:.1f} GiB but only "
+                         f"{ctx.mem_available_bytes / 2**30:.1f} GiB of memory is available")
+
+
+def _check_cpu(cpu: int, ctx: PlanContext) -> None:
+    if cpu >= ctx.cores:
+        raise UsageError(f"--set cpu={cpu}: this machine has CPUs 0..{ctx.cores - 1}")
+
+
+def _words(text: str, allowed, what: str) -> List[str]:
+    items = [w.strip() for w in str(text).split(",") if w.strip()]
+    for w in items:
+        if w not in allowed:
+            raise UsageError(f"--set {what}: '{w}' is not one of {', '.join(allowed)}")
+    if not items:
+        raise UsageError(f"--set {what}: empty list")
+    return list(dict.fromkeys(items))
+
+
+def thread_counts(text: str, cores: int) -> List[int]:
+    """'1,max' -> [1, cores]; 'sweep' -> 1, 2, 4, ... and cores."""
+    counts: List[int] = []
+    for item in str(text).split(","):
+        item = item.strip()
+        if item in ("max", "all"):
+            counts.append(cores)
+        elif item == "sweep":
+            counts += [t for t in pow2_sizes(1, cores)] + [cores]
+        else:
+            try:
+                n = int(item)
+            except ValueError:
+                raise UsageError(f"--set threads: '{item}' is not a thread count, 'max' or "
+                                 "'sweep'") from None
+            if not 1 <= n <= 4096:
+                raise UsageError(f"--set threads: {n} is out of range [1, 4096]")
+            counts.append(n)
+    return sorted(set(counts))
+
+
+def _pinned_env(threads: int, bind: str = "close") -> Dict[str, str]:
+    # Unpinned runs on the 2-core test machine were bimodal: OpenMP pins, MPI binds nothing.
+    return {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": bind, "OMP_PLACES": "cores"}
+
+
+# ---------------------------------------------------------------- mem-latency
+
+def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    sizes = v["sizes"] or pow2_sizes(4 << 10, max(256 << 20, 4 * ctx.llc_bytes), midpoints=True)
+    _check_memory(max(sizes), ctx, "mem-latency working set")
+    _check_cpu(v["cpu"], ctx)
+    nodes = numa_nodes()
+    if v["node"] >= nodes:
+        raise UsageError(f"--set node={v['node']}: this machine has NUMA nodes 0..{nodes - 1}")
+    specs = []
+    rep = repetition_args(b, v)
+    common = b.param("stride").to_arg(v["stride"]) + ["--loads", str(v["loads"])]
+    for order in _words(v["order"], ("random", "linear"), "order"):
+        for pages in _words(v["pages"], PAGES, "pages"):
+            args = (b.param("sizes").to_arg(sizes) + common + ["--order", order, "--pages", pages,
+                    "--cpu", str(v["cpu"]), "--node", str(v["node"])] + rep)
+            specs.append(LaunchSpec(b.name, f"mem-latency {order} {pages}", "mem-latency", args,
+                                    1, "core", expected_results=len(sizes),
+                                    timeout_s=launch_timeout(v, len(sizes))))
+    if v["matrix"] == "yes":
+        # The EV7 core x memory-home matrix: main-memory latency for every (CPU, node) pair.
+        big = [max(sizes)]
+        for cpu in range(ctx.cores):
+            for node in range(nodes):
+                args = (b.param("sizes").to_arg(big) + common + ["--order", "random", "--pages",
+                        "base", "--cpu", str(cpu), "--node", str(node)] + rep)
+                specs.append(LaunchSpec(b.name, f"mem-latency cpu={cpu} node={node}",
+                                        "mem-latency", args, 1, "none", expected_results=1,
+                                        timeout_s=launch_timeout(v, 1)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "mem-latency", "memory",
+    "dependent loads one cache line apart (random cycle or linear): ns per load vs working set; "
+    "page size, core and NUMA home as parameters",
+    (Param("sizes", "sizes", [], "working sets in bytes (default 4K..max(256M, 4x LLC))", 256, 1 << 40),
+     Param("stride", "size", 64, "bytes between pointers (a cache line)", 8, 1 << 20),
+     Param("order", "str", "random", "random (defeats prefetch), linear, or both: random,linear"),
+     Param("pages", "str", "base", "page kinds, comma-separated: base, thp (madvise), huge (2 MiB "
+           "hugetlb; base pages and a warning where none are reserved)"),
+     Param("cpu", "int", -1, "CPU to pin to (-1: the launcher's binding)", -1, 1 << 20),
+     Param("node", "int", -1, "NUMA node of the memory (-1: first touch)", -1, 4095),
+     Param("matrix", "choice", "no", "also the core x NUMA-node latency matrix at the largest size",
+           choices=("no", "yes")),
+     Param("loads", "size", 0, "dependent loads per sample (0: ~10 ms worth)", 0, 1 << 36),
+     ) + REPETITION,
+    _plan_mem_latency))
+
+
+# ---------------------------------------------------------------- mem-bandwidth
+
+def _plan_mem_bandwidth(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    sizes = v["sizes"] or log_sizes(1 << 10, 4 * ctx.llc_bytes, v["per-octave"])
+    modes = _words(v["modes"], BW_MODES, "modes")
+    _check_cpu(v["cpu"], ctx)
+    specs = []
+    for t in thread_counts(v["threads"], ctx.cores):
+        _check_memory(t * max(sizes), ctx, f"mem-bandwidth working set ({t} threads)")
+        for pages in _words(v["pages"], PAGES, "pages"):
+            args = (b.param("sizes").to_arg(sizes) + ["--modes", ",".join(modes), "--threads",
+                    str(t), "--pages", pages] + repetition_args(b, v))
+            env = {}
+            if t == 1:
+                args += ["--cpu", str(max(v["cpu"], 0))]  # one thread: pinned to a core
+            else:
+                env = _pinned_env(t, v["bind"])
+            points = len(sizes) * len(modes)
+            specs.append(LaunchSpec(b.name, f"mem-bandwidth threads={t} {pages}", "mem-bandwidth",
+                                    args, 1, "none", env, expected_results=points,
+                                    timeout_s=launch_timeout(v, points)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "mem-bandwidth", "memory",
+    "bandwidth vs working set (1 KiB..4x LLC, 4 points per octave) for read, write, rmw, memset, "
+    "memcpy, copy, triad and non-temporal stores; GB/s of application bytes",
+    (Param("sizes", "sizes", [], "working sets per thread in bytes (default 1K..4x LLC)", 512, 1 << 40),
+     Param("per-octave", "int", 4, "points per doubling of the default sweep", 1, 16),
+     Param("modes", "str", "read,write,rmw,memset,memcpy,copy,triad,write-nt,copy-nt,triad-nt",
+           "access modes, comma-separated"),
+     Param("threads", "str", "1", "thread counts ('max' = all cores, 'sweep' = 1, 2, 4 .. all)"),
+     Param("bind", "choice", "close", "OMP_PROC_BIND policy with several threads",
+           choices=("close", "spread")),
+     Param("cpu", "int", 0, "CPU a single thread is pinned to", 0, 1 << 20),
+     Param("pages", "str", "thp", "page kinds, comma-separated: base, thp, huge"),
+     ) + REPETITION,
+    _plan_mem_bandwidth))
+
+
+# ---------------------------------------------------------------- mem-contention
+
+def _plan_mem_contention(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    threads = ctx.cores if v["threads"] == 0 else v["threads"]
+    ws = v["bytes"] or 4 * ctx.llc_bytes
+    _check_memory(threads * ws + (v["latency-bytes"] or ws), ctx, "mem-contention working sets")
+    if v["stream-mode"] not in BW_MODES:
+        raise UsageError(f"--set stream-mode: '{v['stream-mode']}' is not one of {', '.join(BW_MODES)}")
+    args = ["--bytes", str(ws), "--latency-bytes", str(v["latency-bytes"]), "--threads",
+            str(threads), "--stream-mode", v["stream-mode"], "--experiments",
+            v["experiments"]] + repetition_args(b, v)
+    points = 2 * threads + 2
+    return [LaunchSpec(b.name, f"mem-contention threads={threads}", "mem-contention", args, 1,
+                       "none", _pinned_env(threads, v["bind"]), expected_results=points,
+                       timeout_s=launch_timeout(v, points))]
+
+
+register_benchmark(Benchmark(
+    "mem-contention", "memory",
+    "one core's read bandwidth and latency while k = 0..n-1 other cores stream; the stream "
+    "kernel on 1 core vs all cores (per-core rate)",
+    (Param("bytes", "size", 0, "working set per core (0: 4x LLC)", 0, 1 << 40),
+     Param("latency-bytes", "size", 0, "working set of the latency chase (0: same)", 0, 1 << 40),
+     Param("threads", "int", 0, "cores used (0: all)", 0, 4096),
+     Param("stream-mode", "str", "triad", "kernel of the streaming cores (a mem-bandwidth mode)"),
+     Param("experiments", "choice", "both", "loaded, per-core or both",
+           choices=("both", "loaded", "per-core")),
+     Param("bind", "choice", "close", "OMP_PROC_BIND policy", choices=("close", "spread")),
+     ) + REPETITION,
+    _plan_mem_contention))
+
+
+# ---------------------------------------------------------------- STREAM
+
+def _plan_stream(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    # STREAM's rule: each array at least 4x the last-level cache (and 10M elements at least).
+    n = v["n"] or max(4 * ctx.llc_bytes // 8, 10_000_000)
+    _check_memory(3 * 8 * n, ctx, "stream arrays")
+    specs = []
+    for bind in _words(v["bind"], ("close", "spread"), "bind"):
+        for t in thread_counts(v["threads"], ctx.cores):
+            args = ["--n", str(n), "--threads", str(t)] + repetition_args(b, v)
+            specs.append(LaunchSpec(b.name, f"stream threads={t} {bind}", "stream", args, 1,
+                                    "none", _pinned_env(t, bind), expected_results=4,
+                                    timeout_s=launch_timeout(v, 4)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "stream", "memory",
+    "STREAM copy/scale/add/triad with OpenMP threads, arrays >= 4x the last-level cache",
+    (Param("n", "int", 0, "elements per array (0: 4x LLC, at least 10M)", 0, 1 << 40),
+     Param("threads", "str", "1,max",
+           "OpenMP thread counts, comma-separated ('max' = all cores, 'sweep' = 1, 2, 4 .. all)"),
+     Param("bind", "str", "close", "OMP_PROC_BIND policies, comma-separated: close, spread"),
+     ) + REPETITION,
+    _plan_stream))

@@ -1,0 +1,98 @@
+"""hpceval history: one machine's metrics over time, with change points; --check for a nightly job."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+
+from hpceval.cli.cardview import pct
+from hpceval.cli.common import add_db, console, fmt_value, open_store
+from hpceval.errors import HpcevalError, UsageError
+
+NAME = "history"
+HELP = ("one machine's metrics over its runs: value, best and spread per run, steps and "
+        "variability changes; --check exits 1 when the latest run regressed")
+
+
+class Regressed(HpcevalError):
+    exit_code = 1
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_db(p)
+    p.add_argument("--benchmark", metavar="B", help="every point of this benchmark (default: headline figures)")
+    p.add_argument("--metric", metavar="M", help="only this metric")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="only points with this parameter value (repeatable)")
+    p.add_argument("--tag", metavar="T", help="the runs carrying this tag (default: the latest run's machine)")
+    p.add_argument("--machine", metavar="HASH", help="fingerprint hash (prefix) of the machine")
+    p.add_argument("--threshold", type=float, default=0.10, metavar="FRACTION",
+                   help="relative change that counts as a step or regression (default 0.10)")
+    p.add_argument("--check", action="store_true", help="exit 1 if the latest run regressed beyond the threshold")
+    p.add_argument("--json", action="store_true", help="the series as JSON")
+    p.add_argument("--figures", metavar="DIR", default=None, help="save a figure per metric (SVG, PNG)")
+    p.add_argument("--pdf", action="store_true", help="with --figures: PDF too")
+
+
+def _params(items):
+    out = {}
+    for item in items:
+        k, sep, v = item.partition("=")
+        if not sep or not k:
+            raise UsageError(f"--param {item}: expected NAME=VALUE")
+        out[k] = v
+    return out
+
+
+def execute(args: argparse.Namespace) -> int:
+    if not 0 < args.threshold < 10:
+        raise UsageError(f"--threshold {args.threshold:g}: must be a fraction > 0 (0.1 = 10%)")
+    if args.pdf and not args.figures:
+        raise UsageError("--pdf needs --figures DIR")
+    if args.tag is not None and args.machine is not None:
+        raise UsageError("--tag and --machine choose the runs two ways: give one")
+    from hpceval.analysis.history import Settings, history, regressions   # numpy: only when run
+    store = open_store(args)
+    runs = [store.get_run(i) for i in store.run_ids()]
+    if not runs:
+        raise UsageError(f"no runs stored in {store.path}")
+    series = history(runs, benchmark=args.benchmark, metric=args.metric, params=_params(args.param),
+                     fingerprint=args.machine, tag=args.tag, settings=Settings(threshold=args.threshold))
+    if not series:
+        raise UsageError("no run of the chosen machine has that metric (see 'hpceval runs')")
+    if args.json:
+        print(json.dumps([{**x.__dict__, "changes": [c.as_dict() for c in x.changes]} for x in series],
+                         indent=1))
+    else:
+        con = console()
+        nruns = len({p["run"] for x in series for p in x.points})
+        t = Table(title=f"history over {nruns} run{'s' if nruns != 1 else ''} (threshold "
+                  f"{100 * args.threshold:g}%; 'latest vs before': against the median of earlier runs)",
+                  title_justify="left")
+        for col in ("metric", "unit", "runs", "first", "latest", "best ever", "spread (CV)",
+                    "latest vs before", "changes"):
+            t.add_column(col, justify="right" if col in ("runs", "first", "latest", "best ever") else "left")
+        for x in series:
+            pts = x.points
+            best = (min if x.better == "lower" else max)(p["best"] for p in pts)
+            lv = x.latest
+            verdict = "-" if lv is None else f"{lv['verdict']} ({100 * lv['worse_by']:+.1f}% worse)"
+            changes = "; ".join(f"{c.kind} {c.verdict} at run {pts[c.index]['run']} "
+                                f"({100 * c.relative:+.0f}%, p={c.p_value:.2g})" for c in x.changes) or "none"
+            t.add_row(escape(x.key), escape(x.unit), str(len(pts)), fmt_value(pts[0]["value"]),
+                      fmt_value(pts[-1]["value"]), fmt_value(best), f"{100 * pts[-1]['cv']:.1f}%",
+                      escape(verdict), escape(changes))
+        con.print(t)
+    if args.figures:
+        from hpceval.report import save_history_figures   # matplotlib only when asked
+        written = save_history_figures(series, Path(args.figures), pdf=args.pdf)
+        print(f"wrote {len(written)} figure files to {args.figures}")
+    if args.check:
+        bad = regressions(series)
+        if bad:
+            raise Regressed("latest run regressed beyond {:g}%: ".format(100 * args.threshold) + "; ".join(
+                f"{x.key} {pct(x.latest['worse_by'])} vs median of earlier runs" for x in bad))
+    return 0

@@ -1,0 +1,367 @@
+"""Communication figures and tables: p2p latency (log-log) and bandwidth (log-linear) vs size
+with the fitted piecewise models drawn over the data, placement patterns side by side, the
+distance heat map, the hot-spot curve, collectives vs size and vs ranks, halo methods, and the
+fitted models as a table."""
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Optional
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from hpceval.analysis.commmodel import fit_piecewise, message_times, run_models
+
+from .data import fmt_num, human_bytes, records, run_label, value
+from .figures import (ZERO_X, FigureSpec, _bytes_axis, _figure, _plain_log_y, _text,
+                      register_figure)
+from .tables import Table, TableSpec, register_table
+
+SECTION = "Interconnect"
+PINGPONG_FOCUS = ("send", "isend", "ssend", "persistent", "put-fence", "get-lock")
+
+
+def _panel_runs(runs: list[dict], benchmark: str) -> list[dict]:
+    return [r for r in runs if records(r, benchmark)]
+
+
+def _title(fig: Figure, text: str) -> None:
+    fig.suptitle(text, x=0.01, ha="left", fontsize=10)
+
+
+def _p2p(run: dict, metric: str, mode: str, pattern: str = "0-1") -> Dict[str, list]:
+    """protocol -> [(bytes, value)] of the p2p records of one mode and pattern."""
+    out: Dict[str, list] = {}
+    for rec in records(run, "p2p", metric):
+        p = rec.get("params") or {}
+        if p.get("mode") == mode and p.get("pattern") == pattern and value(rec) is not None:
+            out.setdefault(p.get("protocol"), []).append((p["bytes"], value(rec)))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+# ---------------------------------------------------------------- point to point
+
+def p2p_latency(runs: list[dict]) -> Optional[Figure]:
+    """Ping-pong latency per protocol, log-log, the fitted model dashed over each series."""
+    use = [r for r in _panel_runs(runs, "p2p") if _p2p(r, "latency", "pingpong")]
+    if not use:
+        return None
+    fig = _figure((7.5, 3.6 * len(use)))
+    for ax, run in zip(fig.subplots(len(use), 1, squeeze=False)[:, 0], use):
+        series = _p2p(run, "latency", "pingpong")
+        xs_all = []
+        for proto in sorted(series, key=lambda p: (p not in PINGPONG_FOCUS, p)):
+            pts = series[proto]
+            xs = [b if b > 0 else ZERO_X for b, _ in pts]
+            (line,) = ax.plot(xs, [v for _, v in pts], marker="o", markersize=2.5,
+                              linewidth=1.2, label=proto)
+            pos = [(b, v) for b, v in pts if b > 0]
+            if len(pos) >= 6:
+                m = fit_piecewise([b for b, _ in pos], [v for _, v in pos])
+                grid = np.geomspace(pos[0][0], pos[-1][0], 200)
+                ax.plot(grid, m.predict(grid), linestyle="--", linewidth=0.8,
+                        color=line.get_color())
+            xs_all += xs
+        _bytes_axis(ax, xs_all, "message size [bytes]")
+        _plain_log_y(ax)
+        ax.set_ylabel("one-way latency [µs]")
+        ax.legend(loc="upper left", ncol=2)
+        ax.set_title(_text(run_label(run)), fontsize=9, loc="left")
+    _title(fig, "p2p ping-pong latency per protocol (median; dashed: fitted t0 + n/r_inf)")
+    return fig
+
+
+def p2p_bandwidth(runs: list[dict]) -> Optional[Figure]:
+    """Bandwidth vs size, log-linear: the modes side by side (left) and the protocols of the
+    streaming mode (right)."""
+    use = [r for r in _panel_runs(runs, "p2p") if _p2p(r, "bandwidth", "pingpong")
+           or _p2p(r, "bandwidth", "stream")]
+    if not use:
+        return None
+    fig = _figure((9.0, 3.6 * len(use)))
+    axes = fig.subplots(len(use), 2, squeeze=False)
+    for row, run in zip(axes, use):
+        left, right = row
+        xs_all = []
+        for mode in ("pingpong", "swap", "stream", "bistream"):
+            series = _p2p(run, "bandwidth", mode)
+            proto = next((p for p in ("isend", "send", "sendrecv") if p in series), None)
+            if proto:
+                pts = series[proto]
+                left.plot([b for b, _ in pts], [v for _, v in pts], marker="o", markersize=2.5,
+                          linewidth=1.2, label=f"{mode} ({proto})")
+                xs_all += [b for b, _ in pts]
+        if xs_all:
+            _bytes_axis(left, xs_all, "message size [bytes]")
+        left.set_ylim(bottom=0)
+        left.set_ylabel("bandwidth [MB/s]")
+        left.legend(loc="upper left")
+        left.set_title("modes", fontsize=9, loc="left")
+        stream = _p2p(run, "bandwidth", "stream")
+        xs_all = []
+        for proto, pts in sorted(stream.items()):
+            right.plot([b for b, _ in pts], [v for _, v in pts], marker="o", markersize=2,
+                       linewidth=1.0, label=proto)
+            xs_all += [b for b, _ in pts]
+        if xs_all:
+            _bytes_axis(right, xs_all, "message size [bytes]")
+            right.legend(loc="upper left", ncol=2)
+        right.set_ylim(bottom=0)
+        right.set_title(_text(f"stream protocols — {run_label(run)}"), fontsize=9, loc="left")
+    _title(fig, "p2p bandwidth vs size (median; pingpong n/latency, swap 2n/t, stream W n/t)")
+    return fig
+
+
+def p2p_patterns(runs: list[dict]) -> Optional[Figure]:
+    """COMMTEST placement patterns (and random2): slowest-pair latency at the smallest size and
+    bandwidth at the largest, bars per pattern and mode."""
+    run = next((r for r in runs if records(r, "p2p") or records(r, "random2")), None)
+    if run is None:
+        return None
+    bars: Dict[str, Dict[str, tuple]] = {}  # pattern -> label -> (lat rec value, bw value)
+    for metric in ("latency", "bandwidth"):
+        groups: Dict[tuple, list] = {}
+        for rec in records(run, "p2p", metric):
+            p = rec["params"]
+            if p.get("mode") in ("pingpong", "swap") and p.get("protocol") in ("send", "sendrecv",
+                                                                                 "isend"):
+                groups.setdefault((f"{p['pattern']} ({p['ranks']})", p["mode"], p["protocol"]),
+                                  []).append(rec)
+        for rec in records(run, "random2", metric):
+            groups.setdefault((f"random2 ({rec['params'].get('nranks')})", "pingpong", "send"),
+                              []).append(rec)
+        for key, recs in groups.items():
+            recs = [r for r in recs if r["params"]["bytes"] > 0]
+            if not recs:
+                continue
+            # The headline sizes: 8 B latency, 1 MiB bandwidth (or the nearest measured).
+            target = 8 if metric == "latency" else 1 << 20
+            pick = min(recs, key=lambda r: (abs(math.log2(r["params"]["bytes"] / target)),
+                                            r["params"]["bytes"]))
+            bars.setdefault(key[0], {})[f"{key[1]} {key[2]} [{metric}]"] = (
+                value(pick), pick["params"]["bytes"])
+    if len(bars) < 2:
+        return None
+    fig = _figure((9.0, 4.0))
+    axes = fig.subplots(1, 2)
+    for ax, metric, unit in ((axes[0], "latency", "µs"), (axes[1], "bandwidth", "MB/s")):
+        labels = sorted({lab for b in bars.values() for lab in b if lab.endswith(f"[{metric}]")})
+        pats = list(bars)
+        width = 0.8 / max(len(labels), 1)
+        for j, lab in enumerate(labels):
+            xs = [i + (j - (len(labels) - 1) / 2) * width for i in range(len(pats))]
+            ys = [bars[p].get(lab, (0, 0))[0] for p in pats]
+            ax.bar(xs, ys, width * 0.9, label=lab.replace(f" [{metric}]", ""))
+        ax.set_xticks(range(len(pats)))
+        ax.set_xticklabels([_text(p) for p in pats], rotation=30, ha="right", fontsize=7)
+        sizes = sorted({v[1] for b in bars.values() for lab, v in b.items()
+                        if lab.endswith(f"[{metric}]")})
+        ax.set_ylabel(f"{metric} [{unit}]")
+        ax.set_title(f"{metric} at {', '.join(human_bytes(s) for s in sizes)} (slowest pair)",
+                     fontsize=9, loc="left")
+        ax.legend(loc="upper left", fontsize=7)
+        ax.grid(axis="x", visible=False)
+    _title(fig, _text(f"Placement patterns — {run_label(run)}"))
+    return fig
+
+
+def distance_map(runs: list[dict]) -> Optional[Figure]:
+    """Heat maps: latency at the smallest size, bandwidth at the largest, src x dst."""
+    run = next((r for r in runs if records(r, "distance")), None)
+    if run is None:
+        return None
+    recs = records(run, "distance")
+    n = 1 + max(max(r["params"]["src"], r["params"]["dst"]) for r in recs)
+    fig = _figure((9.0, 4.0))
+    axes = fig.subplots(1, 2)
+    for ax, metric, unit, pick in ((axes[0], "latency", "µs", min), (axes[1], "bandwidth", "MB/s", max)):
+        sel = [r for r in recs if r["metric"] == metric]
+        if not sel:
+            ax.set_visible(False)
+            continue
+        size = pick(r["params"]["bytes"] for r in sel)
+        mat = np.full((n, n), np.nan)
+        node = {}
+        for r in sel:
+            p = r["params"]
+            node[p["src"]] = (p.get("src_node"), p.get("src_socket"))
+            node[p["dst"]] = (p.get("dst_node"), p.get("dst_socket"))
+            if p["bytes"] == size:
+                mat[p["src"], p["dst"]] = mat[p["dst"], p["src"]] = value(r)
+        im = ax.imshow(np.ma.masked_invalid(mat), cmap="viridis" if metric == "bandwidth"
+                       else "viridis_r", origin="upper")
+        fig.colorbar(im, ax=ax, label=f"{metric} [{unit}]")
+        ticks = list(range(n))
+        ax.set_xticks(ticks)
+        ax.set_yticks(ticks)
+        lab = [f"{i}/n{node.get(i, ('?', None))[0]}"
+               + (f"s{node[i][1]}" if i in node and node[i][1] is not None and node[i][1] >= 0
+                  else "") for i in ticks]
+        ax.set_xticklabels(lab, rotation=90, fontsize=7)
+        ax.set_yticklabels(lab, fontsize=7)
+        ax.grid(False)
+        ax.set_title(f"{metric}, {human_bytes(size)} (rank/node, socket)", fontsize=9, loc="left")
+    _title(fig, _text(f"Distance map — {run_label(run)}"))
+    return fig
+
+
+def hotspot_curve(runs: list[dict]) -> Optional[Figure]:
+    use = _panel_runs(runs, "hotspot")
+    if not use:
+        return None
+    fig = _figure()
+    ax = fig.add_subplot()
+    for run in use:
+        by: Dict[int, list] = {}
+        for r in records(run, "hotspot", "bandwidth"):
+            by.setdefault(r["params"]["bytes"], []).append((r["params"]["senders"], value(r)))
+        for b, pts in sorted(by.items()):
+            pts.sort()
+            label = human_bytes(b) + (f" — {run_label(run)}" if len(use) > 1 else "")
+            ax.plot([k for k, _ in pts], [v for _, v in pts], marker="o", label=_text(label))
+    ax.set_xlabel("senders k (to rank 0)")
+    ax.set_ylabel("aggregate bandwidth [MB/s]")
+    ax.set_ylim(bottom=0)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend(loc="best")
+    ax.set_title("Hot spot: k senders to one receiver (median)", loc="left")
+    return fig
+
+
+def collectives_size(runs: list[dict]) -> Optional[Figure]:
+    run = next((r for r in runs if records(r, "collectives")), None)
+    if run is None:
+        return None
+    recs = records(run, "collectives", "latency")
+    counts = sorted({r["params"]["nranks"] for r in recs})
+    fig = _figure((4.0 * len(counts) + 1.5, 4.0))
+    axes = fig.subplots(1, len(counts), squeeze=False, sharey=True)[0]
+    for ax, np_ in zip(axes, counts):
+        by: Dict[str, list] = {}
+        for r in recs:
+            p = r["params"]
+            if p["nranks"] == np_ and p["op"] != "barrier":
+                by.setdefault(p["op"], []).append((p["bytes"], value(r)))
+        raw: Dict[str, list] = {}
+        for r in records(run, "collectives", "latency_raw"):
+            p = r["params"]
+            if p["nranks"] == np_:
+                raw.setdefault(p["op"], []).append((p["bytes"], value(r)))
+        xs = []
+        for op, pts in by.items():
+            pts.sort()
+            (line,) = ax.plot([b for b, _ in pts], [v for _, v in pts], marker="o", markersize=3,
+                              label=op)
+            if op in raw:   # dashed: barrier included, for when the subtraction is not resolved
+                rp = sorted(raw[op])
+                ax.plot([b for b, _ in rp], [v for _, v in rp], linestyle="--", linewidth=0.8,
+                        color=line.get_color())
+            xs += [b for b, _ in pts]
+        bar = [value(r) for r in recs if r["params"]["op"] == "barrier"
+               and r["params"]["nranks"] == np_]
+        if bar:
+            ax.axhline(bar[0], linestyle=":", color="#555555", linewidth=1)
+            ax.text(0.01, bar[0], " barrier", transform=ax.get_yaxis_transform(), va="bottom",
+                    fontsize=7)
+        if xs:
+            _bytes_axis(ax, xs, "bytes per rank")
+        _plain_log_y(ax)
+        ax.set_title(f"{np_} ranks", fontsize=9, loc="left")
+    axes[0].set_ylabel("latency, slowest rank [µs]")
+    axes[-1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    _title(fig, _text(f"Collectives vs size (slowest rank, barrier subtracted; dashed: with the "
+                      f"barrier) — {run_label(run)}"))
+    return fig
+
+
+def collectives_ranks(runs: list[dict]) -> Optional[Figure]:
+    run = next((r for r in runs if records(r, "collectives")), None)
+    if run is None:
+        return None
+    recs = records(run, "collectives", "latency")
+    if len({r["params"]["nranks"] for r in recs}) < 2:
+        return None
+    sizes = sorted({r["params"]["bytes"] for r in recs if r["params"]["op"] != "barrier"})
+    pick = [s for s in (sizes[:1] + sizes[-1:]) if s is not None]
+    fig = _figure((9.0, 4.0))
+    axes = fig.subplots(1, len(set(pick)) or 1, squeeze=False)[0]
+    for ax, size in zip(axes, sorted(set(pick))):
+        by: Dict[str, list] = {}
+        for r in recs:
+            p = r["params"]
+            if p["bytes"] == size or p["op"] == "barrier":
+                by.setdefault(p["op"], []).append((p["nranks"], value(r)))
+        for op, pts in sorted(by.items()):
+            pts.sort()
+            ax.plot([k for k, _ in pts], [v for _, v in pts], marker="o", markersize=3, label=op)
+        ax.set_xlabel("ranks")
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        _plain_log_y(ax)
+        ax.set_title(f"{human_bytes(size)} per rank", fontsize=9, loc="left")
+        ax.legend(loc="upper left", fontsize=7)
+    axes[0].set_ylabel("latency, slowest rank [µs]")
+    _title(fig, _text(f"Collectives vs rank count — {run_label(run)}"))
+    return fig
+
+
+def halo_methods(runs: list[dict]) -> Optional[Figure]:
+    run = next((r for r in runs if records(r, "halo")), None)
+    if run is None:
+        return None
+    recs = records(run, "halo", "latency")
+    keys = sorted({(r["params"]["nranks"], r["params"]["neighbours"]) for r in recs})
+    fig = _figure((max(7.5, 3.0 * len(keys)), 3.8))
+    axes = fig.subplots(1, len(keys), squeeze=False, sharey=True)[0]
+    for ax, (np_, nb) in zip(axes, keys):
+        by: Dict[str, list] = {}
+        for r in recs:
+            p = r["params"]
+            if (p["nranks"], p["neighbours"]) == (np_, nb):
+                by.setdefault(p["method"], []).append((p["width"], value(r)))
+        for m, pts in sorted(by.items()):
+            pts.sort()
+            ax.plot([w for w, _ in pts], [v for _, v in pts], marker="o", markersize=3, label=m)
+        ax.set_xscale("log", base=2)
+        _plain_log_y(ax)
+        ax.set_xlabel("ghost width [cells]")
+        ax.set_title(f"{np_} ranks, {nb} neighbours", fontsize=9, loc="left")
+        ax.legend(loc="upper left", fontsize=7)
+    axes[0].set_ylabel("time per exchange, slowest rank [µs]")
+    _title(fig, _text(f"Halo exchange: packed vs datatypes vs puts — {run_label(run)}"))
+    return fig
+
+
+for _title_text, _fn, _bench in (
+        ("p2p ping-pong latency per protocol with fitted models", p2p_latency, "p2p"),
+        ("p2p bandwidth vs size: modes and streaming protocols", p2p_bandwidth, "p2p"),
+        ("Placement patterns: slowest pair", p2p_patterns, "p2p"),
+        ("Distance map", distance_map, "distance"),
+        ("Hot spot: aggregate bandwidth vs senders", hotspot_curve, "hotspot"),
+        ("Collectives vs message size", collectives_size, "collectives"),
+        ("Collectives vs rank count", collectives_ranks, "collectives"),
+        ("Halo exchange methods vs ghost width", halo_methods, "halo")):
+    register_figure(FigureSpec(SECTION, _title_text, _fn, _bench))
+
+
+# ---------------------------------------------------------------- the models table
+
+def model_table(run: dict) -> Optional[Table]:
+    models = run_models(run)
+    if not models:
+        return None
+    rows: List[List[object]] = []
+    for key, m in sorted(models.items()):
+        for i, r in enumerate(m.regions):
+            rows.append([key if i == 0 else "", f"{human_bytes(r.n_lo)} – {human_bytes(r.n_hi)}",
+                         fmt_num(r.t0), "∞" if r.r_inf is None else fmt_num(r.r_inf),
+                         "—" if r.n_half is None else human_bytes(int(round(r.n_half))),
+                         f"{100 * r.rms_rel:.1f}%", f"{r.outliers}/{r.points}"])
+    return Table(["series", "region", "t0 [µs]", "r_inf [MB/s]", "n½", "rms residual",
+                  "outliers"], rows,
+                 "t(n) = t0 + n / r_inf fitted per region on relative errors; regions (protocol "
+                 "switches) found from the data by dynamic programming, their number chosen by "
+                 "BIC. n½ = t0 · r_inf. Outliers: points more than 50% off their region's line, left "
+                 "out of its fit. Stream series: time per message in a window.")
+
+
+register_table(TableSpec(SECTION, "Fitted message-time models (Hockney, piecewise)", model_table))

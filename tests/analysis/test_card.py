@@ -1,0 +1,55 @@
+from hpceval.analysis.card import CARD_ROWS, NOT_MEASURED, CardRow, Cell, machine_card, register_card_row
+
+CACHES = [{"level": 1, "type": "Data", "size_bytes": 32 << 10}, {"level": 1, "type": "Instruction", "size_bytes": 32 << 10},
+          {"level": 2, "type": "Unified", "size_bytes": 512 << 10}, {"level": 3, "type": "Unified", "size_bytes": 32 << 20}]
+
+
+def rec(bench, metric, v, better="lower", unit="ns", **params):
+    return {"benchmark": bench, "params": params, "metric": metric, "unit": unit, "statistic": "median",
+            "better": better, "stats": {"n": 5, "min": v, "median": v, "mean": v, "max": v, "stddev": 0,
+                                          "ci_low": v, "ci_high": v}}
+
+
+def card(run):
+    return {(r["section"], r["quantity"]): r for r in machine_card(run)}
+
+
+def test_fills_what_is_measured_and_says_not_measured_for_the_rest():
+    mem = [rec("mem-latency", "latency", v, bytes=b, stride=64)
+           for b, v in ((4 << 10, 1.0), (16 << 10, 1.1), (128 << 10, 4.0), (4 << 20, 15.0), (256 << 20, 90.0))]
+    pp = [rec("pingpong", "latency", 0.2, unit="us", bytes=8, ranks="0-1"),
+          rec("pingpong", "bandwidth", 9000.0, "higher", "MB/s", bytes=1 << 20, ranks="0-1"),
+          rec("pingpong", "bandwidth", 7000.0, "higher", "MB/s", bytes=4 << 20, ranks="0-1")]
+    other = [rec("collectives", "latency", v, unit="us", op="barrier", bytes=0, nranks=n) for n, v in ((2, 1.0), (4, 2.5))]
+    other += [rec("collectives", "latency", 0.5, unit="us", op="bcast", bytes=8, nranks=4),
+              rec("column", "mflops", 900.0, "higher", "MFlop/s", nlon=8),
+              rec("column", "mflops", 1200.0, "higher", "MFlop/s", nlon=64)]
+    run = {"fingerprint": {"cpu_model": "X @ 2.40GHz", "cores": 8, "caches": CACHES},
+           "launches": [{"benchmark": "pingpong", "meta": {"hosts": ["n1", "n1"]}}], "records": mem + pp + other}
+    c = card(run)
+    assert c[("System", "Clock")]["value"] == 2400.0
+    assert c[("System", "L2 cache")]["value"] == "512 KiB"
+    assert c[("Memory latency", "L1")]["value"] == 1.1          # largest set <= half of L1
+    assert c[("Memory latency", "L2")]["value"] == 4.0
+    assert c[("Memory latency", "L3")]["value"] == 15.0
+    assert c[("Memory latency", "Main memory")]["value"] == 90.0
+    assert c[("MPI intra-node", "Latency")]["value"] == 0.2
+    assert c[("MPI intra-node", "Bandwidth")]["value"] == 9000.0  # the peak
+    assert c[("Collectives", "Barrier")]["value"] == 2.5 and "4 ranks" in c[("Collectives", "Barrier")]["point"]
+    assert c[("Kernels", "Column physics")]["value"] == 1200.0 and c[("Kernels", "Column physics")]["unit"] == "MFlop/s"
+    for key in (("MPI inter-node", "Latency"), ("Kernels", "Shallow water model (serial)"), ("Memory bandwidth", "L1")):
+        assert not c[key]["measured"] and c[key]["missing"] == NOT_MEASURED
+    run["launches"][0]["meta"]["hosts"] = ["n1", "n2"]            # the pair spans two nodes
+    c = card(run)
+    assert c[("MPI inter-node", "Latency")]["value"] == 0.2 and not c[("MPI intra-node", "Latency")]["measured"]
+
+
+def test_empty_run_and_registered_rows():
+    spec = register_card_row(CardRow("Kernels", "Test kernel", "MFlop/s", lambda run: Cell(42.0, "T42")))
+    try:
+        rows = machine_card({})
+    finally:
+        CARD_ROWS.remove(spec)
+    assert all(not r["measured"] for r in rows if r["quantity"] != "Test kernel")
+    [k] = [r for r in rows if r["quantity"] == "Test kernel"]
+    assert k["value"] == 42.0 and k["point"] == "T42" and k["section"] == "Kernels"

@@ -1,0 +1,39 @@
+"""Run a communication binary under the launcher hpceval uses; parse its records."""
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import List, Tuple
+
+from hpceval.launch import find_launcher
+from hpceval.records import parse_record
+
+QUICK = ["--budget", "0.02", "--min-reps", "3", "--max-reps", "8", "--warmup", "1"]
+
+
+def launch(bindir, name: str, args: List[str], nranks: int = 2, timeout: float = 90):
+    launcher = find_launcher("auto", 2)
+    cmd = launcher.command(nranks, [str(bindir / f"hpceval-{name}"), *args],
+                           "core" if nranks <= 2 else "none", {})
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def run_ok(bindir, name: str, args: List[str], nranks: int = 2) -> List[dict]:
+    """Run, require success, return the validated result records."""
+    p = launch(bindir, name, args + QUICK, nranks)
+    assert p.returncode == 0, p.stderr[-2000:]
+    recs = [parse_record(l) for l in p.stdout.splitlines() if l.strip()]
+    assert recs[0]["type"] == "meta" and recs[-1]["type"] == "end"
+    results = [r for r in recs if r["type"] == "result"]
+    for r in results:
+        s = r["stats"]
+        assert r["check"] == "ok" and s["n"] >= 1 and 0 < s["min"] <= s["median"] <= s["max"]
+    return results
+
+
+def error_of(p) -> Tuple[int, str]:
+    """Exit status and the error record's message."""
+    msgs = [json.loads(l)["message"] for l in p.stdout.splitlines()
+            if l.startswith("{") and json.loads(l).get("type") == "error"]
+    return p.returncode, msgs[0] if msgs else p.stderr

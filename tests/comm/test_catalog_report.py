@@ -1,0 +1,71 @@
+"""The comm catalog (plans, bad input refused before launching) and the comm part of the report
+from a real small run."""
+import pytest
+
+from helpers import FAST, CLI
+from hpceval.catalog import SUITES, PlanContext, plan_targets
+from hpceval.errors import UsageError
+from hpceval.report import FIGURES, TABLES, render_report
+
+CTX = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30)
+
+
+def test_comm_suite_plans_every_benchmark():
+    specs = plan_targets(["comm"], [], CTX)
+    names = [s.benchmark for s in specs]
+    assert set(names) == {"pingpong", "p2p", "distance", "hotspot", "random2", "collectives",
+                          "halo"}
+    patterns = [s.args[s.args.index("--pattern") + 1] for s in specs if s.benchmark == "p2p"]
+    assert patterns == ["0-1", "intra-pairs", "0-k", "ring", "cross-pairs"]
+    assert sorted(s.nranks for s in specs if s.benchmark == "collectives") == [2, 4]
+    # the cross-node patterns emulate two nodes on one machine
+    cross = next(s for s in specs if s.label.startswith("p2p cross-pairs"))
+    assert cross.args[cross.args.index("--ranks-per-node") + 1] == "2" and cross.nranks == 4
+    assert "pingpong" in [b for b, _ in SUITES["quick"].entries]   # the headline stays
+
+
+def test_pingpong_is_unchanged_for_quick():
+    [pp] = plan_targets(["pingpong"], ["sizes=8,1K"], CTX)
+    assert pp.binary == "pingpong" and pp.nranks == 2 and pp.expected_results == 4
+
+
+@pytest.mark.parametrize("target,sets,np,message", [
+    ("p2p", ["patterns=intra-pairs"], 3, "even number of ranks"),
+    ("p2p", ["protocols=carrier-pigeon"], 2, "'carrier-pigeon' is not one of"),
+    ("p2p", ["patterns=all"], 2, "'all' is not one of"),
+    ("p2p", ["sizes=2G"], 2, "out of range"),
+    ("p2p", ["sizes=1G"], 16, "memory is available"),
+    ("distance", ["full=1"], 100, "full matrix is limited to 64 ranks"),
+    ("random2", [], 3, "even number of ranks"),
+    ("halo", ["tile=4", "widths=8"], 2, "larger than the tile"),
+    ("collectives", ["ops=scan"], 2, "'scan' is not one of"),
+])
+def test_bad_input_is_refused_before_launch(target, sets, np, message):
+    with pytest.raises(UsageError, match=message):
+        plan_targets([target], sets, PlanContext(2, 32 << 20, 16 << 30, nranks=np))
+
+
+@pytest.fixture(scope="module")
+def comm_run(tmp_path_factory, bindir):
+    cli = CLI(tmp_path_factory.mktemp("comm") / "r.sqlite")
+    p = cli("run", "p2p", "collectives", "hotspot", "distance", *FAST,
+            "--set", "p2p.sizes=1,8,64,512,4K,32K,256K", "--set", "p2p.modes=pingpong,stream",
+            "--set", "p2p.protocols=send,isend", "--set", "collectives.sizes=4,1K",
+            "--set", "hotspot.sizes=1K", "--set", "distance.sizes=8", "--np", "2")
+    assert p.returncode == 0, p.stderr
+    [run] = cli.export()
+    return run
+
+
+def test_report_draws_the_comm_figures_and_models(comm_run):
+    html = render_report([comm_run])
+    for spec in FIGURES:
+        if spec.benchmark in ("p2p", "distance", "hotspot") and spec.make.__name__ != "p2p_patterns":
+            assert spec.title in html, spec.title
+    assert "Collectives vs message size" in html
+    assert "Fitted message-time models" in html
+    table = next(t for t in TABLES if t.title.startswith("Fitted message-time"))
+    rows = table.make(comm_run).rows
+    series = [r[0] for r in rows if r[0]]
+    assert series == ["p2p pingpong isend", "p2p pingpong send", "p2p stream isend",
+                      "p2p stream send"]

@@ -1,0 +1,91 @@
+"""Planning the memory benchmarks and the `memory` suite: sweeps, launches, refusals."""
+import math
+
+import pytest
+
+from hpceval.catalog import SUITES, PlanContext, plan_targets
+from hpceval.catalog.bench_memory import log_sizes, numa_nodes, thread_counts
+from hpceval.errors import UsageError
+
+CTX = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30)
+
+
+def arg(spec, name):
+    return spec.args[spec.args.index(name) + 1]
+
+
+def test_bandwidth_sweep_covers_1k_to_4x_llc_at_4_points_per_octave():
+    [spec] = plan_targets(["mem-bandwidth"], [], CTX)
+    sizes = [int(s) for s in arg(spec, "--sizes").split(",")]
+    assert sizes[0] == 1024 and sizes[-1] >= 4 * CTX.llc_bytes
+    octaves = math.log2(sizes[-1] / sizes[0])
+    assert len(sizes) >= 4 * octaves
+    assert all(b / a <= 2 ** 0.3 for a, b in zip(sizes, sizes[1:]))     # no gap > 1/4 octave
+    assert all(s % 64 == 0 for s in sizes)
+    assert arg(spec, "--cpu") == "0" and spec.bind == "none"           # one thread: pinned
+    assert "triad-nt" in arg(spec, "--modes")
+
+
+def test_bandwidth_threads_are_pinned_by_openmp():
+    specs = plan_targets(["mem-bandwidth"], ["threads=1,max", "bind=spread", "pages=base,thp"], CTX)
+    assert [(arg(s, "--threads"), arg(s, "--pages")) for s in specs] == [
+        ("1", "base"), ("1", "thp"), ("2", "base"), ("2", "thp")]
+    two = specs[2]
+    assert "--cpu" not in two.args
+    assert two.env == {"OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "spread", "OMP_PLACES": "cores"}
+
+
+def test_latency_orders_pages_and_matrix():
+    specs = plan_targets(["mem-latency"], ["order=random,linear", "pages=base,huge", "matrix=yes",
+                                           "sizes=4K,1M"], CTX)
+    curves = [s for s in specs if arg(s, "--cpu") == "-1"]
+    assert [(arg(s, "--order"), arg(s, "--pages")) for s in curves] == [
+        ("random", "base"), ("random", "huge"), ("linear", "base"), ("linear", "huge")]
+    matrix = [s for s in specs if arg(s, "--cpu") != "-1"]
+    assert len(matrix) == CTX.cores * numa_nodes()
+    assert {(arg(s, "--cpu"), arg(s, "--node")) for s in matrix} == {
+        (str(c), str(n)) for c in range(CTX.cores) for n in range(numa_nodes())}
+    assert all(arg(s, "--sizes") == "1048576" for s in matrix)
+
+
+def test_stream_thread_sweep_and_binding_policies():
+    specs = plan_targets(["stream"], ["threads=sweep", "bind=close,spread"],
+                         PlanContext(cores=6, llc_bytes=32 << 20, mem_available_bytes=16 << 30))
+    assert [(s.env["OMP_PROC_BIND"], s.env["OMP_NUM_THREADS"]) for s in specs] == [
+        (b, t) for b in ("close", "spread") for t in ("1", "2", "4", "6")]
+    assert thread_counts("1,max", 4) == [1, 4]
+
+
+def test_contention_uses_every_core_pinned():
+    [spec] = plan_targets(["mem-contention"], [], CTX)
+    assert arg(spec, "--threads") == "2" and int(arg(spec, "--bytes")) == 4 * CTX.llc_bytes
+    assert spec.env["OMP_PROC_BIND"] == "close" and spec.expected_results == 6
+
+
+def test_memory_suite_plans_every_memory_benchmark():
+    specs = plan_targets(["memory"], [], CTX)
+    assert {s.benchmark for s in specs} == {"mem-latency", "mem-bandwidth", "mem-contention",
+                                            "stream"}
+    assert [e[0] for e in SUITES["memory"].entries] == ["mem-latency", "mem-bandwidth",
+                                                        "mem-contention", "stream"]
+
+
+@pytest.mark.parametrize("targets,sets,message", [
+    (["mem-bandwidth"], ["modes=read,fly"], "'fly' is not one of"),
+    (["mem-bandwidth"], ["sizes=16G", "threads=max"], "needs 32.0 GiB but only"),
+    (["mem-bandwidth"], ["cpu=9"], "this machine has CPUs 0..1"),
+    (["mem-latency"], ["pages=giant"], "'giant' is not one of"),
+    (["mem-latency"], ["node=64"], "this machine has NUMA nodes"),
+    (["mem-contention"], ["bytes=8G"], "needs"),
+    (["mem-contention"], ["stream-mode=fly"], "'fly' is not one of"),
+    (["stream"], ["bind=loose"], "'loose' is not one of"),
+    (["stream"], ["threads=sweepy"], "not a thread count"),
+])
+def test_bad_plans_are_refused_before_launch(targets, sets, message):
+    with pytest.raises(UsageError, match=message):
+        plan_targets(targets, sets, CTX)
+
+
+def test_log_sizes():
+    s = log_sizes(1024, 4096, 4)
+    assert s == [1024, 1216, 1472, 1728, 2048, 2432, 2880, 3456, 4096]

@@ -1,0 +1,112 @@
+"""The report in a real browser: headless Chromium (Debian's `chromium`) loads it with no console
+errors under a strict content security policy (nothing may be fetched), every figure renders at a
+non-zero size with drawn content, and a screenshot is kept under the test's tmp dir.
+
+Skipped when no chromium is installed, unless HPCEVAL_REQUIRE_BROWSER=1 (as `make test` sets)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from hpceval.report import render_report
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-extensions", "--hide-scrollbars"]
+EVIL = "<script>alert(1)</script>"
+
+# Injected into a copy of the report only (the report itself has no scripts): records errors and
+# policy violations from the first moment, then measures every figure once the page has loaded.
+PROBE = """<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'nonce-hpceval-probe'">
+<script nonce="hpceval-probe">
+window.__errs = [];
+addEventListener('error', function (e) { __errs.push('error: ' + (e.message || (e.target && (e.target.src || e.target.href)) || 'resource')); }, true);
+addEventListener('securitypolicyviolation', function (e) { __errs.push('csp: ' + e.blockedURI); });
+(function () { var ce = console.error; console.error = function () { __errs.push('console.error: ' + [].join.call(arguments, ' ')); ce.apply(console, arguments); }; })();
+addEventListener('load', function () {
+  var figs = [].map.call(document.querySelectorAll('figure svg'), function (s) {
+    var r = s.getBoundingClientRect(); return [r.width, r.height, s.querySelectorAll('path, use').length]; });
+  var pre = document.createElement('pre'); pre.id = 'hpceval-probe';
+  pre.textContent = JSON.stringify({errors: __errs, figures: figs, tags: [].map.call(document.querySelectorAll('.tag'), function (t) { return t.textContent; })});
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def _chromium():
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        if os.environ.get("HPCEVAL_REQUIRE_BROWSER") == "1":
+            pytest.fail("chromium is not installed (make test installs it: scripts/install-deps.sh)")
+        pytest.skip("chromium is not installed")
+    return exe
+
+
+def _rec(bench, metric, unit, better, v, **params):
+    return {"benchmark": bench, "params": params, "metric": metric, "unit": unit, "statistic": "median",
+            "better": better, "converged": True,
+            "stats": {"n": 9, "min": v * 0.98, "median": v, "mean": v * 1.01, "max": v * 1.05,
+                      "stddev": v * 0.02, "ci_low": v * 0.99, "ci_high": v * 1.01}}
+
+
+def _run(i, slow, tags):
+    recs = []
+    for b in (8, 64, 1024, 65536, 1 << 20):
+        lat = (0.2 + b / 10000) * slow
+        recs += [_rec("pingpong", "latency", "us", "lower", lat, bytes=b, ranks="0-1"),
+                 _rec("pingpong", "bandwidth", "MB/s", "higher", b / lat, bytes=b, ranks="0-1")]
+    for b in (4 << 10, 64 << 10, 1 << 20, 64 << 20):
+        recs.append(_rec("mem-latency", "latency", "ns", "lower", (1.3 if b < 32 << 10 else 4 if b < 512 << 10
+                                                                    else 18 if b < 32 << 20 else 95) * slow,
+                         bytes=b, stride=64, order="random"))
+    for t in (1, 2):
+        for k in ("copy", "scale", "add", "triad"):
+            recs.append({**_rec("stream", "bandwidth", "GB/s", "higher", 12.0 * t / slow, kernel=k, threads=t,
+                                array_bytes=1 << 27), "statistic": "max"})
+    return {"export_version": 1, "id": i, "uuid": f"0000000{i}-0000-0000-0000-000000000000",
+            "started": f"2026-11-2{i}T00:00:00+00:00", "finished": f"2026-11-2{i}T00:01:00+00:00",
+            "suite": "quick", "status": "ok", "tags": tags,
+            "fingerprint": {"hash": "ab" * 32, "hostname": EVIL, "cpu_model": "AMD EPYC", "sockets": 1, "cores": 2,
+                            "threads": 2, "numa_nodes": 1, "memory_bytes": 24 << 30,
+                            "caches": [{"level": 1, "type": "Data", "size_bytes": 32 << 10},
+                                       {"level": 2, "type": "Unified", "size_bytes": 512 << 10},
+                                       {"level": 3, "type": "Unified", "size_bytes": 32 << 20}]},
+            "launches": [{"benchmark": b, "command": f"mpirun -np 2 hpceval-{b}", "status": "ok", "exit_code": 0,
+                          "elapsed_s": 1.0, "message": None, "meta": {"hosts": ["n1", "n1"], "nranks": 2}}
+                         for b in ("pingpong", "mem-latency", "stream")],
+            "records": recs}
+
+
+def _browse(exe, url, profile, *extra):
+    return subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr",
+                           "--v=0", *extra, url], capture_output=True, text=True, timeout=90,
+                          stdin=subprocess.DEVNULL)
+
+
+def test_report_renders_in_headless_chromium(tmp_path):
+    exe = _chromium()
+    html = render_report([_run(1, 1.0, ["base"]), _run(2, 1.2, [EVIL])], title="browser test")
+    nfig = html.count("<svg")
+    assert nfig >= 8 and 'id="comparison"' in html and 'id="history"' in html
+    report = tmp_path / "report.html"
+    report.write_text(html, encoding="utf-8")
+    probed = tmp_path / "probed.html"
+    probed.write_text(html.replace("<head>", "<head>\n" + PROBE, 1), encoding="utf-8")
+
+    p = _browse(exe, probed.as_uri(), tmp_path / "profile1", "--dump-dom")
+    m = re.search(r'<pre id="hpceval-probe">(.*?)</pre>', p.stdout, re.S)
+    assert m, f"the page did not finish loading (rc {p.returncode}): {p.stderr[-2000:]}"
+    probe = json.loads(m.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
+    assert probe["errors"] == []
+    assert not re.search(r":CONSOLE[:(]", p.stderr), p.stderr
+    assert len(probe["figures"]) == nfig
+    for width, height, drawn in probe["figures"]:
+        assert width > 100 and height > 50 and drawn > 10
+    assert EVIL in probe["tags"]                 # shown as text, not run
+
+    shot = tmp_path / "report.png"
+    p = _browse(exe, report.as_uri(), tmp_path / "profile2", f"--screenshot={shot}", "--window-size=1280,2400")
+    assert shot.exists() and shot.read_bytes().startswith(b"\x89PNG") and shot.stat().st_size > 20_000, p.stderr
