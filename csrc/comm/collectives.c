@@ -16,6 +16,7 @@
  * region.
  */
 #include "harness.h"
+#include "lib/comm.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -40,15 +41,6 @@ static int me, np;
 static char *sb, *rb;
 static int *scnt, *sdsp, *rcnt, *rdsp;  /* alltoallv */
 static double barrier_s;                /* one barrier, slowest rank */
-
-static void *xalloc(size_t bytes)
-{
-    void *p;
-    if (posix_memalign(&p, 4096, bytes ? bytes : 1))
-        hpc_fail("cannot allocate %zu bytes", bytes);
-    memset(p, 1, bytes);
-    return p;
-}
 
 /* alltoallv: s sends n * (1 + (s + d) % 3) / 2 bytes to d (0.5n, n, 1.5n). */
 static int vcount(int n, int s, int d) { return (int)((long)n * (1 + (s + d) % 3) / 2); }
@@ -197,31 +189,28 @@ static void emit(const char *metric, const char *unit, const char *better, const
 /* Returns the median of the slowest times (seconds) on all ranks. */
 static double measure(int op, int n, int write)
 {
-    double target = 1000.0 * hpc_timer.resolution_ns * 1e-9;
-    if (target < 50e-6)
-        target = 50e-6;
-    long k = 1, idx = 0;
+    hpc_batch bt;
+    hpc_batch_init(&bt, hpc_batch_tick_target(), 1L << 20, 1, MPI_COMM_WORLD);
+    long idx = 0;
     double slow, mean, raw;
-    for (;;) {
+    int more;
+    do {
         /* Batch length from raw time: subtracted times may be tiny. */
         double saved = barrier_s;
         barrier_s = 0;
-        sample(op, n, k, idx++, &slow, &mean, &raw);
+        sample(op, n, bt.k, idx++, &slow, &mean, &raw);
         barrier_s = saved;
-        int done = slow * k >= target || k >= (1L << 20);
-        MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (done)
-            break;
-        k *= 2;
-    }
-    hpc_sampler s;
-    hpc_sampler_init(&s, &hpc_reps);
+        more = hpc_batch_calibrate_coll(&bt, slow * bt.k);
+    } while (more);
+    /* Kept samples are the subtracted times, fed to the sampler below. */
+    hpc_sampler *s = &bt.s;
+    long k = bt.k;
     double *means = malloc((size_t)hpc_reps.max_reps * sizeof *means);
     double *raws = malloc((size_t)hpc_reps.max_reps * sizeof *raws);
     if (!means || !raws)
         abort();
     int nm = 0;
-    while (hpc_sampler_more_coll(&s, MPI_COMM_WORLD)) {
+    while (hpc_sampler_more_coll(s, MPI_COMM_WORLD)) {
         sample(op, n, k, idx++, &slow, &mean, &raw);
         /* A subtracted time can come out at or below zero for a near-free
          * operation; 1 ns keeps it a positive, finite number. */
@@ -229,9 +218,9 @@ static double measure(int op, int n, int write)
             slow = 1e-9;
         if (mean < 1e-9)
             mean = 1e-9;
-        int kept = s.n;
-        hpc_sampler_add(&s, slow);
-        if (s.n > kept) {
+        int kept = s->n;
+        hpc_sampler_add(s, slow);
+        if (s->n > kept) {
             raws[nm] = raw;
             means[nm++] = mean;
         }
@@ -239,23 +228,23 @@ static double measure(int op, int n, int write)
     double med = 0;
     if (me == 0) {
         hpc_stats st;
-        hpc_stats_compute(s.samples, s.n, &st);
+        hpc_stats_compute(s->samples, s->n, &st);
         med = st.median;
         if (write) {
-            double *v = malloc((size_t)s.n * sizeof *v);
-            for (int i = 0; i < s.n; i++)
-                v[i] = s.samples[i] * 1e6;
-            emit("latency", "us", "lower", NAMES[op], n, v, s.n, s.converged, k);
+            double *v = malloc((size_t)s->n * sizeof *v);
+            for (int i = 0; i < s->n; i++)
+                v[i] = s->samples[i] * 1e6;
+            emit("latency", "us", "lower", NAMES[op], n, v, s->n, s->converged, k);
             for (int i = 0; i < nm; i++)
                 v[i] = means[i] * 1e6;
-            emit("latency_mean", "us", "lower", NAMES[op], n, v, nm, s.converged, k);
+            emit("latency_mean", "us", "lower", NAMES[op], n, v, nm, s->converged, k);
             if (op != BARRIER) {
                 /* The operation with its barrier, unsubtracted: when the barrier's
                  * own cost is most of it (oversubscribed ranks), the subtracted
                  * latency is not resolved and says so. */
                 for (int i = 0; i < nm; i++)
                     v[i] = raws[i] * 1e6;
-                emit("latency_raw", "us", "lower", NAMES[op], n, v, nm, s.converged, k);
+                emit("latency_raw", "us", "lower", NAMES[op], n, v, nm, s->converged, k);
                 hpc_stats rs;
                 hpc_stats_compute(raws, nm, &rs);
                 if (med < 0.1 * rs.median)
@@ -264,9 +253,9 @@ static double measure(int op, int n, int write)
                              "resolved", NAMES[op], n, np, barrier_s * 1e6, rs.median * 1e6);
             }
             if (n > 0 && op != BARRIER) {
-                for (int i = 0; i < s.n; i++)
-                    v[i] = n / (s.samples[i] * 1e6);
-                emit("bandwidth", "MB/s", "higher", NAMES[op], n, v, s.n, s.converged, k);
+                for (int i = 0; i < s->n; i++)
+                    v[i] = n / (s->samples[i] * 1e6);
+                emit("bandwidth", "MB/s", "higher", NAMES[op], n, v, s->n, s->converged, k);
             }
             free(v);
         }
@@ -274,7 +263,7 @@ static double measure(int op, int n, int write)
     MPI_Bcast(&med, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     free(means);
     free(raws);
-    hpc_sampler_free(&s);
+    hpc_batch_free(&bt);
     return med;
 }
 
@@ -309,8 +298,8 @@ int main(int argc, char **argv)
                     "the memory available", max, np, (double)need * 2 / (1 << 30));
 
     hpc_begin(1, NULL);
-    sb = xalloc(need);
-    rb = xalloc(need);
+    sb = comm_alloc(need);
+    rb = comm_alloc(need);
     scnt = malloc(4 * sizeof(int) * (size_t)np);
     sdsp = scnt + np, rcnt = sdsp + np, rdsp = rcnt + np;
     hpc_inject_first_point();

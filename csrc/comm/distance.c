@@ -73,10 +73,8 @@ int main(int argc, char **argv)
     hpc_usage_check(e != NULL, "--protocol %s: %s", proto_name, e);
     int full = (int)hpc_opt_int("full");
     const long long *sizes;
-    int nsizes = hpc_opt_list("sizes", &sizes);
-    long long max = 1;
-    for (int i = 0; i < nsizes; i++)
-        max = sizes[i] > max ? sizes[i] : max;
+    int nsizes;
+    long long max = comm_opt_sizes(&sizes, &nsizes);
 
     int *node = malloc((size_t)hpc_nranks * sizeof *node);
     int *cpu = malloc((size_t)hpc_nranks * sizeof *cpu);

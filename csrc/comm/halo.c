@@ -13,6 +13,7 @@
  * coordinates it mirrors, outside the timed region.
  */
 #include "harness.h"
+#include "lib/comm.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -89,6 +90,24 @@ static long long check(int nd, long idx)
                     return (long long)r * L + c;
     }
     return -1;
+}
+
+/* The params of one measured point. */
+typedef struct {
+    const char *method;
+    int nd, width, tile;
+    const char *grid;
+} halo_point;
+
+static void halo_params(hpc_json *r, const void *ctx)
+{
+    const halo_point *h = ctx;
+    hpc_json_str(r, "method", h->method);
+    hpc_json_int(r, "neighbours", h->nd);
+    hpc_json_int(r, "width", h->width);
+    hpc_json_int(r, "tile", h->tile);
+    hpc_json_int(r, "nranks", hpc_nranks);
+    hpc_json_str(r, "grid", h->grid);
 }
 
 int main(int argc, char **argv)
@@ -170,9 +189,9 @@ int main(int argc, char **argv)
                 if (!m_on[m])
                     continue;
                 int nd = nbi ? 8 : 4;
-                long k = 1, idx = 0;
-                int warm = 1;
-                hpc_sampler s;
+                long idx = 0;
+                hpc_batch bt;
+                hpc_batch_init(&bt, HPC_BATCH_MIN_S, 1L << 20, 1, cart);
                 double bytes = 0;
                 for (int d = 0; d < nd; d++)
                     bytes += (double)(DY[d] ? W : N) * (DX[d] ? W : N) * sizeof(double);
@@ -183,7 +202,7 @@ int main(int argc, char **argv)
                         MPI_Win_fence(0, win);
                     MPI_Barrier(cart);
                     double t0 = hpc_now();
-                    for (long it = 0; it < k; it++) {
+                    for (long it = 0; it < bt.k; it++) {
                         if (m == 2) {
                             for (int d = 0; d < nd; d++)
                                 MPI_Put(a, 1, st[d], nbr[d], 0, 1, gt[opposite(d)], win);
@@ -233,44 +252,15 @@ int main(int argc, char **argv)
                                  W, idx, hpc_rank, badc / L, badc % L);
                     MPI_Reduce(&t, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, cart);
                     idx++;
-                    if (warm) {
-                        int done = slow >= 50e-6 || k >= (1L << 20);
-                        MPI_Bcast(&done, 1, MPI_INT, 0, cart);
-                        if (!done) {
-                            k *= 2;
-                            continue;
-                        }
-                        warm = 0;
-                        hpc_sampler_init(&s, &hpc_reps);
-                    } else {
-                        hpc_sampler_add(&s, slow / (double)k);
-                    }
-                    if (!hpc_sampler_more_coll(&s, cart))
+                    if (!hpc_batch_add_coll(&bt, slow))
                         break;
                 }
-                if (hpc_rank == 0) {
-                    double *v = malloc((size_t)s.n * sizeof *v);
-                    for (int mm = 0; mm < 2; mm++) {
-                        for (int i = 0; i < s.n; i++)
-                            v[i] = mm == 0 ? s.samples[i] * 1e6 : bytes / (s.samples[i] * 1e6);
-                        hpc_stats stt;
-                        hpc_json r;
-                        hpc_stats_compute(v, s.n, &stt);
-                        hpc_result_begin(&r, mm ? "bandwidth" : "latency", mm ? "MB/s" : "us",
-                                         "median", mm ? "higher" : "lower");
-                        hpc_json_str(&r, "method", METHODS[m]);
-                        hpc_json_int(&r, "neighbours", nd);
-                        hpc_json_int(&r, "width", W);
-                        hpc_json_int(&r, "tile", N);
-                        hpc_json_int(&r, "nranks", hpc_nranks);
-                        hpc_json_str(&r, "grid", grid);
-                        hpc_result_stats(&r, &stt, s.converged);
-                        hpc_json_int(&r, "ops_per_sample", k);
-                        hpc_json_emit(&r);
-                    }
-                    free(v);
-                }
-                hpc_sampler_free(&s);
+                halo_point hp = {METHODS[m], nd, W, N, grid};
+                comm_emit_batch("latency", "us", "lower", &bt, 1e6, 0, 0, "ops_per_sample",
+                                halo_params, &hp);
+                comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, bytes,
+                                "ops_per_sample", halo_params, &hp);
+                hpc_batch_free(&bt);
             }
         for (int d = 0; d < 8; d++) {
             MPI_Type_free(&st[d]);

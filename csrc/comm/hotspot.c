@@ -9,6 +9,7 @@
  * each sample, outside the timed region.
  */
 #include "harness.h"
+#include "lib/comm.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -23,13 +24,13 @@ static hpc_option options[] = {
 
 enum { TAG = 3, ACK = 4 };
 
-static void *xalloc(size_t bytes)
+/* ctx: senders, bytes, window. */
+static void hotspot_params(hpc_json *r, const void *ctx)
 {
-    void *p;
-    if (posix_memalign(&p, 4096, bytes ? bytes : 1))
-        hpc_fail("cannot allocate %zu bytes", bytes);
-    memset(p, 1, bytes);
-    return p;
+    const int *p = ctx;
+    hpc_json_int(r, "senders", p[0]);
+    hpc_json_int(r, "bytes", p[1]);
+    hpc_json_int(r, "window", p[2]);
 }
 
 int main(int argc, char **argv)
@@ -39,17 +40,15 @@ int main(int argc, char **argv)
              options, MPI_THREAD_SINGLE);
     hpc_usage_check(hpc_nranks < 2, "hotspot needs at least 2 MPI ranks, got %d", hpc_nranks);
     const long long *sizes;
-    int nsizes = hpc_opt_list("sizes", &sizes);
+    int nsizes;
+    long long max = comm_opt_sizes(&sizes, &nsizes);
     int w = (int)hpc_opt_int("window");
-    long long max = 1;
-    for (int i = 0; i < nsizes; i++)
-        max = sizes[i] > max ? sizes[i] : max;
     int np = hpc_nranks, me = hpc_rank;
     hpc_begin(1, NULL);
 
     /* Rank 0: one receive buffer per sender (all W messages of a sender land
      * in it, as osu_bw's window does); senders: one send buffer. */
-    char *buf = xalloc((size_t)max * (me == 0 ? (size_t)(np - 1) : 1) + 1);
+    char *buf = comm_alloc((size_t)max * (me == 0 ? (size_t)(np - 1) : 1) + 1);
     MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)w * (size_t)np);
     if (!req)
         abort();
@@ -60,9 +59,9 @@ int main(int argc, char **argv)
         MPI_Comm_split(MPI_COMM_WORLD, me <= k ? 0 : MPI_UNDEFINED, me, &act);
         for (int si = 0; me <= k && si < nsizes; si++) {
             int n = (int)sizes[si];
-            long batch = 1, idx = 0;
-            hpc_sampler s;
-            int warm = 1;
+            long idx = 0;
+            hpc_batch bt;
+            hpc_batch_init(&bt, HPC_BATCH_MIN_S, 1L << 20, 1, act);
             for (;;) {
                 /* prepare */
                 if (me == 0)
@@ -71,7 +70,7 @@ int main(int argc, char **argv)
                     hpc_fill(buf, (size_t)n, hpc_seed((uint64_t)n, (uint64_t)idx, (uint64_t)me));
                 MPI_Barrier(act);
                 double t0 = hpc_now();
-                for (long b = 0; b < batch; b++) {
+                for (long b = 0; b < bt.k; b++) {
                     if (me == 0) {
                         for (int r = 1; r <= k; r++)
                             for (int m = 0; m < w; m++)
@@ -102,39 +101,14 @@ int main(int argc, char **argv)
                     }
                 }
                 idx++;
-                if (warm) {
-                    /* batch doubles until a sample lasts >= 50 us (rank 0 decides) */
-                    int done = t >= 50e-6 || batch >= (1L << 20);
-                    MPI_Bcast(&done, 1, MPI_INT, 0, act);
-                    if (!done) {
-                        batch *= 2;
-                        continue;
-                    }
-                    warm = 0;
-                    hpc_sampler_init(&s, &hpc_reps);
-                } else {
-                    hpc_sampler_add(&s, t / (double)batch);
-                }
-                if (!hpc_sampler_more_coll(&s, act))
+                /* bt.k doubles until a sample lasts >= 50 us (rank 0 decides) */
+                if (!hpc_batch_add_coll(&bt, t))
                     break;
             }
-            if (me == 0) {
-                double *v = malloc((size_t)s.n * sizeof *v);
-                for (int i = 0; i < s.n; i++)
-                    v[i] = (double)k * w * n / s.samples[i] / 1e6;
-                hpc_stats st;
-                hpc_stats_compute(v, s.n, &st);
-                hpc_json r;
-                hpc_result_begin(&r, "bandwidth", "MB/s", "median", "higher");
-                hpc_json_int(&r, "senders", k);
-                hpc_json_int(&r, "bytes", n);
-                hpc_json_int(&r, "window", w);
-                hpc_result_stats(&r, &st, s.converged);
-                hpc_json_int(&r, "ops_per_sample", batch);
-                hpc_json_emit(&r);
-                free(v);
-            }
-            hpc_sampler_free(&s);
+            int hp[3] = {k, n, w};
+            comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, (double)k * w * n,
+                            "ops_per_sample", hotspot_params, hp);
+            hpc_batch_free(&bt);
         }
         if (me <= k)
             MPI_Comm_free(&act);

@@ -173,11 +173,8 @@ int main(int argc, char **argv)
                     ring ? " (pattern ring needs mode swap)" : "");
 
     const long long *sizes;
-    int nsizes = hpc_opt_list("sizes", &sizes);
-    long long max = 1;
-    for (int i = 0; i < nsizes; i++)
-        if (sizes[i] > max)
-            max = sizes[i];
+    int nsizes;
+    long long max = comm_opt_sizes(&sizes, &nsizes);
     int one_sided = 0;
     for (int m = 0; m < 4; m++)
         for (int p = PROTO_PUT_FENCE; p < 10; p++)

@@ -15,6 +15,7 @@
  * received and the size of the last message.
  */
 #include "harness.h"
+#include "lib/comm.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -31,16 +32,6 @@ enum { TAG = 1 };
 static const long MAX_BATCH = 1L << 24;  /* round trips per batch, at most */
 
 static char *sbuf, *rbuf;  /* allocated once, page-aligned, touched */
-
-/* Page-aligned, and every page touched so no page fault happens while timing. */
-static char *alloc_touched(size_t bytes)
-{
-    void *p;
-    if (posix_memalign(&p, 4096, bytes))
-        hpc_fail("cannot allocate %zu bytes", bytes);
-    memset(p, 1, bytes);
-    return p;
-}
 
 /* k round trips of n bytes; returns the time rank 0 measured. Nothing but
  * the Send/Recv pair is inside the loop. */
@@ -107,59 +98,28 @@ static double sample(MPI_Comm pair, int rank, int n, long k, long idx)
     return t;
 }
 
+static void pingpong_params(hpc_json *r, const void *bytes)
+{
+    hpc_json_int(r, "bytes", *(const int *)bytes);
+    hpc_json_str(r, "ranks", "0-1");
+}
+
 static void measure_size(MPI_Comm pair, int rank, int n)
 {
     /* Choose k: double it until a batch lasts >= 50 us and >= 1000 timer
-     * ticks (rank 0 decides). These batches also warm up this size. */
-    double target = 1000.0 * hpc_timer.resolution_ns * 1e-9;
-    if (target < 50e-6)
-        target = 50e-6;
-    long k = 1, idx = 0;
-    for (;;) {
-        double t = sample(pair, rank, n, k, idx++);
-        int done = t >= target || k >= MAX_BATCH;
-        MPI_Bcast(&done, 1, MPI_INT, 0, pair);
-        if (done)
-            break;
-        k *= 2;
-    }
-
-    hpc_sampler s;
-    hpc_sampler_init(&s, &hpc_reps);
-    while (hpc_sampler_more_coll(&s, pair))
-        hpc_sampler_add(&s, sample(pair, rank, n, k, idx++));
-
-    if (rank == 0) {
-        double *v = malloc((size_t)s.n * sizeof *v);
-        if (!v)
-            abort();
-        hpc_stats st;
-        hpc_json r;
-
-        for (int i = 0; i < s.n; i++)
-            v[i] = s.samples[i] / (2.0 * (double)k) * 1e6;  /* one-way, us */
-        hpc_stats_compute(v, s.n, &st);
-        hpc_result_begin(&r, "latency", "us", "median", "lower");
-        hpc_json_int(&r, "bytes", n);
-        hpc_json_str(&r, "ranks", "0-1");
-        hpc_result_stats(&r, &st, s.converged);
-        hpc_json_int(&r, "round_trips_per_sample", k);
-        hpc_json_emit(&r);
-
-        if (n > 0) {
-            for (int i = 0; i < s.n; i++)
-                v[i] = (double)n / v[i];  /* bytes per us = MB/s */
-            hpc_stats_compute(v, s.n, &st);
-            hpc_result_begin(&r, "bandwidth", "MB/s", "median", "higher");
-            hpc_json_int(&r, "bytes", n);
-            hpc_json_str(&r, "ranks", "0-1");
-            hpc_result_stats(&r, &st, s.converged);
-            hpc_json_int(&r, "round_trips_per_sample", k);
-            hpc_json_emit(&r);
-        }
-        free(v);
-    }
-    hpc_sampler_free(&s);
+     * ticks (rank 0 decides). These batches also warm up this size. Kept
+     * samples are one-way times: a round trip is two operations. */
+    hpc_batch bt;
+    hpc_batch_init(&bt, hpc_batch_tick_target(), MAX_BATCH, 2, pair);
+    long idx = 0;
+    while (hpc_batch_add_coll(&bt, sample(pair, rank, n, bt.k, idx++)))
+        ;
+    comm_emit_batch("latency", "us", "lower", &bt, 1e6, 0, 0, "round_trips_per_sample",
+                    pingpong_params, &n);
+    if (n > 0)
+        comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, n,
+                        "round_trips_per_sample", pingpong_params, &n);
+    hpc_batch_free(&bt);
 }
 
 int main(int argc, char **argv)
@@ -171,11 +131,8 @@ int main(int argc, char **argv)
         hpc_usage_error("pingpong needs at least 2 MPI ranks, got %d", hpc_nranks);
 
     const long long *sizes;
-    int nsizes = hpc_opt_list("sizes", &sizes);
-    long long max = 1;
-    for (int i = 0; i < nsizes; i++)
-        if (sizes[i] > max)
-            max = sizes[i];
+    int nsizes;
+    long long max = comm_opt_sizes(&sizes, &nsizes);
 
     hpc_begin(1, NULL);
 
@@ -184,8 +141,8 @@ int main(int argc, char **argv)
     hpc_inject_first_point();
 
     if (hpc_rank < 2) {
-        sbuf = alloc_touched((size_t)max);
-        rbuf = alloc_touched((size_t)max);
+        sbuf = comm_alloc((size_t)max);
+        rbuf = comm_alloc((size_t)max);
         for (int i = 0; i < nsizes; i++)
             measure_size(pair, hpc_rank, (int)sizes[i]);
         free(sbuf);

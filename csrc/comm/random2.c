@@ -7,6 +7,7 @@
  * Needs an even number of ranks. Data are checked after each sample.
  */
 #include "harness.h"
+#include "lib/comm.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -20,15 +21,6 @@ static hpc_option options[] = {
     {0}};
 
 enum { TAG = 5 };
-
-static void *xalloc(size_t bytes)
-{
-    void *p;
-    if (posix_memalign(&p, 4096, bytes ? bytes : 1))
-        hpc_fail("cannot allocate %zu bytes", bytes);
-    memset(p, 1, bytes);
-    return p;
-}
 
 /* partner[r] for every rank: evens get a random permutation of the odds. */
 static void draw(int np, unsigned long long *state, int *partner)
@@ -48,6 +40,12 @@ static void draw(int np, unsigned long long *state, int *partner)
     free(odd);
 }
 
+static void random2_params(hpc_json *r, const void *bytes)
+{
+    hpc_json_int(r, "bytes", *(const int *)bytes);
+    hpc_json_int(r, "nranks", hpc_nranks);
+}
+
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "random2",
@@ -56,21 +54,19 @@ int main(int argc, char **argv)
     int np = hpc_nranks, me = hpc_rank;
     hpc_usage_check(np < 2 || np % 2, "random2 needs an even number of ranks (>= 2), got %d", np);
     const long long *sizes;
-    int nsizes = hpc_opt_list("sizes", &sizes);
-    long long max = 1;
-    for (int i = 0; i < nsizes; i++)
-        max = sizes[i] > max ? sizes[i] : max;
+    int nsizes;
+    long long max = comm_opt_sizes(&sizes, &nsizes);
     hpc_begin(1, NULL);
-    char *sbuf = xalloc((size_t)max + 1), *rbuf = xalloc((size_t)max + 1);
+    char *sbuf = comm_alloc((size_t)max + 1), *rbuf = comm_alloc((size_t)max + 1);
     int *partner = malloc(sizeof(int) * (size_t)np);
     unsigned long long state = (unsigned long long)hpc_opt_int("seed") * 2654435761ULL + 1;
     hpc_inject_first_point();
 
     for (int si = 0; si < nsizes; si++) {
         int n = (int)sizes[si];
-        long k = 1, idx = 0;
-        int warm = 1;
-        hpc_sampler s;
+        long idx = 0;
+        hpc_batch bt;
+        hpc_batch_init(&bt, HPC_BATCH_MIN_S, 1L << 22, 2, MPI_COMM_WORLD);
         for (;;) {
             if (me == 0)
                 draw(np, &state, partner);
@@ -80,7 +76,7 @@ int main(int argc, char **argv)
             memset(rbuf, 0, (size_t)n + 1);
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = hpc_now();
-            for (long i = 0; i < k; i++) {
+            for (long i = 0; i < bt.k; i++) {
                 if (init) {
                     MPI_Send(sbuf, n, MPI_BYTE, p, TAG, MPI_COMM_WORLD);
                     MPI_Recv(rbuf, n, MPI_BYTE, p, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -101,42 +97,15 @@ int main(int argc, char **argv)
                          "received a wrong byte from rank %d at offset %lld", n, idx, me, p, bad);
             MPI_Reduce(&t, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
             idx++;
-            if (warm) {
-                int done = slow >= 50e-6 || k >= (1L << 22);
-                MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
-                if (!done) {
-                    k *= 2;
-                    continue;
-                }
-                warm = 0;
-                hpc_sampler_init(&s, &hpc_reps);
-            } else {
-                hpc_sampler_add(&s, slow / (2.0 * (double)k));
-            }
-            if (!hpc_sampler_more_coll(&s, MPI_COMM_WORLD))
+            if (!hpc_batch_add_coll(&bt, slow))
                 break;
         }
-        if (me == 0) {
-            double *v = malloc((size_t)s.n * sizeof *v);
-            hpc_stats st;
-            hpc_json r;
-            for (int m = 0; m < 2; m++) {
-                if (m == 1 && n == 0)
-                    break;
-                for (int i = 0; i < s.n; i++)
-                    v[i] = m == 0 ? s.samples[i] * 1e6 : n / (s.samples[i] * 1e6);
-                hpc_stats_compute(v, s.n, &st);
-                hpc_result_begin(&r, m == 0 ? "latency" : "bandwidth", m == 0 ? "us" : "MB/s",
-                                 "median", m == 0 ? "lower" : "higher");
-                hpc_json_int(&r, "bytes", n);
-                hpc_json_int(&r, "nranks", np);
-                hpc_result_stats(&r, &st, s.converged);
-                hpc_json_int(&r, "ops_per_sample", k);
-                hpc_json_emit(&r);
-            }
-            free(v);
-        }
-        hpc_sampler_free(&s);
+        comm_emit_batch("latency", "us", "lower", &bt, 1e6, 0, 0, "ops_per_sample",
+                        random2_params, &n);
+        if (n > 0)
+            comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, n, "ops_per_sample",
+                            random2_params, &n);
+        hpc_batch_free(&bt);
     }
     free(sbuf);
     free(rbuf);

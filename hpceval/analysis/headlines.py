@@ -91,7 +91,12 @@ def headlines(records: List[Record]) -> List[Dict[str, Any]]:
             rows.append({"label": label, "record": rec})
 
     for label, bench, metric, x, choose in HEADLINES:
-        for group in _groups(select(records, bench, metric), x):
+        groups = _groups(select(records, bench, metric), x)
+        if bench == "mem-latency":     # the classic curve: random order, default placement
+            groups = [g for g in groups if g[0]["params"].get("order", "random") == "random"
+                      and g[0]["params"].get("node", -1) in (-1, None)] or groups
+        # One row per quantity: the main sweep (the group with the most points) speaks for it.
+        for group in sorted(groups, key=len, reverse=True)[:1]:
             rec = choose(group, x)
             if rec is not None:      # the label names the point actually shown
                 add(label.format(size_label(rec["params"][x])), rec)

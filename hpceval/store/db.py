@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 import uuid as uuidlib
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -23,6 +24,24 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def _retry_locked(fn, limit_s: float = 60.0):
+    """Run fn, retrying while SQLite says the database is locked. Switching a new database to
+    WAL and WAL recovery need an exclusive lock for which SQLite may not wait on the busy
+    handler, so two hpceval processes opening one new database at once can collide here."""
+    deadline = time.monotonic() + limit_s
+    delay = 0.01
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+
 class Store:
     def __init__(self, path: Path | str):
         self.path = Path(path)
@@ -32,7 +51,7 @@ class Store:
             self.conn.row_factory = sqlite3.Row
             self.conn.execute("PRAGMA busy_timeout = 60000")
             self.conn.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            _retry_locked(self._migrate)
         except sqlite3.DatabaseError as exc:
             raise UsageError(f"database {self.path}: {exc}") from None
         except OSError as exc:
@@ -45,7 +64,7 @@ class Store:
     def _write(self) -> Iterator[sqlite3.Connection]:
         # IMMEDIATE takes the write lock up front: a second writer waits (busy timeout) instead
         # of failing half-way through with SQLITE_BUSY.
-        self.conn.execute("BEGIN IMMEDIATE")
+        _retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"))
         try:
             yield self.conn
         except BaseException:

@@ -1,6 +1,7 @@
 /* comm.c - see comm.h. */
 #include "comm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,16 @@ void *comm_alloc(size_t bytes)
         hpc_fail("cannot allocate %zu bytes", bytes);
     memset(p, 1, bytes);
     return p;
+}
+
+long long comm_opt_sizes(const long long **sizes, int *n)
+{
+    *n = hpc_opt_list("sizes", sizes);
+    long long max = 1;
+    for (int i = 0; i < *n; i++)
+        if ((*sizes)[i] > max)
+            max = (*sizes)[i];
+    return max;
 }
 
 int comm_nodes(int ranks_per_node, int *node)
@@ -617,40 +628,43 @@ void comm_p2p_point(MPI_Comm act, const comm_role *me, const comm_p2p_cfg *cfg, 
         make_persistent(&j);
 
     /* Operations per sample: double until a sample lasts >= 50 us and
-     * >= 1000 timer ticks (rank 0 decides); these samples warm up too. */
-    double target = 1000.0 * hpc_timer.resolution_ns * 1e-9;
-    if (target < 50e-6)
-        target = 50e-6;
-    long k = 1, idx = 0;
-    for (;;) {
-        double t = sample(&j, k, idx++);
-        int done = t >= target || k >= MAX_BATCH;
-        MPI_Bcast(&done, 1, MPI_INT, 0, act);
-        if (done)
-            break;
-        k *= 2;
-    }
-    hpc_sampler s;
-    hpc_sampler_init(&s, &hpc_reps);
-    while (hpc_sampler_more_coll(&s, act))
-        hpc_sampler_add(&s, sample(&j, k, idx++));
-
-    /* Time of one operation (see comm.h). */
-    double per = (double)k;
+     * >= 1000 timer ticks (rank 0 decides); these samples warm up too.
+     * Kept samples are times of one operation (see comm.h). */
+    double per = 1.0;
     if (cfg->mode == MODE_PINGPONG && !passive(cfg->proto))
-        per *= 2.0;
-    out->n = s.n;
-    out->converged = s.converged;
-    out->batch = k;
-    out->t = malloc((size_t)(s.n > 0 ? s.n : 1) * sizeof(double));
+        per = 2.0;
+    hpc_batch bt;
+    hpc_batch_init(&bt, hpc_batch_tick_target(), MAX_BATCH, per, act);
+    long idx = 0;
+    while (hpc_batch_add_coll(&bt, sample(&j, bt.k, idx++)))
+        ;
+    out->n = bt.s.n;
+    out->converged = bt.s.converged;
+    out->batch = bt.k;
+    out->t = malloc((size_t)(bt.s.n > 0 ? bt.s.n : 1) * sizeof(double));
     if (!out->t)
         abort();
-    for (int i = 0; i < s.n; i++)
-        out->t[i] = s.samples[i] / per;
-    hpc_sampler_free(&s);
+    for (int i = 0; i < bt.s.n; i++)
+        out->t[i] = bt.s.samples[i];
+    hpc_batch_free(&bt);
     if (cfg->proto == PROTO_PERSISTENT)
         free_persistent(&j);
     free(j.req);
+}
+
+/* One record from values already scaled: stats, params, batch length. */
+static void emit_values(const char *metric, const char *unit, const char *better,
+                        const double *v, int n, int converged, const char *batch_key,
+                        long batch, void (*params)(hpc_json *, const void *), const void *ctx)
+{
+    hpc_stats st;
+    hpc_stats_compute(v, n, &st);
+    hpc_json r;
+    hpc_result_begin(&r, metric, unit, "median", better);
+    params(&r, ctx);
+    hpc_result_stats(&r, &st, converged);
+    hpc_json_int(&r, batch_key, batch);
+    hpc_json_emit(&r);
 }
 
 void comm_emit(const char *metric, const char *unit, const char *better, const comm_point *p,
@@ -664,13 +678,24 @@ void comm_emit(const char *metric, const char *unit, const char *better, const c
         abort();
     for (int i = 0; i < p->n; i++)
         v[i] = is_rate ? scale / p->t[i] : p->t[i] * scale;
-    hpc_stats st;
-    hpc_stats_compute(v, p->n, &st);
-    hpc_json r;
-    hpc_result_begin(&r, metric, unit, "median", better);
-    params(&r, ctx);
-    hpc_result_stats(&r, &st, p->converged);
-    hpc_json_int(&r, "ops_per_sample", p->batch);
-    hpc_json_emit(&r);
+    emit_values(metric, unit, better, v, p->n, p->converged, "ops_per_sample", p->batch, params,
+                ctx);
+    free(v);
+}
+
+void comm_emit_batch(const char *metric, const char *unit, const char *better,
+                     const hpc_batch *b, double scale, int is_rate, double work,
+                     const char *batch_key,
+                     void (*params)(hpc_json *, const void *), const void *ctx)
+{
+    if (hpc_rank != 0)
+        return;
+    const hpc_sampler *s = &b->s;
+    double *v = malloc((size_t)(s->n > 0 ? s->n : 1) * sizeof *v);
+    if (!v)
+        abort();
+    for (int i = 0; i < s->n; i++)
+        v[i] = is_rate ? work / (s->samples[i] * scale) : s->samples[i] * scale;
+    emit_values(metric, unit, better, v, s->n, s->converged, batch_key, b->k, params, ctx);
     free(v);
 }

@@ -11,6 +11,7 @@
 #ifndef HPC_COMM_H
 #define HPC_COMM_H
 
+#include "batch.h"
 #include "harness.h"
 
 #include <stddef.h>
@@ -32,6 +33,9 @@ const char *comm_proto_unsupported(comm_mode m, comm_proto p);
 
 /* Page-aligned, every page touched (no page fault while timing). */
 void *comm_alloc(size_t bytes);
+/* The --sizes option: *sizes, *n as hpc_opt_list gives them; returns the
+ * largest size, at least 1 (for buffer sizes). */
+long long comm_opt_sizes(const long long **sizes, int *n);
 
 /* Node of every rank of MPI_COMM_WORLD (0..nnodes-1, in order of each node's
  * lowest rank). ranks_per_node > 0 overrides what MPI reports (shared-memory
@@ -98,6 +102,15 @@ void comm_p2p_point(MPI_Comm act, const comm_role *me, const comm_p2p_cfg *cfg,
 void comm_emit(const char *metric, const char *unit, const char *better, const comm_point *p,
                double scale, int is_rate, void (*params)(hpc_json *, const void *),
                const void *ctx);
+
+/* The same from a batch's kept samples (seconds per operation, see batch.h),
+ * on rank 0: value = work / (t * scale) (is_rate: work per operation), else
+ * t * scale.
+ * The batch length is written under batch_key ("ops_per_sample", ...). */
+void comm_emit_batch(const char *metric, const char *unit, const char *better,
+                     const hpc_batch *b, double scale, int is_rate, double work,
+                     const char *batch_key,
+                     void (*params)(hpc_json *, const void *), const void *ctx);
 
 /* Write over `bytes` of a private buffer so caches hold none of the message
  * buffers (no-op when bytes == 0). */

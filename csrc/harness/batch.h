@@ -1,0 +1,64 @@
+/* batch.h - operations per sample (batch length) and repetition control for
+ * operations too short to time one by one.
+ *
+ * Usage:
+ *     hpc_batch b;
+ *     hpc_batch_init(&b, HPC_BATCH_MIN_S, 1L << 20, 1, comm);
+ *     double t;
+ *     do {
+ *         double t0 = hpc_now();
+ *         for (long i = 0; i < b.k; i++) op();
+ *         t = hpc_now() - t0;                 (rank 0's time of the sample)
+ *     } while (hpc_batch_add_coll(&b, t));
+ *     ... b.s.samples[0..b.s.n-1] are times of one operation, b.s.converged, b.k ...
+ *     hpc_batch_free(&b);
+ *
+ * Calibration: the batch length k starts at 1 and doubles after each sample
+ * until rank 0's sample time reaches the target or k reaches the cap; those
+ * samples are warm-up and are not kept. Then an hpc_sampler starts (with
+ * hpc_reps) and every sample is kept as t / (k * ops_per_k) until
+ * hpc_sampler_more_coll says stop (see sampler.h). k is a power of two, so
+ * the division is exact.
+ *
+ * All decisions are rank 0's, broadcast over comm: every rank of comm must
+ * call add_coll (or calibrate_coll) after every sample, outside the timed
+ * region; t matters on rank 0 only.
+ *
+ * A benchmark whose kept sample is not simply t / k calibrates with
+ * hpc_batch_calibrate_coll and then drives b.s itself with hpc_sampler_add
+ * and hpc_sampler_more_coll.
+ */
+#ifndef HPC_BATCH_H
+#define HPC_BATCH_H
+
+#include "sampler.h"
+
+#include <mpi.h>
+
+/* A sample lasts at least this long once calibrated (seconds). */
+#define HPC_BATCH_MIN_S 50e-6
+
+typedef struct {
+    hpc_sampler s;     /* kept samples (valid once calibration is over) */
+    long k;            /* operations per sample */
+    int calibrating;   /* 1 while k is still being chosen */
+    double target;     /* sample time (s) at which calibration stops */
+    long cap;          /* k at which calibration stops in any case */
+    double ops_per_k;  /* operations per unit of k (2 for a round trip) */
+    MPI_Comm comm;
+} hpc_batch;
+
+void hpc_batch_init(hpc_batch *b, double target, long cap, double ops_per_k, MPI_Comm comm);
+/* Larger of HPC_BATCH_MIN_S and 1000 timer ticks. */
+double hpc_batch_tick_target(void);
+/* Calibration step with rank 0's sample time t: returns 1 while k is still
+ * being chosen (k has doubled), 0 once it is settled (the sampler is then
+ * initialised). Collective over comm. */
+int hpc_batch_calibrate_coll(hpc_batch *b, double t);
+/* Feed one sample (rank 0's time of k operations); returns whether to take
+ * another. Collective over comm. */
+int hpc_batch_add_coll(hpc_batch *b, double t);
+/* Frees the sampler (safe if calibration never finished). */
+void hpc_batch_free(hpc_batch *b);
+
+#endif
