@@ -131,6 +131,18 @@ def _line_plot(ax, series, x: str, xmap=lambda v: v) -> list[float]:
 
 # ---------------------------------------------------------------- the figures
 
+def mark_caches(ax, runs: list[dict]) -> list[float]:
+    """Dotted vertical lines at the runs' cache sizes, labelled L1d/L2/L3; returns the sizes."""
+    marks: list = []
+    for run in runs:
+        marks += [m for m in cache_marks(run.get("fingerprint")) if m not in marks]
+    for name, size in marks:
+        ax.axvline(size, linestyle=":", color="#555555", linewidth=1)
+        ax.text(size, 0.98, f" {name}", transform=ax.get_xaxis_transform(), va="top", ha="left",
+                fontsize=8, color="#333333")
+    return [size for _, size in marks]
+
+
 def pingpong_latency(runs: list[dict]) -> Figure | None:
     series = _series(runs, "pingpong", "latency", "bytes")
     if not series:
@@ -167,14 +179,7 @@ def memory_latency(runs: list[dict]) -> Figure | None:
     fig = _figure()
     ax = fig.add_subplot()
     xs = _line_plot(ax, series, "bytes")
-    marks = []
-    for run in runs:
-        marks += [m for m in cache_marks(run.get("fingerprint")) if m not in marks]
-    for name, size in marks:
-        ax.axvline(size, linestyle=":", color="#555555", linewidth=1)
-        ax.text(size, 0.98, f" {name}", transform=ax.get_xaxis_transform(), va="top", ha="left",
-                fontsize=8, color="#333333")
-    _bytes_axis(ax, xs + [size for _, size in marks], "working set [bytes]")
+    _bytes_axis(ax, xs + mark_caches(ax, runs), "working set [bytes]")
     _plain_log_y(ax)
     ax.set_ylabel("load latency [ns]")
     ax.set_title("Memory load latency (median, band: 95% CI; dotted: cache sizes)", loc="left")

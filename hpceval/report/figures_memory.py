@@ -12,9 +12,9 @@ from matplotlib.figure import Figure
 
 from hpceval.analysis.hierarchy import PAGE_PREFERENCE, contention, hierarchy, latency_matrix
 
-from .data import cache_marks, fmt_num, human_bytes, records, run_label, value
+from .data import fmt_num, human_bytes, records, run_label, value
 from .figures import (KERNEL_COLOURS, FigureSpec, _bytes_axis, _figure, _plain_log_y, _text,
-                      register_figure)
+                      mark_caches, register_figure)
 from .tables import Table, TableSpec, register_table
 
 SECTION = "Memory"
@@ -22,15 +22,6 @@ MODE_ORDER = ("read", "write", "rmw", "memset", "memcpy", "copy", "triad",
               "write-nt", "copy-nt", "triad-nt")
 
 
-def _mark_caches(ax, runs: list[dict]) -> List[float]:
-    marks = []
-    for run in runs:
-        marks += [m for m in cache_marks(run.get("fingerprint")) if m not in marks]
-    for name, size in marks:
-        ax.axvline(size, linestyle=":", color="#555555", linewidth=1)
-        ax.text(size, 0.98, f" {name}", transform=ax.get_xaxis_transform(), va="top", ha="left",
-                fontsize=8, color="#333333")
-    return [size for _, size in marks]
 
 
 def _bandwidth_series(run: dict, threads: int) -> dict:
@@ -96,7 +87,7 @@ def memory_bandwidth(runs: list[dict]) -> Optional[Figure]:
             if ax is row[1]:
                 modes += sorted(m for m in series if m not in MODE_ORDER)
             xs = _draw_modes(ax, series, modes)
-            _bytes_axis(ax, (xs or [1024, 1 << 20]) + _mark_caches(ax, [run]),
+            _bytes_axis(ax, (xs or [1024, 1 << 20]) + mark_caches(ax, [run]),
                         "working set per thread [bytes]")
             _plain_log_y(ax)
             ax.set_title(_text(f"{name} ({run_label(run)}, {t} thread{'s' if t > 1 else ''}, "
