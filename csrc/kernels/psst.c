@@ -18,6 +18,15 @@
  * travel 0 -> 1 -> ... -> P-1 adding in that fixed order, and the total travels
  * on around the ring); every aspect ratio P x Q = nranks; rank r at (r / Q,
  * r % Q) (row-major) or (r % P, r / P) (column-major).
+ * FFT variant "distributed" (PSTSWM's distributed FFT, Q a power of two dividing
+ * nlon): no transpose; every rank of a row keeps all (latitude, level) pairs
+ * of the block, owns the wavenumbers m = q (mod Q) and the longitudes
+ * [n t, n t + n), n = nlon/Q, t = bitrev(q). The inverse FFT is a complex DFT
+ * of the one-sided spectrum (real part taken): local length-n DFTs of the
+ * cyclic samples k = q + Q k2, twiddles, then log2(Q) binary-exchange stages
+ * (MPI_Sendrecv of the whole local block with rank q ^ d, d = Q/2 .. 1); the
+ * forward FFT is its adjoint (stages d = 1 .. Q/2, twiddles, local DFTs),
+ * which leaves c_m for m = q (mod Q) where the Legendre analysis needs it.
  *
  * Verification, outside the timing, once per configuration: the final
  * spectral state is compared with the serial model's (sst_run, same library)
@@ -46,7 +55,8 @@ static hpc_option options[] = {
      .help = "process grids PxQ, comma-separated (all: every P x Q = ranks)"},
     {.name = "mappings", .type = HPC_STRING, .def = "row,col", .help = "rank mappings: row, col"},
     {.name = "transposes", .type = HPC_STRING, .def = "alltoallv,pairwise",
-     .help = "transpose exchange: alltoallv, pairwise"},
+     .help = "FFT: transpose by alltoallv or pairwise, or distributed (binary exchange; Q a "
+             "power of two dividing nlon)"},
     {.name = "sums", .type = HPC_STRING, .def = "allreduce,ring",
      .help = "global sum of the Legendre analysis: allreduce, ring"},
     {.name = "test", .type = HPC_INT, .def = "2", .min = 2, .max = 6, .help = "test case 2 or 6"},
@@ -61,7 +71,8 @@ static hpc_option options[] = {
 static const double SERIAL_TOL = 1e-12;
 
 typedef struct {
-    int P, Q, p, q, transpose, sum;   /* transpose 0 alltoallv 1 pairwise; sum 0 allreduce 1 ring */
+    int P, Q, p, q, transpose, sum;   /* transpose 0 alltoallv 1 pairwise 2 distributed FFT;
+                                         sum 0 allreduce 1 ring */
     MPI_Comm row, col;                /* ranks sharing p (size Q), sharing q (size P) */
     int j0, j1;                       /* my latitudes */
     int *nms, **msets;                /* per q: wavenumber count and list */
@@ -72,6 +83,11 @@ typedef struct {
     fftw_plan inv, fwd;
     double *sbuf, *rbuf, *red, *tmp;
     int *scnt, *sdsp, *rcnt, *rdsp;
+    /* Distributed FFT: n = nlon/Q longitudes (block t = bitrev(q)) of every unit of the block. */
+    int n, t, nud;
+    fftw_complex *z4, *z5, *zp, *tw;  /* [unit][field][n]; partner's copy; exp(2 pi i q k/nlon) */
+    double *x4, *x5;                  /* my longitudes, real */
+    fftw_plan dinv, dfwd;
 } pgrid;
 
 static int lat0(int nlat, int P, int p) { return (int)((long)nlat * p / P); }
@@ -118,7 +134,9 @@ static void global_sum(pgrid *g, double *x, int n)
     }
 }
 
-static void setup(pgrid *g, sst_model *s, int P, int Q, int colmajor)
+static void setup_distributed(pgrid *g, sst_model *s);
+
+static void setup(pgrid *g, sst_model *s, int P, int Q, int colmajor, int transpose)
 {
     memset(g, 0, sizeof *g);
     g->P = P;
@@ -133,10 +151,15 @@ static void setup(pgrid *g, sst_model *s, int P, int Q, int colmajor)
     g->msets = calloc((size_t)Q, sizeof *g->msets);
     for (int q = 0; q < Q; q++)
         g->msets[q] = calloc((size_t)s->M + 1, sizeof(int));
+    g->transpose = transpose;
     for (int m = 0; m <= s->M; m++) {
         int r = m % (2 * Q), q = r < Q ? r : 2 * Q - 1 - r;  /* folded: balances long and short m */
+        if (transpose == 2)
+            q = m % Q;  /* cyclic: the distributed FFT's input layout (k = q + Q k2) */
         g->msets[q][g->nms[q]++] = m;
     }
+    if (transpose == 2)
+        setup_distributed(g, s);
     int units = (g->j1 - g->j0) * s->L;
     g->ua = calloc((size_t)Q, sizeof(int));
     g->ub = calloc((size_t)Q, sizeof(int));
@@ -171,6 +194,12 @@ static void setup(pgrid *g, sst_model *s, int P, int Q, int colmajor)
 
 static void teardown(pgrid *g)
 {
+    if (g->transpose == 2) {
+        fftw_destroy_plan(g->dinv);
+        fftw_destroy_plan(g->dfwd);
+        fftw_free(g->z4); fftw_free(g->z5); fftw_free(g->zp); fftw_free(g->tw);
+        free(g->x4); free(g->x5);
+    }
     fftw_destroy_plan(g->inv);
     fftw_destroy_plan(g->fwd);
     fftw_free(g->g4); fftw_free(g->g5); fftw_free(g->c4); fftw_free(g->c5);
@@ -181,6 +210,63 @@ static void teardown(pgrid *g)
     free(g->msets); free(g->nms); free(g->ua); free(g->ub);
     MPI_Comm_free(&g->row);
     MPI_Comm_free(&g->col);
+}
+
+static void setup_distributed(pgrid *g, sst_model *s)
+{
+    int n = s->nlon / g->Q, lg = 0, t = 0;
+    while ((1 << lg) < g->Q)
+        lg++;
+    for (int b = 0; b < lg; b++)  /* bit reversal of q: the DIF stages leave block bitrev(q) here */
+        t |= ((g->q >> b) & 1) << (lg - 1 - b);
+    g->n = n;
+    g->t = t;
+    g->nud = (g->j1 - g->j0) * s->L;
+    size_t nv = (size_t)g->nud * 5 * n;
+    g->z4 = fftw_malloc(nv * sizeof(fftw_complex));
+    g->z5 = fftw_malloc(nv * sizeof(fftw_complex));
+    g->zp = fftw_malloc(nv * sizeof(fftw_complex));
+    g->tw = fftw_malloc((size_t)n * sizeof(fftw_complex));
+    g->x4 = malloc(nv * sizeof(double));
+    g->x5 = malloc(nv * sizeof(double));
+    if (!g->z4 || !g->z5 || !g->zp || !g->tw || !g->x4 || !g->x5)
+        hpc_fail("psst: cannot allocate the distributed FFT buffers");
+    for (int k = 0; k < n; k++)
+        g->tw[k] = cexp(2 * M_PI * I * ((double)g->q * k / s->nlon));
+    g->dinv = fftw_plan_many_dft(1, &n, g->nud * 4, g->z4, NULL, 1, n, g->z4, NULL, 1, n,
+                                 FFTW_BACKWARD, FFTW_MEASURE);
+    g->dfwd = fftw_plan_many_dft(1, &n, g->nud * 5, g->z5, NULL, 1, n, g->z5, NULL, 1, n,
+                                 FFTW_FORWARD, FFTW_MEASURE);
+    if (!g->dinv || !g->dfwd)
+        hpc_fail("psst: cannot plan the local FFTs of the distributed FFT");
+}
+
+/* One binary-exchange stage across the row: every element of z (cnt complex) pairs with the
+ * same element on rank q ^ d. Inverse (DIF, d = Q/2 .. 1): lower a + c, upper (a - c) w^j;
+ * forward (its adjoint, d = 1 .. Q/2): lower L + conj(w^j) U, upper L - conj(w^j) U; w = e^{i pi/d},
+ * j = the lower rank's position in its block of 2d ranks. */
+static void bx_stage(pgrid *g, fftw_complex *z, size_t cnt, int d, int inverse)
+{
+    int q = g->q, upper = (q & d) != 0, j = (q & ~d) % (2 * d);
+    MPI_Sendrecv(z, (int)(2 * cnt), MPI_DOUBLE, q ^ d, 11, g->zp, (int)(2 * cnt), MPI_DOUBLE, q ^ d,
+                 11, g->row, MPI_STATUS_IGNORE);
+    double complex w = cexp(I * M_PI * j / d), *zp = g->zp;
+    if (inverse) {
+        if (!upper)
+            for (size_t x = 0; x < cnt; x++)
+                z[x] = z[x] + zp[x];
+        else
+            for (size_t x = 0; x < cnt; x++)
+                z[x] = (zp[x] - z[x]) * w;
+    } else {
+        w = conj(w);
+        if (!upper)
+            for (size_t x = 0; x < cnt; x++)
+                z[x] = z[x] + w * zp[x];
+        else
+            for (size_t x = 0; x < cnt; x++)
+                z[x] = zp[x] - w * z[x];
+    }
 }
 
 /* Counts and displacements (doubles) for entries of `per` doubles: I send my
@@ -198,6 +284,9 @@ static void layout(pgrid *g, int per, int synth)
         r += g->rcnt[q];
     }
 }
+
+static void fill_transposed(sst_model *s, pgrid *g, int mi);
+static void finish_step(sst_model *s, pgrid *g, int n, void (*fill)(sst_model *, pgrid *, int));
 
 static void pstep(sst_model *s, pgrid *g, int n)
 {
@@ -258,20 +347,33 @@ static void pstep(sst_model *s, pgrid *g, int n)
                 }
             }
     exchange(g, 10);
-    /* Partial Legendre analysis over my latitudes, then the sum over the column. */
+    finish_step(s, g, n, fill_transposed);
+}
+
+/* FA rows of wavenumber index mi from the transpose's receive buffer. */
+static void fill_transposed(sst_model *s, pgrid *g, int mi)
+{
+    int L = s->L, nmy = g->nms[g->q];
+    for (int q = 0; q < g->Q; q++)
+        for (int u = g->ua[q]; u < g->ub[q]; u++) {
+            const double *b = g->rbuf + g->rdsp[q] + ((size_t)(u - g->ua[q]) * nmy + mi) * 10;
+            double *fa = s->FA + (size_t)(u / L) * 10 * L;
+            int l = u % L;
+            for (int f = 0; f < 5; f++) {
+                fa[(size_t)f * 2 * L + 2 * l] = b[2 * f];
+                fa[(size_t)f * 2 * L + 2 * l + 1] = b[2 * f + 1];
+            }
+        }
+}
+
+/* Partial Legendre analysis over my latitudes, the sum over the column, the update. */
+static void finish_step(sst_model *s, pgrid *g, int n, void (*fill)(sst_model *, pgrid *, int))
+{
+    int L = s->L, me = g->q, nmy = g->nms[me];
     size_t packed = 0;
     for (int mi = 0; mi < nmy; mi++) {
         int m = g->msets[me][mi];
-        for (int q = 0; q < g->Q; q++)
-            for (int u = g->ua[q]; u < g->ub[q]; u++) {
-                const double *b = g->rbuf + g->rdsp[q] + ((size_t)(u - g->ua[q]) * nmy + mi) * 10;
-                double *fa = s->FA + (size_t)(u / L) * 10 * L;
-                int l = u % L;
-                for (int f = 0; f < 5; f++) {
-                    fa[(size_t)f * 2 * L + 2 * l] = b[2 * f];
-                    fa[(size_t)f * 2 * L + 2 * l + 1] = b[2 * f + 1];
-                }
-            }
+        fill(s, g, mi);
         sst_analyse_m(s, m, g->j0, g->j1);
         size_t np = (size_t)(s->off[m + 1] - s->off[m]) * 8 * L;
         size_t nh = (size_t)(s->off[m + 1] - s->off[m]) * 6 * L;
@@ -291,6 +393,70 @@ static void pstep(sst_model *s, pgrid *g, int n)
         sst_update_m(s, m, sst_tau(s, n));
     }
     sst_end_step(s);
+}
+
+/* FA rows of my wavenumber index mi from the distributed forward FFT (k = q + Q k2). */
+static void fill_distributed(sst_model *s, pgrid *g, int mi)
+{
+    int L = s->L, k2 = (g->msets[g->q][mi] - g->q) / g->Q;
+    for (int u = 0; u < g->nud; u++) {
+        double *fa = s->FA + (size_t)(u / L) * 10 * L;
+        int l = u % L;
+        for (int f = 0; f < 5; f++) {
+            fftw_complex c = g->z5[((size_t)u * 5 + f) * g->n + k2];
+            fa[(size_t)f * 2 * L + 2 * l] = creal(c);
+            fa[(size_t)f * 2 * L + 2 * l + 1] = cimag(c);
+        }
+    }
+}
+
+/* A step with the distributed FFT: the row's ranks hold every unit of the block, the
+ * wavenumbers m = q (mod Q) and the longitudes [n t, n t + n). Inverse: local length-n DFTs of
+ * the one-sided spectrum (Z_0 = c_0, Z_m = 2 c_m: x = Re sum Z_k e^{2 pi i k x/nlon}), twiddles,
+ * log2(Q) exchange stages; forward: the adjoint in reverse order. */
+static void dstep(sst_model *s, pgrid *g, int n)
+{
+    int L = s->L, me = g->q, nmy = g->nms[me], nn = g->n;
+    size_t c4 = (size_t)g->nud * 4 * nn, c5 = (size_t)g->nud * 5 * nn;
+    sst_begin_step(s, n);
+    memset(g->z4, 0, c4 * sizeof(fftw_complex));
+    for (int mi = 0; mi < nmy; mi++) {
+        int m = g->msets[me][mi], k2 = (m - me) / g->Q;
+        sst_prep_m(s, m);
+        sst_synth_m(s, m, g->j0, g->j1);
+        for (int u = 0; u < g->nud; u++) {
+            double complex v[4];
+            sst_fourier_row(s, u / L, u % L, v);
+            for (int f = 0; f < 4; f++)
+                g->z4[((size_t)u * 4 + f) * nn + k2] = m ? 2 * v[f] : creal(v[f]);
+        }
+    }
+    fftw_execute(g->dinv);
+    for (size_t v = 0; v < c4; v += nn)
+        for (int k = 0; k < nn; k++)
+            g->z4[v + k] *= g->tw[k];
+    for (int d = g->Q / 2; d >= 1; d /= 2)
+        bx_stage(g, g->z4, c4, d, 1);
+    for (size_t x = 0; x < c4; x++)
+        g->x4[x] = creal(g->z4[x]);
+    for (int u = 0; u < g->nud; u++) {
+        const double *in[4];
+        double *out[5];
+        for (int f = 0; f < 4; f++)
+            in[f] = g->x4 + ((size_t)u * 4 + f) * nn;
+        for (int f = 0; f < 5; f++)
+            out[f] = g->x5 + ((size_t)u * 5 + f) * nn;
+        sst_grid_part(s, g->j0 + u / L, nn * g->t, nn * g->t + nn, in, out);
+    }
+    for (size_t x = 0; x < c5; x++)
+        g->z5[x] = g->x5[x];
+    for (int d = 1; d < g->Q; d *= 2)
+        bx_stage(g, g->z5, c5, d, 0);
+    for (size_t v = 0; v < c5; v += nn)
+        for (int k = 0; k < nn; k++)
+            g->z5[v + k] *= conj(g->tw[k]);
+    fftw_execute(g->dfwd);
+    finish_step(s, g, n, fill_distributed);
 }
 
 /* Every rank gets the whole state at cur (each row holds all wavenumbers once). */
@@ -370,8 +536,10 @@ int main(int argc, char **argv)
         hpc_usage_check(strcmp(maps[i], "row") && strcmp(maps[i], "col"),
                         "option --mappings: '%s' is not row or col", maps[i]);
     for (int i = 0; i < ntrs; i++)
-        hpc_usage_check(strcmp(trs[i], "alltoallv") && strcmp(trs[i], "pairwise"),
-                        "option --transposes: '%s' is not alltoallv or pairwise", trs[i]);
+        hpc_usage_check(strcmp(trs[i], "alltoallv") && strcmp(trs[i], "pairwise")
+                            && strcmp(trs[i], "distributed"),
+                        "option --transposes: '%s' is not alltoallv, pairwise or distributed",
+                        trs[i]);
     for (int i = 0; i < nsums; i++)
         hpc_usage_check(strcmp(sums[i], "allreduce") && strcmp(sums[i], "ring"),
                         "option --sums: '%s' is not allreduce or ring", sums[i]);
@@ -380,6 +548,11 @@ int main(int argc, char **argv)
                         grids[i][0], nlat, M);
         hpc_usage_check(grids[i][1] > M + 1, "psst: Q = %d exceeds the %d wavenumbers of T%d",
                         grids[i][1], M + 1, M);
+        int Q = grids[i][1];
+        for (int k = 0; k < ntrs; k++)
+            hpc_usage_check(strcmp(trs[k], "distributed") == 0 && ((Q & (Q - 1)) || nlon % Q),
+                            "psst: the distributed FFT needs Q a power of two dividing nlon %d "
+                            "(Q = %d)", nlon, Q);
         int minunits = nlat / grids[i][0] * L;
         hpc_usage_check(grids[i][1] > minunits,
                         "psst: Q = %d exceeds the %d latitude-level pairs of a block", grids[i][1],
@@ -415,8 +588,11 @@ int main(int argc, char **argv)
             for (int tr = 0; tr < ntrs; tr++)
                 for (int su = 0; su < nsums; su++) {
                     pgrid g;
-                    setup(&g, &s, grids[gi][0], grids[gi][1], strcmp(maps[mp], "col") == 0);
-                    g.transpose = strcmp(trs[tr], "pairwise") == 0;
+                    int variant = strcmp(trs[tr], "pairwise") == 0       ? 1
+                                  : strcmp(trs[tr], "distributed") == 0 ? 2
+                                                                        : 0;
+                    setup(&g, &s, grids[gi][0], grids[gi][1], strcmp(maps[mp], "col") == 0,
+                          variant);
                     g.sum = strcmp(sums[su], "ring") == 0;
                     hpc_sampler sm;
                     hpc_sampler_init(&sm, &hpc_reps);
@@ -427,7 +603,7 @@ int main(int argc, char **argv)
                         MPI_Barrier(MPI_COMM_WORLD);
                         double t0 = hpc_now();
                         for (int n = 0; n < nsteps; n++)
-                            pstep(&s, &g, n);
+                            (variant == 2 ? dstep : pstep)(&s, &g, n);
                         double t = hpc_now() - t0, tmax;
                         MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
                         hpc_sampler_add(&sm, tmax);

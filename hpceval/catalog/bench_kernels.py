@@ -159,7 +159,13 @@ def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Launch
             raise UsageError(f"psst: a {p}x{q} process grid does not fit T{m} with {levels} "
                              f"level(s) ({nlat} latitudes, {m + 1} wavenumbers)")
     maps = _list("mappings", v["mappings"], ("row", "col"))
-    trs = _list("transposes", v["transposes"], ("alltoallv", "pairwise"))
+    trs = _list("transposes", v["transposes"], ("alltoallv", "pairwise", "distributed"))
+    if "distributed" in trs:
+        # the binary exchange halves the row log2(Q) times over equal longitude blocks
+        for p, q in grids:
+            if q & (q - 1) or nlon % q:
+                raise UsageError(f"psst: the distributed FFT needs Q a power of two dividing "
+                                 f"nlon {nlon} (grid {p}x{q})")
     sums = _list("sums", v["sums"], ("allreduce", "ring"))
     points = len(grids) * len(maps) * len(trs) * len(sums)
     args = (["--truncation", str(m), "--levels", str(levels), "--days", str(v["days"]),
@@ -174,13 +180,15 @@ def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Launch
 register_benchmark(Benchmark(
     "psst", "kernels",
     "the shallow water model on a P x Q process grid: transpose FFT (MPI_Alltoallv or pairwise "
-    "exchange), distributed Legendre sum (MPI_Allreduce or ring), row/column-major mapping; "
+    "exchange) or distributed FFT (binary exchange), distributed Legendre sum (MPI_Allreduce or ring), row/column-major mapping; "
     "each variant checked against the serial model",
     (Param("truncation", "int", 21, "triangular truncation M", 1, 1000),
      Param("levels", "int", 4, "levels transformed together", 1, 4096),
      Param("grids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = --np)"),
      Param("mappings", "str", "row,col", "rank mappings: row, col"),
-     Param("transposes", "str", "alltoallv,pairwise", "transpose exchanges: alltoallv, pairwise"),
+     Param("transposes", "str", "alltoallv,pairwise",
+           "FFT variants: alltoallv, pairwise (transpose), distributed (binary exchange; Q a "
+           "power of two dividing nlon)"),
      Param("sums", "str", "allreduce,ring", "global sums: allreduce, ring"),
      Param("days", "float", 1.0, "simulated days per integration", 0.001, 1000),
      ) + REPETITION,

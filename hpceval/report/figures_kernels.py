@@ -184,7 +184,8 @@ def psst_variants(runs: list[dict]) -> Optional[Figure]:
         m, lev = rows[0]["truncation"], rows[0]["levels"]
         ax.set_title(_text(f"{run_label(run)}  T{m}, L={lev}"), loc="left", fontsize=9)
     axes[0].set_ylabel("(time - best) / best of the grid [%]")
-    axes[-1].legend(title="mapping/transpose/sum", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    # FFT: alltoallv/pairwise transpose; distributed keeps longitudes split (binary exchange)
+    axes[-1].legend(title="mapping/FFT/sum", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.suptitle("Parallel shallow water model: variants relative to the best per aspect ratio",
                  x=0.01, ha="left", fontsize=10)
     return fig

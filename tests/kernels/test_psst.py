@@ -1,6 +1,6 @@
-"""The parallel shallow water model on 2 and 4 ranks: every process grid, mapping, transpose and
-global sum equals the serial model to round-off (bitwise where the latitudes are not split), test
-case 2 stays at round-off, and grids that do not fit are refused."""
+"""The parallel shallow water model on 2 and 4 ranks: every process grid, mapping, FFT (transpose
+or distributed) and global sum equals the serial model to round-off (bitwise where the latitudes
+are not split), test case 2 stays at round-off, and grids that do not fit are refused."""
 import os
 import subprocess
 
@@ -38,6 +38,30 @@ def test_every_variant_equals_serial(np, grids):
             assert r["bitwise_equal_to_serial"]
 
 
+@pytest.mark.parametrize("np,grids", [(2, {(1, 2), (2, 1)}), (4, {(1, 4), (2, 2), (4, 1)})])
+def test_distributed_fft_equals_serial(np, grids):
+    # T10: nlon 32, so Q = 2 and 4 split the longitudes; binary exchange inside the FFTs
+    p, res = mpirun(np, "--truncation", "10", "--levels", "2", "--test", "6", "--days", "0.5",
+                    "--transposes", "distributed", *TINY)
+    assert p.returncode == 0, p.stderr
+    times = [r for r in res if r["metric"] == "run_time"]
+    variants = {(r["params"]["P"], r["params"]["Q"], r["params"]["mapping"],
+                 r["params"]["transpose"], r["params"]["sum"]) for r in times}
+    assert variants == {(P, Q, m, "distributed", s) for P, Q in grids for m in ("row", "col")
+                        for s in ("allreduce", "ring")}
+    for r in times:
+        assert r["check"] == "ok" and r["max_rel_diff_vs_serial"] <= 1e-12
+
+
+def test_distributed_fft_case2_round_off():
+    p, res = mpirun(4, "--truncation", "21", "--levels", "1", "--grids", "1x4", "--mappings",
+                    "row", "--sums", "ring", "--transposes", "distributed", "--days", "1", *TINY)
+    assert p.returncode == 0, p.stderr
+    [t] = [r for r in res if r["metric"] == "run_time"]
+    assert t["max_rel_diff_vs_serial"] <= 1e-12
+    assert max(t["err_l1"], t["err_l2"], t["err_linf"]) < 1e-12
+
+
 def test_case2_parallel_round_off():
     p, res = mpirun(2, "--truncation", "21", "--levels", "1", "--grids", "2x1", "--mappings",
                     "col", "--sums", "ring", "--transposes", "pairwise", "--days", "1", *TINY)
@@ -46,8 +70,10 @@ def test_case2_parallel_round_off():
     assert max(t["err_l1"], t["err_l2"], t["err_linf"]) < 1e-12
 
 
-def test_corrupt_state_fails():
-    p, _ = mpirun(2, "--truncation", "5", "--grids", "1x2", "--inject", "corrupt", *TINY)
+@pytest.mark.parametrize("fft", ["alltoallv", "distributed"])
+def test_corrupt_state_fails(fft):
+    p, _ = mpirun(2, "--truncation", "5", "--grids", "1x2", "--transposes", fft, "--inject",
+                  "corrupt", *TINY)
     assert p.returncode != 0
     assert "differs from the serial" in p.stderr
 
@@ -58,6 +84,10 @@ def test_corrupt_state_fails():
     (4, ["--truncation", "1", "--grids", "4x1"], "P = 4 exceeds the 2 latitudes"),
     (2, ["--levels", "0"], "levels 0"),
     (2, ["--sums", "tree"], "--sums"),
+    (2, ["--transposes", "fft"], "--transposes"),
+    # T3: nlon 10 does not split into 4 equal longitude blocks
+    (4, ["--truncation", "3", "--grids", "1x4", "--transposes", "distributed"],
+     "Q a power of two dividing nlon 10"),
 ])
 def test_bad_grids(np, args, msg):
     p, _ = mpirun(np, *args, *TINY)
@@ -79,3 +109,6 @@ def test_psst_through_cli(cli):
         assert min(rel) == 0 and all(x >= 0 for x in rel)
     p = cli("run", "psst", "--np", "2", "--set", "grids=2x2")
     assert p.returncode == 2 and "does not fit 2 ranks" in one_line_error(p.stderr)
+    p = cli("run", "psst", "--np", "4", "--set", "truncation=3", "--set", "grids=1x4",
+            "--set", "transposes=distributed")
+    assert p.returncode == 2 and "power of two dividing nlon 10" in one_line_error(p.stderr)

@@ -329,11 +329,17 @@ void sst_fourier_row(const sst_model *s, int jj, int l, double complex out[4])
 
 void sst_grid_row(const sst_model *s, int j, const double *const in[4], double *const out[5])
 {
+    sst_grid_part(s, j, 0, s->nlon, in, out);
+}
+
+void sst_grid_part(const sst_model *s, int j, int i0, int i1, const double *const in[4],
+                   double *const out[5])
+{
     double r = s->rinv[j], r2 = s->r2[j];
-    const double *f = s->fcor + (size_t)j * s->nlon;
+    const double *f = s->fcor + (size_t)j * s->nlon + i0;
     const double *zg = in[0], *pg = in[1], *ug = in[2], *vg = in[3];
     double *C = out[SST_C], *E = out[SST_E], *A = out[SST_A], *B = out[SST_B], *D = out[SST_D];
-    for (int i = 0; i < s->nlon; i++) {
+    for (int i = 0; i < i1 - i0; i++) {
         double eta = zg[i] + f[i], ur = ug[i] * r, vr = vg[i] * r;
         A[i] = ur * eta;
         B[i] = vr * eta;

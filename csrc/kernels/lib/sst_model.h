@@ -65,6 +65,9 @@ void sst_prep_m(sst_model *s, int m);
 void sst_synth_m(sst_model *s, int m, int j0, int j1);
 void sst_fourier_row(const sst_model *s, int jj, int l, double complex out[4]);
 void sst_grid_row(const sst_model *s, int j, const double *const in[4], double *const out[5]);
+/* sst_grid_row on the longitudes [i0, i1) only (in/out hold i1 - i0 points). */
+void sst_grid_part(const sst_model *s, int j, int i0, int i1, const double *const in[4],
+                   double *const out[5]);
 void sst_analyse_m(sst_model *s, int m, int j0, int j1);
 void sst_update_m(sst_model *s, int m, double tau);
 void sst_end_step(sst_model *s);
