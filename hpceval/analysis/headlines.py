@@ -58,13 +58,20 @@ def _largest(group: List[Record], x: str) -> Optional[Record]:
     return max(group, key=lambda r: r["params"][x])
 
 
-# (label, benchmark, metric, x param, chooser); STREAM's choice is made separately below.
+# The classic memory curve: random order, default placement (a record without these keys is one).
+_CLASSIC_CHASE = {"order": "random", "node": -1}
+
+# (label, benchmark, metric, x param, chooser, preferred params); STREAM's choice is made
+# separately below.
 HEADLINES = [
-    ("Ping-pong latency, {}", "pingpong", "latency", "bytes", _at(8, "nearest")),
-    ("Ping-pong bandwidth, {}", "pingpong", "bandwidth", "bytes", _at(1 << 20, "largest")),
-    ("Memory latency, {}", "mem-latency", "latency", "bytes", _at(16 << 10, "nearest")),
-    ("Memory latency, {}", "mem-latency", "latency", "bytes", _at(1 << 20, "nearest")),
-    ("Memory latency, largest set ({})", "mem-latency", "latency", "bytes", _largest),
+    ("Ping-pong latency, {}", "pingpong", "latency", "bytes", _at(8, "nearest"), {}),
+    ("Ping-pong bandwidth, {}", "pingpong", "bandwidth", "bytes", _at(1 << 20, "largest"), {}),
+    ("Memory latency, {}", "mem-latency", "latency", "bytes", _at(16 << 10, "nearest"),
+     _CLASSIC_CHASE),
+    ("Memory latency, {}", "mem-latency", "latency", "bytes", _at(1 << 20, "nearest"),
+     _CLASSIC_CHASE),
+    ("Memory latency, largest set ({})", "mem-latency", "latency", "bytes", _largest,
+     _CLASSIC_CHASE),
 ]
 
 
@@ -90,11 +97,10 @@ def headlines(records: List[Record]) -> List[Dict[str, Any]]:
             seen.add(id(rec))
             rows.append({"label": label, "record": rec})
 
-    for label, bench, metric, x, choose in HEADLINES:
+    for label, bench, metric, x, choose, prefer in HEADLINES:
         groups = _groups(select(records, bench, metric), x)
-        if bench == "mem-latency":     # the classic curve: random order, default placement
-            groups = [g for g in groups if g[0]["params"].get("order", "random") == "random"
-                      and g[0]["params"].get("node", -1) in (-1, None)] or groups
+        groups = [g for g in groups if all(g[0]["params"].get(k, v) == v
+                                           for k, v in prefer.items())] or groups
         # One row per quantity: the main sweep (the group with the most points) speaks for it.
         for group in sorted(groups, key=len, reverse=True)[:1]:
             rec = choose(group, x)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import REPETITION, launch_timeout, pow2_sizes, repetition_args
+from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, pow2_sizes,
+                                    repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,
                                       register_benchmark, register_suite)
@@ -48,19 +49,6 @@ register_benchmark(Benchmark(
 
 # ---------------------------------------------------------------- helpers
 
-def _words(text: str, allowed, what: str, all_ok: bool = True) -> List[str]:
-    items = [w.strip() for w in str(text).split(",") if w.strip()]
-    if not items:
-        raise UsageError(f"--set {what}: empty list")
-    if all_ok and "all" in items:
-        return list(allowed)
-    for w in items:
-        if w not in allowed:
-            raise UsageError(f"--set {what}: '{w}' is not one of {', '.join(allowed)}"
-                             + (", all" if all_ok else ""))
-    return list(dict.fromkeys(items))
-
-
 def _joined(items: List[str], every) -> str:
     # "all" tells the binary to skip impossible mode/protocol pairs without a warning each.
     return "all" if set(items) == set(every) else ",".join(items)
@@ -81,14 +69,6 @@ def _rank_counts(text: str, ctx: PlanContext, default: int, least: int, what: st
     return counts
 
 
-def _check_memory(per_rank: int, nranks: int, ctx: PlanContext, what: str) -> None:
-    # Refuse before launching: buffers beyond memory would swap or be OOM-killed.
-    need = per_rank * nranks
-    if ctx.mem_available_bytes and need > 0.8 * ctx.mem_available_bytes:
-        raise UsageError(f"{what} needs {need / 2**30:.1f} GiB but only "
-                         f"{ctx.mem_available_bytes / 2**30:.1f} GiB of memory is available")
-
-
 def _args(b: Benchmark, v: Dict[str, Any], names) -> List[str]:
     out: List[str] = []
     for n in names:
@@ -105,16 +85,16 @@ RPN = Param("ranks-per-node", "int", 0,
 # ---------------------------------------------------------------- p2p
 
 def _plan_p2p(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    modes = _words(v["modes"], MODES, "modes")
-    protos = _words(v["protocols"], PROTOCOLS, "protocols")
-    patterns = _words(v["patterns"], PATTERNS, "patterns", all_ok=False)
+    modes = words(v["modes"], MODES, "modes", all_ok=True)
+    protos = words(v["protocols"], PROTOCOLS, "protocols", all_ok=True)
+    patterns = words(v["patterns"], PATTERNS, "patterns")
     sizes = v["sizes"]
     specs = []
     for pattern in patterns:
         for n in _rank_counts(v["nranks"], ctx, 2 if pattern == "0-1" else 4, 2, "p2p"):
             if pattern in ("intra-pairs", "cross-pairs") and n % 2:
                 raise UsageError(f"p2p pattern {pattern} needs an even number of ranks, {n} given")
-            _check_memory(2 * max(sizes + [1]), n, ctx, "p2p message buffers")
+            check_memory(2 * max(sizes + [1]) * n, ctx, "p2p message buffers")
             args = (_args(b, v, ("sizes", "window", "flush", "refine", "refine-tol",
                                  "ranks-per-node"))
                     + ["--modes", _joined(modes, MODES), "--protocols", _joined(protos, PROTOCOLS),
@@ -149,11 +129,11 @@ register_benchmark(Benchmark(
 # ---------------------------------------------------------------- collectives
 
 def _plan_collectives(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    ops = _words(v["ops"], COLLECTIVES, "ops")
+    ops = words(v["ops"], COLLECTIVES, "ops", all_ok=True)
     sizes = v["sizes"]
     specs = []
     for n in _rank_counts(v["nranks"], ctx, 2, 1, "collectives"):
-        _check_memory(4 * n * max(sizes), n, ctx, "collective buffers")
+        check_memory(4 * n * max(sizes) * n, ctx, "collective buffers")
         args = _args(b, v, ("sizes",)) + ["--ops", ",".join(ops)]
         points = 1 + (len(ops) - ("barrier" in ops)) * len(sizes)
         specs.append(LaunchSpec(b.name, f"collectives np={n}", "collectives", args, n, "core",
@@ -205,7 +185,7 @@ register_benchmark(Benchmark(
 def _plan_hotspot(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     specs = []
     for n in _rank_counts(v["nranks"], ctx, 2, 2, "hotspot"):
-        _check_memory(max(v["sizes"]) * n, 1, ctx, "hotspot receive buffers")
+        check_memory(max(v["sizes"]) * n, ctx, "hotspot receive buffers")
         points = (n - 1) * len(v["sizes"])
         specs.append(LaunchSpec(b.name, f"hotspot np={n}", "hotspot",
                                 _args(b, v, ("sizes", "window")), n, "core",
@@ -247,8 +227,8 @@ register_benchmark(Benchmark(
 # ---------------------------------------------------------------- halo
 
 def _plan_halo(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    methods = _words(v["methods"], ("pack", "datatype", "put"), "methods")
-    neigh = _words(v["neighbours"], ("4", "8"), "neighbours", all_ok=False)
+    methods = words(v["methods"], ("pack", "datatype", "put"), "methods", all_ok=True)
+    neigh = words(v["neighbours"], ("4", "8"), "neighbours")
     if max(v["widths"]) > v["tile"]:
         raise UsageError(f"--set widths: a ghost width ({max(v['widths'])}) larger than the tile "
                          f"({v['tile']})")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import REPETITION, launch_timeout, repetition_args
+from hpceval.catalog.common import REPETITION, counts, launch_timeout, repetition_args, words
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
                                       register_suite)
@@ -24,32 +24,6 @@ def _plan_column(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Laun
             + b.param("levels").to_arg(v["levels"]) + repetition_args(b, v))
     return [LaunchSpec(b.name, "column", "column", args, 1, "core", expected_results=len(v["nlons"]),
                        timeout_s=launch_timeout(v, len(v["nlons"])))]
-
-
-def _list(name: str, text: Any, allowed=None) -> List[str]:
-    items = [t.strip() for t in str(text).split(",") if t.strip()]
-    if not items:
-        raise UsageError(f"--set {name}: empty list")
-    for t in items:
-        if allowed is not None and t not in allowed:
-            raise UsageError(f"--set {name}: '{t}' is not one of {', '.join(allowed)}")
-    return list(dict.fromkeys(items))
-
-
-def _copies(text: Any, cores: int) -> List[int]:
-    out = []
-    for t in _list("copies", text):
-        if t in ("max", "all"):
-            out.append(cores)
-            continue
-        try:
-            n = int(t)
-        except ValueError:
-            raise UsageError(f"--set copies: '{t}' is not a rank count or 'max'") from None
-        if not 1 <= n <= 4096:
-            raise UsageError(f"--set copies: {n} is out of range [1, 4096]")
-        out.append(n)
-    return sorted(set(out))
 
 
 def sst_grid(m: int) -> tuple[int, int]:
@@ -83,9 +57,9 @@ def _plan_sst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchS
         if nlon < 3 * m + 1 or 2 * nlat < 3 * m + 1:
             raise UsageError(f"sst: a {nlon}x{nlat} grid aliases at T{m} "
                              f"(need nlon >= {3 * m + 1}, nlat >= {(3 * m + 1) / 2:g})")
-    schemes = _list("scheme", v["scheme"], ("semi-implicit", "explicit"))
-    tests = _list("test", v["test"], ("1", "2", "6"))
-    alphas = _list("alpha", v["alpha"], tuple(ALPHAS))
+    schemes = words(v["scheme"], ("semi-implicit", "explicit"), "scheme")
+    tests = words(v["test"], ("1", "2", "6"), "test")
+    alphas = words(v["alpha"], tuple(ALPHAS), "alpha")
     fixed = (b.param("truncations").to_arg(truncs) + b.param("levels").to_arg(levels)
              + ["--days", str(v["days"]), "--dt", str(v["dt"]), "--robert", str(v["robert"]),
                 "--bound", str(v["bound"])] + repetition_args(b, v))
@@ -95,7 +69,7 @@ def _plan_sst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchS
         fixed += ["--nlat", str(v["nlat"])]
     specs = []
     points = len(truncs) * len(levels)
-    for copies in _copies(v["copies"], ctx.cores):
+    for copies in counts(v["copies"], ctx.cores, "copies", "rank count"):
         for scheme in schemes:
             run_s = sum(_sst_seconds(m, l, v["days"]) for m in truncs for l in levels)
             for test in tests:
@@ -146,7 +120,7 @@ def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Launch
         grids = [(p, nranks // p) for p in range(1, nranks + 1) if nranks % p == 0]
     else:
         grids = []
-        for item in _list("grids", v["grids"]):
+        for item in words(v["grids"], None, "grids"):
             try:
                 p, q = (int(x) for x in item.lower().split("x"))
             except ValueError:
@@ -158,15 +132,15 @@ def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Launch
         if p > nlat or q > m + 1 or q > (nlat // p) * levels:
             raise UsageError(f"psst: a {p}x{q} process grid does not fit T{m} with {levels} "
                              f"level(s) ({nlat} latitudes, {m + 1} wavenumbers)")
-    maps = _list("mappings", v["mappings"], ("row", "col"))
-    trs = _list("transposes", v["transposes"], ("alltoallv", "pairwise", "distributed"))
+    maps = words(v["mappings"], ("row", "col"), "mappings")
+    trs = words(v["transposes"], ("alltoallv", "pairwise", "distributed"), "transposes")
     if "distributed" in trs:
         # the binary exchange halves the row log2(Q) times over equal longitude blocks
         for p, q in grids:
             if q & (q - 1) or nlon % q:
                 raise UsageError(f"psst: the distributed FFT needs Q a power of two dividing "
                                  f"nlon {nlon} (grid {p}x{q})")
-    sums = _list("sums", v["sums"], ("allreduce", "ring"))
+    sums = words(v["sums"], ("allreduce", "ring"), "sums")
     points = len(grids) * len(maps) * len(trs) * len(sums)
     args = (["--truncation", str(m), "--levels", str(levels), "--days", str(v["days"]),
              "--grids", ",".join(f"{p}x{q}" for p, q in grids), "--mappings", ",".join(maps),

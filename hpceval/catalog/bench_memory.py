@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import REPETITION, launch_timeout, pow2_sizes, repetition_args
+from hpceval.catalog.common import (REPETITION, check_memory, counts, launch_timeout,
+                                    pow2_sizes, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 from hpceval.errors import UsageError
@@ -38,47 +39,14 @@ def numa_nodes() -> int:
     return len(list(SYS_NODE.glob("node[0-9]*"))) or 1
 
 
-def _check_memory(need: int, ctx: PlanContext, what: str) -> None:
-    # Refuse before launching: a working set beyond memory would swap or be OOM-killed.
-    if ctx.mem_available_bytes and need > 0.8 * ctx.mem_available_bytes:
-        raise UsageError(f"{what} needs {need / 2**30:.1f} GiB but only "
-                         f"{ctx.mem_available_bytes / 2**30:.1f} GiB of memory is available")
-
-
 def _check_cpu(cpu: int, ctx: PlanContext) -> None:
     if cpu >= ctx.cores:
         raise UsageError(f"--set cpu={cpu}: this machine has CPUs 0..{ctx.cores - 1}")
 
 
-def _words(text: str, allowed, what: str) -> List[str]:
-    items = [w.strip() for w in str(text).split(",") if w.strip()]
-    for w in items:
-        if w not in allowed:
-            raise UsageError(f"--set {what}: '{w}' is not one of {', '.join(allowed)}")
-    if not items:
-        raise UsageError(f"--set {what}: empty list")
-    return list(dict.fromkeys(items))
-
-
 def thread_counts(text: str, cores: int) -> List[int]:
     """'1,max' -> [1, cores]; 'sweep' -> 1, 2, 4, ... and cores."""
-    counts: List[int] = []
-    for item in str(text).split(","):
-        item = item.strip()
-        if item in ("max", "all"):
-            counts.append(cores)
-        elif item == "sweep":
-            counts += [t for t in pow2_sizes(1, cores)] + [cores]
-        else:
-            try:
-                n = int(item)
-            except ValueError:
-                raise UsageError(f"--set threads: '{item}' is not a thread count, 'max' or "
-                                 "'sweep'") from None
-            if not 1 <= n <= 4096:
-                raise UsageError(f"--set threads: {n} is out of range [1, 4096]")
-            counts.append(n)
-    return sorted(set(counts))
+    return counts(text, cores, "threads", "thread count", sweep=True)
 
 
 def _pinned_env(threads: int, bind: str = "close") -> Dict[str, str]:
@@ -90,7 +58,7 @@ def _pinned_env(threads: int, bind: str = "close") -> Dict[str, str]:
 
 def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     sizes = v["sizes"] or pow2_sizes(4 << 10, max(256 << 20, 4 * ctx.llc_bytes), midpoints=True)
-    _check_memory(max(sizes), ctx, "mem-latency working set")
+    check_memory(max(sizes), ctx, "mem-latency working set")
     _check_cpu(v["cpu"], ctx)
     nodes = numa_nodes()
     if v["node"] >= nodes:
@@ -98,8 +66,8 @@ def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
     specs = []
     rep = repetition_args(b, v)
     common = b.param("stride").to_arg(v["stride"]) + ["--loads", str(v["loads"])]
-    for order in _words(v["order"], ("random", "linear"), "order"):
-        for pages in _words(v["pages"], PAGES, "pages"):
+    for order in words(v["order"], ("random", "linear"), "order"):
+        for pages in words(v["pages"], PAGES, "pages"):
             args = (b.param("sizes").to_arg(sizes) + common + ["--order", order, "--pages", pages,
                     "--cpu", str(v["cpu"]), "--node", str(v["node"])] + rep)
             specs.append(LaunchSpec(b.name, f"mem-latency {order} {pages}", "mem-latency", args,
@@ -140,12 +108,12 @@ register_benchmark(Benchmark(
 
 def _plan_mem_bandwidth(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     sizes = v["sizes"] or log_sizes(1 << 10, 4 * ctx.llc_bytes, v["per-octave"])
-    modes = _words(v["modes"], BW_MODES, "modes")
+    modes = words(v["modes"], BW_MODES, "modes")
     _check_cpu(v["cpu"], ctx)
     specs = []
     for t in thread_counts(v["threads"], ctx.cores):
-        _check_memory(t * max(sizes), ctx, f"mem-bandwidth working set ({t} threads)")
-        for pages in _words(v["pages"], PAGES, "pages"):
+        check_memory(t * max(sizes), ctx, f"mem-bandwidth working set ({t} threads)")
+        for pages in words(v["pages"], PAGES, "pages"):
             args = (b.param("sizes").to_arg(sizes) + ["--modes", ",".join(modes), "--threads",
                     str(t), "--pages", pages] + repetition_args(b, v))
             env = {}
@@ -182,7 +150,7 @@ register_benchmark(Benchmark(
 def _plan_mem_contention(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     threads = ctx.cores if v["threads"] == 0 else v["threads"]
     ws = v["bytes"] or 4 * ctx.llc_bytes
-    _check_memory(threads * ws + (v["latency-bytes"] or ws), ctx, "mem-contention working sets")
+    check_memory(threads * ws + (v["latency-bytes"] or ws), ctx, "mem-contention working sets")
     if v["stream-mode"] not in BW_MODES:
         raise UsageError(f"--set stream-mode: '{v['stream-mode']}' is not one of {', '.join(BW_MODES)}")
     args = ["--bytes", str(ws), "--latency-bytes", str(v["latency-bytes"]), "--threads",
@@ -214,9 +182,9 @@ register_benchmark(Benchmark(
 def _plan_stream(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     # STREAM's rule: each array at least 4x the last-level cache (and 10M elements at least).
     n = v["n"] or max(4 * ctx.llc_bytes // 8, 10_000_000)
-    _check_memory(3 * 8 * n, ctx, "stream arrays")
+    check_memory(3 * 8 * n, ctx, "stream arrays")
     specs = []
-    for bind in _words(v["bind"], ("close", "spread"), "bind"):
+    for bind in words(v["bind"], ("close", "spread"), "bind"):
         for t in thread_counts(v["threads"], ctx.cores):
             args = ["--n", str(n), "--threads", str(t)] + repetition_args(b, v)
             specs.append(LaunchSpec(b.name, f"stream threads={t} {bind}", "stream", args, 1,

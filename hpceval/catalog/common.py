@@ -4,6 +4,8 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from hpceval.catalog.params import Param
+from hpceval.catalog.registry import PlanContext
+from hpceval.errors import UsageError
 
 REPETITION = (
     Param("warmup", "int", 2, "warm-up samples discarded before measuring", 0, 1000),
@@ -44,3 +46,46 @@ def pow2_sizes(lo: int, hi: int, midpoints: bool = False) -> List[int]:
             sizes.append(s + s // 2)
         s *= 2
     return sizes
+
+
+def words(text: Any, allowed, what: str, *, all_ok: bool = False) -> List[str]:
+    """A comma-separated --set list of names, each one of `allowed` (None: any name); with
+    all_ok, 'all' stands for every allowed name. Duplicates dropped, order kept."""
+    items = [w.strip() for w in str(text).split(",") if w.strip()]
+    if not items:
+        raise UsageError(f"--set {what}: empty list")
+    if all_ok and "all" in items:
+        return list(allowed)
+    for w in items:
+        if allowed is not None and w not in allowed:
+            raise UsageError(f"--set {what}: '{w}' is not one of {', '.join(allowed)}"
+                             + (", all" if all_ok else ""))
+    return list(dict.fromkeys(items))
+
+
+def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) -> List[int]:
+    """Thread or copy counts: '1,max' -> [1, cores]; with sweep, 'sweep' -> 1, 2, 4, ... cores."""
+    out: List[int] = []
+    for item in words(text, None, what):
+        if item in ("max", "all"):
+            out.append(cores)
+        elif sweep and item == "sweep":
+            out += pow2_sizes(1, cores) + [cores]
+        else:
+            try:
+                n = int(item)
+            except ValueError:
+                accepted = "'max' or 'sweep'" if sweep else "or 'max'"
+                raise UsageError(f"--set {what}: '{item}' is not a {noun}"
+                                 f"{', ' if sweep else ' '}{accepted}") from None
+            if not 1 <= n <= 4096:
+                raise UsageError(f"--set {what}: {n} is out of range [1, 4096]")
+            out.append(n)
+    return sorted(set(out))
+
+
+def check_memory(need: int, ctx: PlanContext, what: str) -> None:
+    # Refuse before launching: a working set beyond memory would swap or be OOM-killed.
+    if ctx.mem_available_bytes and need > 0.8 * ctx.mem_available_bytes:
+        raise UsageError(f"{what} needs {need / 2**30:.1f} GiB but only "
+                         f"{ctx.mem_available_bytes / 2**30:.1f} GiB of memory is available")

@@ -591,20 +591,30 @@ void sst_tc1_height(const sst_model *s, double alpha, double t, double *h)
     }
 }
 
-void sst_set_tc1(sst_model *s, double alpha)
+/* Solid-body rotation about an axis tilted by alpha, u0 = 2 pi a / 12 days: the wind of test
+ * cases 1 and 2. */
+static void solid_body_wind(const sst_model *s, double alpha, double *u, double *v)
 {
-    size_t n = (size_t)s->nlat * s->nlon;
-    double *u = malloc(n * sizeof *u), *v = malloc(n * sizeof *v), *gh = malloc(n * sizeof *gh);
     double u0 = 2 * M_PI * s->a / (12 * 86400.0);
-    s->phibar = 0.0;
-    s->advect_only = 1;
-    sst_count_flops(s);
-    sst_tc1_height(s, alpha, 0.0, gh);
     TC_LOOP {
         double sl = s->mu[j], cl = sqrt(1 - sl * sl);
         size_t g = (size_t)j * s->nlon + i;
         u[g] = u0 * (cl * cos(alpha) + s->coslon[i] * sl * sin(alpha));
         v[g] = -u0 * s->sinlon[i] * sin(alpha);
+    }
+}
+
+void sst_set_tc1(sst_model *s, double alpha)
+{
+    size_t n = (size_t)s->nlat * s->nlon;
+    double *u = malloc(n * sizeof *u), *v = malloc(n * sizeof *v), *gh = malloc(n * sizeof *gh);
+    s->phibar = 0.0;
+    s->advect_only = 1;
+    sst_count_flops(s);
+    sst_tc1_height(s, alpha, 0.0, gh);
+    solid_body_wind(s, alpha, u, v);
+    TC_LOOP {
+        size_t g = (size_t)j * s->nlon + i;
         gh[g] *= s->g;
         s->fcor[g] = 0.0;
     }
@@ -618,14 +628,12 @@ void sst_set_tc2(sst_model *s, double alpha)
     sst_count_flops(s);
     size_t n = (size_t)s->nlat * s->nlon;
     double *u = malloc(n * sizeof *u), *v = malloc(n * sizeof *v), *gh = malloc(n * sizeof *gh);
-    double u0 = 2 * M_PI * s->a / (12 * 86400.0);
     s->phibar = 2.94e4;
     sst_tc2_height(s, alpha, gh);
+    solid_body_wind(s, alpha, u, v);
     TC_LOOP {
         double sl = s->mu[j], cl = sqrt(1 - sl * sl);
         size_t g = (size_t)j * s->nlon + i;
-        u[g] = u0 * (cl * cos(alpha) + s->coslon[i] * sl * sin(alpha));
-        v[g] = -u0 * s->sinlon[i] * sin(alpha);
         gh[g] *= s->g;
         s->fcor[g] = 2 * s->omega * (-s->coslon[i] * cl * sin(alpha) + sl * cos(alpha));
     }
