@@ -34,3 +34,13 @@ def default_db() -> Path:
         return Path(env)
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "hpceval" / "results.sqlite"
+
+
+def trace_library() -> Path:
+    """The PMPI trace library (csrc/trace), built beside the binaries: build/lib."""
+    env = os.environ.get("HPCEVAL_TRACE_LIB")
+    path = Path(env) if env else bin_dir().parent / "lib" / "libhpceval-trace.so"
+    if not path.is_file():
+        raise UsageError(f"trace library {path} not found: build the C core with 'make build' "
+                         "(or set HPCEVAL_TRACE_LIB)")
+    return path

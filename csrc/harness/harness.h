@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "options.h"
+#include "phases.h"
 #include "output.h"
 #include "sampler.h"
 #include "stats.h"

@@ -37,7 +37,9 @@
  * --bound after every integration, as in sst.c.
  *
  * Metrics: seconds per integration (slowest rank), MFlop/s in all (the serial
- * operation count / time).
+ * operation count / time), simulated days per day. The run_time record carries
+ * each rank's phase timers (phases.h: legendre, fft, grid, spectral, pack,
+ * transpose, global_sum) in us per step, mean over the kept samples.
  */
 #include "harness.h"
 #include "lib/sst_model.h"
@@ -69,6 +71,12 @@ static hpc_option options[] = {
     {0}};
 
 static const double SERIAL_TOL = 1e-12;
+
+/* Phase timers of a step (phases.h): the serial model's compute phases plus buffer copies
+ * (pack/unpack around the exchanges) and the two communication phases. */
+enum { PH_PACK = SST_NPH, PH_TRANSPOSE, PH_GSUM, NPH };
+static hpc_phases ph;
+#define PH(id) hpc_phase_to(&ph, id)
 
 typedef struct {
     int P, Q, p, q, transpose, sum;   /* transpose 0 alltoallv 1 pairwise 2 distributed FFT;
@@ -248,8 +256,10 @@ static void setup_distributed(pgrid *g, sst_model *s)
 static void bx_stage(pgrid *g, fftw_complex *z, size_t cnt, int d, int inverse)
 {
     int q = g->q, upper = (q & d) != 0, j = (q & ~d) % (2 * d);
+    PH(PH_TRANSPOSE);
     MPI_Sendrecv(z, (int)(2 * cnt), MPI_DOUBLE, q ^ d, 11, g->zp, (int)(2 * cnt), MPI_DOUBLE, q ^ d,
                  11, g->row, MPI_STATUS_IGNORE);
+    PH(SST_PH_FFT);
     double complex w = cexp(I * M_PI * j / d), *zp = g->zp;
     if (inverse) {
         if (!upper)
@@ -291,13 +301,16 @@ static void finish_step(sst_model *s, pgrid *g, int n, void (*fill)(sst_model *,
 static void pstep(sst_model *s, pgrid *g, int n)
 {
     int L = s->L, nc = s->nc, me = g->q, nmy = g->nms[me];
+    PH(SST_PH_SPECTRAL);
     sst_begin_step(s, n);
     /* Synthesis of my wavenumbers at my latitudes, into the send buffer. */
     layout(g, 8, 1);
     for (int mi = 0; mi < nmy; mi++) {
         int m = g->msets[me][mi];
+        PH(SST_PH_LEGENDRE);
         sst_prep_m(s, m);
         sst_synth_m(s, m, g->j0, g->j1);
+        PH(PH_PACK);  /* the Fourier rows are formed straight into the send buffer */
         for (int q = 0; q < g->Q; q++)
             for (int u = g->ua[q]; u < g->ub[q]; u++) {
                 double complex v[4];
@@ -309,7 +322,9 @@ static void pstep(sst_model *s, pgrid *g, int n)
                 }
             }
     }
+    PH(PH_TRANSPOSE);
     exchange(g, 8);
+    PH(PH_PACK);
     memset(g->c4, 0, (size_t)g->nu * 4 * nc * sizeof(fftw_complex));
     for (int q = 0; q < g->Q; q++)
         for (int ul = 0; ul < g->nu; ul++)
@@ -319,8 +334,10 @@ static void pstep(sst_model *s, pgrid *g, int n)
                 for (int f = 0; f < 4; f++)
                     g->c4[(size_t)(ul * 4 + f) * nc + m] = m ? b[2 * f] + I * b[2 * f + 1] : b[2 * f];
             }
+    PH(SST_PH_FFT);
     if (g->nu > 0)
         fftw_execute(g->inv);
+    PH(SST_PH_GRID);
     for (int ul = 0; ul < g->nu; ul++) {
         int u = g->ua[me] + ul, j = g->j0 + u / L;
         const double *in[4];
@@ -331,9 +348,11 @@ static void pstep(sst_model *s, pgrid *g, int n)
             out[f] = g->g5 + (size_t)(ul * 5 + f) * s->nlon;
         sst_grid_row(s, j, in, out);
     }
+    PH(SST_PH_FFT);
     if (g->nu > 0)
         fftw_execute(g->fwd);
     /* Back: my units x each owner's wavenumbers. */
+    PH(PH_PACK);
     layout(g, 10, 0);
     for (int q = 0; q < g->Q; q++)
         for (int ul = 0; ul < g->nu; ul++)
@@ -346,6 +365,7 @@ static void pstep(sst_model *s, pgrid *g, int n)
                     b[2 * f + 1] = cimag(c);
                 }
             }
+    PH(PH_TRANSPOSE);
     exchange(g, 10);
     finish_step(s, g, n, fill_transposed);
 }
@@ -373,23 +393,29 @@ static void finish_step(sst_model *s, pgrid *g, int n, void (*fill)(sst_model *,
     size_t packed = 0;
     for (int mi = 0; mi < nmy; mi++) {
         int m = g->msets[me][mi];
+        PH(PH_PACK);
         fill(s, g, mi);
+        PH(SST_PH_LEGENDRE);
         sst_analyse_m(s, m, g->j0, g->j1);
+        PH(PH_PACK);
         size_t np = (size_t)(s->off[m + 1] - s->off[m]) * 8 * L;
         size_t nh = (size_t)(s->off[m + 1] - s->off[m]) * 6 * L;
         memcpy(g->red + packed, s->AP + (size_t)s->off[m] * 8 * L, np * 8);
         memcpy(g->red + packed + np, s->AH + (size_t)s->off[m] * 6 * L, nh * 8);
         packed += np + nh;
     }
+    PH(PH_GSUM);
     global_sum(g, g->red, (int)packed);
     packed = 0;
     for (int mi = 0; mi < nmy; mi++) {
         int m = g->msets[me][mi];
         size_t np = (size_t)(s->off[m + 1] - s->off[m]) * 8 * L;
         size_t nh = (size_t)(s->off[m + 1] - s->off[m]) * 6 * L;
+        PH(PH_PACK);
         memcpy(s->AP + (size_t)s->off[m] * 8 * L, g->red + packed, np * 8);
         memcpy(s->AH + (size_t)s->off[m] * 6 * L, g->red + packed + np, nh * 8);
         packed += np + nh;
+        PH(SST_PH_SPECTRAL);
         sst_update_m(s, m, sst_tau(s, n));
     }
     sst_end_step(s);
@@ -418,12 +444,16 @@ static void dstep(sst_model *s, pgrid *g, int n)
 {
     int L = s->L, me = g->q, nmy = g->nms[me], nn = g->n;
     size_t c4 = (size_t)g->nud * 4 * nn, c5 = (size_t)g->nud * 5 * nn;
+    PH(SST_PH_SPECTRAL);
     sst_begin_step(s, n);
+    PH(PH_PACK);
     memset(g->z4, 0, c4 * sizeof(fftw_complex));
     for (int mi = 0; mi < nmy; mi++) {
         int m = g->msets[me][mi], k2 = (m - me) / g->Q;
+        PH(SST_PH_LEGENDRE);
         sst_prep_m(s, m);
         sst_synth_m(s, m, g->j0, g->j1);
+        PH(PH_PACK);
         for (int u = 0; u < g->nud; u++) {
             double complex v[4];
             sst_fourier_row(s, u / L, u % L, v);
@@ -431,6 +461,7 @@ static void dstep(sst_model *s, pgrid *g, int n)
                 g->z4[((size_t)u * 4 + f) * nn + k2] = m ? 2 * v[f] : creal(v[f]);
         }
     }
+    PH(SST_PH_FFT);
     fftw_execute(g->dinv);
     for (size_t v = 0; v < c4; v += nn)
         for (int k = 0; k < nn; k++)
@@ -439,6 +470,7 @@ static void dstep(sst_model *s, pgrid *g, int n)
         bx_stage(g, g->z4, c4, d, 1);
     for (size_t x = 0; x < c4; x++)
         g->x4[x] = creal(g->z4[x]);
+    PH(SST_PH_GRID);
     for (int u = 0; u < g->nud; u++) {
         const double *in[4];
         double *out[5];
@@ -448,6 +480,7 @@ static void dstep(sst_model *s, pgrid *g, int n)
             out[f] = g->x5 + ((size_t)u * 5 + f) * nn;
         sst_grid_part(s, g->j0 + u / L, nn * g->t, nn * g->t + nn, in, out);
     }
+    PH(SST_PH_FFT);
     for (size_t x = 0; x < c5; x++)
         g->z5[x] = g->x5[x];
     for (int d = 1; d < g->Q; d *= 2)
@@ -561,6 +594,12 @@ int main(int argc, char **argv)
 
     hpc_begin(1, NULL);
     hpc_inject_first_point();
+    hpc_phase_def defs[NPH];
+    memcpy(defs, sst_phase_defs, sizeof sst_phase_defs);
+    defs[PH_PACK] = (hpc_phase_def){"pack", HPC_KIND_COPY};
+    defs[PH_TRANSPOSE] = (hpc_phase_def){"transpose", HPC_KIND_COMM};
+    defs[PH_GSUM] = (hpc_phase_def){"global_sum", HPC_KIND_COMM};
+    hpc_phases_init(&ph, defs, NPH);
 
     double dt0 = fmin(2400.0 * (test == 6 ? 0.5 : 1.0) * 42.0 / M, 3600.0);
     int nsteps = (int)ceil(days * 86400.0 / dt0 - 1e-9);
@@ -596,17 +635,23 @@ int main(int argc, char **argv)
                     g.sum = strcmp(sums[su], "ring") == 0;
                     hpc_sampler sm;
                     hpc_sampler_init(&sm, &hpc_reps);
-                    double maxrel = 0, ndiff = 0, err[3] = {0, 0, 0};
+                    double maxrel = 0, ndiff = 0, err[3] = {0, 0, 0}, wall = 0;
                     int first = 1;
+                    hpc_phases_reset(&ph);
                     while (hpc_sampler_more_coll(&sm, MPI_COMM_WORLD)) {
                         set_test(&s, test, alpha);
                         MPI_Barrier(MPI_COMM_WORLD);
                         double t0 = hpc_now();
                         for (int n = 0; n < nsteps; n++)
                             (variant == 2 ? dstep : pstep)(&s, &g, n);
+                        hpc_phases_stop(&ph);
                         double t = hpc_now() - t0, tmax;
                         MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                        int kept = sm.n;
                         hpc_sampler_add(&sm, tmax);
+                        kept = sm.n > kept;
+                        hpc_phases_keep(&ph, kept);
+                        wall += kept ? t : 0;
 
                         gather_state(&s, &g);
                         if (hpc_inject == HPC_INJECT_CORRUPT && hpc_rank == 0)
@@ -644,16 +689,20 @@ int main(int argc, char **argv)
                         }
                     }
                     double *x = malloc((size_t)sm.n * sizeof *x);
-                    for (int k = 0; k < 2; k++) {
+                    static const char *metric[3] = {"run_time", "mflops", "sim_days_per_day"};
+                    static const char *unit[3] = {"s", "MFlop/s", "days/day"};
+                    for (int k = 0; k < 3; k++) {
                         if (k == 0)
                             memcpy(x, sm.samples, (size_t)sm.n * sizeof *x);
-                        else
+                        else if (k == 1)
                             hpc_rates(sm.samples, sm.n, nsteps * s.flops_step, 1e6, x);
+                        else
+                            hpc_rates(sm.samples, sm.n, days, 1.0 / 86400.0, x);
                         hpc_stats st;
                         hpc_stats_compute(x, sm.n, &st);
                         hpc_json r;
-                        hpc_result_begin(&r, k ? "mflops" : "run_time", k ? "MFlop/s" : "s",
-                                         "median", k ? "higher" : "lower");
+                        hpc_result_begin(&r, metric[k], unit[k], "median",
+                                         k ? "higher" : "lower");
                         hpc_json_int(&r, "truncation", M);
                         hpc_json_int(&r, "levels", L);
                         hpc_json_int(&r, "P", g.P);
@@ -668,6 +717,12 @@ int main(int argc, char **argv)
                         hpc_json_num(&r, "max_rel_diff_vs_serial", maxrel);
                         hpc_json_int(&r, "coefficients_differing_from_serial", (long long)ndiff);
                         hpc_json_bool(&r, "bitwise_equal_to_serial", ndiff == 0);
+                        if (k == 0) {  /* us per step, mean over the kept samples (collective) */
+                            double scale = 1e6 / ((double)sm.n * nsteps);
+                            hpc_phases_json(&r, &ph, scale, MPI_COMM_WORLD);
+                            hpc_json_per_rank(&r, "wall_per_rank", wall * scale, MPI_COMM_WORLD);
+                            hpc_json_exact(&r, "dt_s", s.dt);
+                        }
                         if (test == 2) {
                             hpc_json_num(&r, "err_l1", err[0]);
                             hpc_json_num(&r, "err_l2", err[1]);

@@ -105,7 +105,8 @@ static void level_errors(sst_model *s, int test, double alpha, double t, double 
 
 static void emit(const char *metric, const char *unit, const char *better, double *x, int n,
                  int converged, const sst_model *s, const char *scheme, int test, double alpha,
-                 int nsteps, double days, const double err[3], double bound)
+                 int nsteps, double days, const double err[3], double bound,
+                 const hpc_phases *ph, double wall)
 {
     hpc_stats st;
     hpc_stats_compute(x, n, &st);
@@ -133,6 +134,11 @@ static void emit(const char *metric, const char *unit, const char *better, doubl
     hpc_json_num(&r, "err_linf", err[2]);
     if (test == 2)
         hpc_json_exact(&r, "err_bound", bound);
+    if (ph) {  /* us per step, mean over the kept samples, per rank (collective) */
+        double scale = 1e6 / ((double)n * nsteps);
+        hpc_phases_json(&r, ph, scale, MPI_COMM_WORLD);
+        hpc_json_per_rank(&r, "wall_per_rank", wall * scale, MPI_COMM_WORLD);
+    }
     hpc_json_emit(&r);
 }
 
@@ -177,6 +183,10 @@ int main(int argc, char **argv)
 
             hpc_sampler sm;
             hpc_sampler_init(&sm, &hpc_reps);
+            hpc_phases ph;
+            hpc_phases_init(&ph, sst_phase_defs, SST_NPH);
+            s.phases = &ph;
+            double wall = 0;  /* this rank's own time over the kept samples */
             double err[3] = {0, 0, 0};
             double *errs[3] = {NULL, NULL, NULL};  /* per sample, for the error records */
             int nerr = 0;
@@ -192,7 +202,11 @@ int main(int argc, char **argv)
                 sst_run(&s, nsteps);
                 double t = hpc_now() - t0, tmax;
                 MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                int kept = sm.n;
                 hpc_sampler_add(&sm, tmax);
+                kept = sm.n > kept;
+                hpc_phases_keep(&ph, kept);
+                wall += kept ? t : 0;
 
                 if (hpc_inject == HPC_INJECT_CORRUPT && hpc_rank == 0)
                     s.p[s.cur][(size_t)L * s.ncoef / 2] += 10.0;
@@ -217,14 +231,14 @@ int main(int argc, char **argv)
             double *x = malloc((size_t)n * sizeof *x);
             hpc_rates(sm.samples, n, flops, 1e6, x);
             emit("mflops", "MFlop/s", "higher", x, n, sm.converged, &s, scheme, test, alpha,
-                 nsteps, days, err, bound);
+                 nsteps, days, err, bound, NULL, 0);
             hpc_rates(sm.samples, n, days, 1.0 / 86400.0, x);  /* days / (t / 86400 s) */
             emit("sim_days_per_day", "days/day", "higher", x, n, sm.converged, &s, scheme, test,
-                 alpha, nsteps, days, err, bound);
+                 alpha, nsteps, days, err, bound, NULL, 0);
             for (int r = 0; r < n; r++)
                 x[r] = sm.samples[r] / nsteps;
             emit("step_time", "s", "lower", x, n, sm.converged, &s, scheme, test, alpha, nsteps,
-                 days, err, bound);
+                 days, err, bound, &ph, wall);
             /* The errors as records of their own, so they are stored and exported. */
             static const char *norm[3] = {"l1", "l2", "linf"};
             for (int e = 0; e < 3; e++) {

@@ -147,7 +147,7 @@ def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Launch
              "--transposes", ",".join(trs), "--sums", ",".join(sums)] + repetition_args(b, v))
     run_s = _sst_seconds(m, levels, v["days"])
     return [LaunchSpec(b.name, f"psst np={nranks} T{m} L={levels}", "psst", args, nranks, "core",
-                       expected_results=2 * points,
+                       expected_results=3 * points,
                        timeout_s=launch_timeout(v, points) + 3 * run_s * (points + 1))]
 
 

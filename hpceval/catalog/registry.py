@@ -29,6 +29,7 @@ class LaunchSpec:
     env: Dict[str, str] = field(default_factory=dict)
     expected_results: int = 0        # for the progress display
     timeout_s: float = 600.0
+    trace: bool = False              # run under the PMPI trace library; the trace is stored
 
 
 @dataclass(frozen=True)

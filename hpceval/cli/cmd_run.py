@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="set a benchmark parameter (BENCHMARK.NAME=VALUE for one benchmark)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="time limit per launch in seconds (default: from the plan)")
+    p.add_argument("--trace", action="store_true",
+                   help="trace every launch (PMPI library, docs/trace.md) and store the traces; "
+                        "timings then include the tracing overhead")
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -33,7 +36,8 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout {args.timeout:g}: must be positive")
     db = db_path(args)
     result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db,
-                      launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout)
+                      launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout,
+                      trace=args.trace)
     store = Store(db)
     run = store.get_run(result.run_id)
     store.close()

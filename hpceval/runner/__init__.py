@@ -1,10 +1,13 @@
 """Runner: plan -> launch -> records -> validate -> store, one launch at a time."""
 from __future__ import annotations
 
+import os
 import shlex
 import sys
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from hpceval import paths
 from hpceval.catalog import LaunchSpec, PlanContext, plan_targets
@@ -15,6 +18,8 @@ from hpceval.runner.execute import Outcome, execute
 from hpceval.runner.progress import ProgressDisplay
 from hpceval.store import Store
 from hpceval.store.db import now
+from hpceval.trace.chrome import TraceError
+from hpceval.trace.merge import merge_dir
 
 
 @dataclass
@@ -38,21 +43,52 @@ def _launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:
             "message": out.message, "warnings": out.warnings, "meta": out.meta}
 
 
+@contextmanager
+def tracing(on: bool, env: Dict[str, str]) -> Iterator[Optional[str]]:
+    """For a traced launch: the PMPI trace library preloaded and a private directory for the
+    per-rank trace files (removed afterwards); env is updated in place."""
+    if not on:
+        yield None
+        return
+    lib = str(paths.trace_library())
+    with tempfile.TemporaryDirectory(prefix="hpceval-trace-") as d:
+        env["HPCEVAL_TRACE_DIR"] = d
+        env["LD_PRELOAD"] = ":".join(filter(None, [lib, os.environ.get("LD_PRELOAD")]))
+        yield d
+
+
+def collect_trace(trace_dir: str, out: Outcome) -> Optional[Dict[str, Any]]:
+    """The merged trace of a launch that ran to the end, or None with a warning."""
+    if out.status != "ok":
+        return None
+    try:
+        return merge_dir(trace_dir, out.command_line)
+    except TraceError as exc:
+        out.warnings.append(f"no trace kept: {exc}")
+        return None
+
+
 def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Optional[int] = None,
              db: str, launcher_choice: str = "auto", tags: Sequence[str] = (),
-             timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None) -> RunResult:
+             timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None,
+             trace: bool = False) -> RunResult:
     if nranks is not None and nranks < 1:
         raise UsageError(f"--np {nranks}: need at least 1 rank")
     ctx = plan_context(nranks)
     specs = plan_targets(targets, sets, ctx)          # bad settings fail here, before any run
+    if trace:
+        for spec in specs:
+            spec.trace = True
     for binary in {s.binary for s in specs}:
         paths.binary(binary)
+    if any(s.trace for s in specs):
+        paths.trace_library()                         # missing: one line now, not mid-run
     launcher = find_launcher(launcher_choice, ctx.cores)
     fingerprint = machine_fingerprint(launcher.describe())
     store = Store(db)
     suite = "+".join(targets)
     settings = {"sets": list(sets), "np": nranks, "launcher": launcher_choice,
-                "timeout_s": timeout_s}
+                "timeout_s": timeout_s, "trace": trace}
     run_id = store.create_run(suite, tags, fingerprint, shlex.join(sys.argv), settings)
     result = RunResult(run_id, "ok")
     display = progress or ProgressDisplay(len(specs))
@@ -64,14 +100,16 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
                 if launcher.oversubscribed(spec.nranks):
                     env["HPCEVAL_OVERSUBSCRIBED"] = "1"   # the harness notes it in its records
                 argv = [str(paths.binary(spec.binary))] + spec.args
-                command = launcher.command(spec.nranks, argv, spec.bind, env)
-                display.start(i, spec.label, spec.expected_results)
-                out = execute(command, env, timeout_s or spec.timeout_s, now(),
-                              on_record=lambda _r: display.advance())
+                with tracing(spec.trace, env) as trace_dir:
+                    command = launcher.command(spec.nranks, argv, spec.bind, env)
+                    display.start(i, spec.label, spec.expected_results)
+                    out = execute(command, env, timeout_s or spec.timeout_s, now(),
+                                  on_record=lambda _r: display.advance())
+                    trace = collect_trace(trace_dir, out) if trace_dir else None
                 if launcher.oversubscribed(spec.nranks):
                     out.warnings.append(f"{spec.nranks} ranks on {ctx.cores} cores: oversubscribed, "
                                         "timings are disturbed")
-                store.add_launch(run_id, _launch_record(spec, out), out.results)
+                store.add_launch(run_id, _launch_record(spec, out), out.results, trace)
                 display.finish(i, spec.label, out.status, out.elapsed_s, len(out.results), out.message)
                 if out.status == "interrupted":
                     raise KeyboardInterrupt

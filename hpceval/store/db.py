@@ -7,6 +7,7 @@ import json
 import sqlite3
 import time
 import uuid as uuidlib
+import zlib
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,6 +19,37 @@ from hpceval.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 STATS = ("n", "min", "median", "mean", "max", "stddev", "ci_low", "ci_high")
 EXPORT_VERSION = 1
+# Keys of a result record that have columns of their own; every other key goes to "extra".
+_COLUMNS = {"record_version", "type", "benchmark", "params", "metric", "unit", "statistic",
+            "better", "stats", "converged", "extra"}
+TRACE_FORMAT = "chrome-json+zlib"
+
+
+def record_extra(rec: Dict[str, Any]) -> Dict[str, Any]:
+    """What a result record says beyond its stats: verification numbers, per-rank timers..."""
+    extra = dict(rec.get("extra") or {})
+    extra.update({k: v for k, v in rec.items() if k not in _COLUMNS})
+    return extra
+
+
+def insert_records(c: sqlite3.Connection, run_id: int, launch_id: Optional[int],
+                   records: List[Dict[str, Any]]) -> None:
+    c.executemany(
+        "INSERT INTO records (run_id, launch_id, benchmark, params, metric, unit, statistic,"
+        " better, n, min, median, mean, max, stddev, ci_low, ci_high, converged, extra)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [(run_id, launch_id, r["benchmark"], json.dumps(r["params"], sort_keys=True), r["metric"],
+          r["unit"], r["statistic"], r["better"], *(r["stats"][k] for k in STATS),
+          int(bool(r.get("converged", True))),
+          json.dumps(record_extra(r), sort_keys=True) if record_extra(r) else None)
+         for r in records])
+
+
+def insert_trace(c: sqlite3.Connection, run_id: int, launch_id: Optional[int], benchmark: str,
+                 label: str, trace: Dict[str, Any]) -> None:
+    data = zlib.compress(json.dumps(trace, separators=(",", ":")).encode(), 6)
+    c.execute("INSERT INTO traces (run_id, launch_id, benchmark, label, format, data)"
+              " VALUES (?,?,?,?,?,?)", (run_id, launch_id, benchmark, label, TRACE_FORMAT, data))
 
 
 def now() -> str:
@@ -108,8 +140,9 @@ class Store:
                  command, json.dumps(settings, sort_keys=True), __version__))
             return int(cur.lastrowid)
 
-    def add_launch(self, run_id: int, launch: Dict[str, Any], records: List[Dict[str, Any]]) -> int:
-        """One launch and its result records, in one transaction."""
+    def add_launch(self, run_id: int, launch: Dict[str, Any], records: List[Dict[str, Any]],
+                   trace: Optional[Dict[str, Any]] = None) -> int:
+        """One launch, its result records and its trace (if traced), in one transaction."""
         with self._write() as c:
             cur = c.execute(
                 "INSERT INTO launches (run_id, benchmark, label, command, env, nranks, started,"
@@ -121,13 +154,9 @@ class Store:
                  launch["status"], launch.get("message"), json.dumps(launch.get("warnings", [])),
                  json.dumps(launch["meta"]) if launch.get("meta") is not None else None))
             lid = int(cur.lastrowid)
-            c.executemany(
-                "INSERT INTO records (run_id, launch_id, benchmark, params, metric, unit, statistic,"
-                " better, n, min, median, mean, max, stddev, ci_low, ci_high, converged)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(run_id, lid, r["benchmark"], json.dumps(r["params"], sort_keys=True), r["metric"],
-                  r["unit"], r["statistic"], r["better"], *(r["stats"][k] for k in STATS),
-                  int(bool(r.get("converged", True)))) for r in records])
+            insert_records(c, run_id, lid, records)
+            if trace is not None:
+                insert_trace(c, run_id, lid, launch["benchmark"], launch["label"], trace)
             return lid
 
     def finish_run(self, run_id: int, status: str) -> None:
@@ -186,11 +215,21 @@ class Store:
             "benchmark": x["benchmark"], "params": json.loads(x["params"]), "metric": x["metric"],
             "unit": x["unit"], "statistic": x["statistic"], "better": x["better"],
             "converged": bool(x["converged"]), "stats": {k: x[k] for k in STATS},
+            **({"extra": json.loads(x["extra"])} if x["extra"] else {}),
         } for x in self.conn.execute("SELECT * FROM records WHERE run_id = ? ORDER BY id", (run_id,))]
         return {
             "export_version": EXPORT_VERSION, "id": r["id"], "uuid": r["uuid"], "started": r["started"],
             "finished": r["finished"], "suite": r["suite"], "status": r["status"],
             "tags": json.loads(r["tags"]), "command": r["command"], "settings": json.loads(r["settings"]),
             "hpceval_version": r["hpceval_version"], "fingerprint": json.loads(r["fp"]),
-            "launches": launches, "records": records,
+            "launches": launches, "records": records, "traces": self._traces(run_id),
         }
+
+    def _traces(self, run_id: int) -> List[Dict[str, Any]]:
+        out = []
+        for t in self.conn.execute("SELECT * FROM traces WHERE run_id = ? ORDER BY id", (run_id,)):
+            if t["format"] != TRACE_FORMAT:
+                continue                   # a format this version cannot read: left out
+            out.append({"benchmark": t["benchmark"], "label": t["label"],
+                        "trace": json.loads(zlib.decompress(t["data"]))})
+        return out

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Tuple
 import jsonschema
 
 from hpceval.errors import UsageError
-from hpceval.store.db import STATS, Store
+from hpceval.store.db import Store, insert_records, insert_trace
 
 
 @lru_cache(maxsize=1)
@@ -88,13 +88,9 @@ def import_runs(store: Store, runs: List[Dict[str, Any]]) -> Tuple[List[int], Li
                      l.get("started") or run["started"], l.get("elapsed_s"), l.get("exit_code"),
                      l["status"], l.get("message"), json.dumps(l.get("warnings") or []),
                      json.dumps(meta) if meta is not None else None))
-            c.executemany(
-                "INSERT INTO records (run_id, launch_id, benchmark, params, metric, unit, statistic,"
-                " better, n, min, median, mean, max, stddev, ci_low, ci_high, converged)"
-                " VALUES (?,NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(rid, r["benchmark"], json.dumps(r["params"], sort_keys=True), r["metric"], r["unit"],
-                  r["statistic"], r["better"], *(r["stats"][k] for k in STATS),
-                  int(bool(r.get("converged", True)))) for r in run["records"]])
+            insert_records(c, rid, None, run["records"])
+            for t in run.get("traces") or []:
+                insert_trace(c, rid, None, t["benchmark"], t["label"], t["trace"])
             added.append(rid)
     return added, skipped
 

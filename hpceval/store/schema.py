@@ -1,6 +1,6 @@
 """Database schema, versioned. A new version adds a migration; never edit an old one."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 MIGRATIONS = {
     1: """
@@ -58,5 +58,20 @@ CREATE TABLE records (
 CREATE INDEX records_run ON records(run_id);
 CREATE INDEX records_metric ON records(benchmark, metric);
 CREATE INDEX runs_fingerprint ON runs(fingerprint_id);
+""",
+    # 2: the keys of a result record beyond its stats (verification numbers, per-rank phase
+    # timers, ...) are kept, and traces of traced launches (Chrome trace JSON, zlib).
+    2: """
+ALTER TABLE records ADD COLUMN extra TEXT;
+CREATE TABLE traces (
+    id        INTEGER PRIMARY KEY,
+    run_id    INTEGER NOT NULL REFERENCES runs(id),
+    launch_id INTEGER REFERENCES launches(id),
+    benchmark TEXT NOT NULL,
+    label     TEXT NOT NULL,
+    format    TEXT NOT NULL,           -- 'chrome-json+zlib': zlib of the Chrome trace-event JSON
+    data      BLOB NOT NULL
+);
+CREATE INDEX traces_run ON traces(run_id);
 """,
 }

@@ -53,3 +53,17 @@ def test_empty_run_and_registered_rows():
     assert all(not r["measured"] for r in rows if r["quantity"] != "Test kernel")
     [k] = [r for r in rows if r["quantity"] == "Test kernel"]
     assert k["value"] == 42.0 and k["point"] == "T42" and k["section"] == "Kernels"
+
+
+def test_application_rate_is_taken_on_the_largest_grid():
+    def baro(v, nx, ny, P, Q, halo="pack"):
+        return rec("barotropic", "sim_days_per_day", v, "higher", "days/day", nx=nx, ny=ny, P=P,
+                   Q=Q, halo=halo, sum="allreduce")
+    # the small grid is faster, but rates of different problem sizes do not compare
+    run = {"fingerprint": {}, "records": [baro(9e5, 96, 64, 1, 2), baro(3e4, 320, 384, 2, 1),
+                                          baro(4e4, 320, 384, 1, 2, "datatype")]}
+    cell = card(run)[("Application rates", "Ocean barotropic solver (POP-like)")]
+    assert cell["value"] == 4e4 and "320x384" in cell["point"] and "datatype" in cell["point"]
+    empty = card({"fingerprint": {}, "records": []})[
+        ("Application rates", "Ocean barotropic solver (POP-like)")]
+    assert not empty["measured"] and empty["missing"] == NOT_MEASURED

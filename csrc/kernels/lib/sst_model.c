@@ -450,6 +450,18 @@ void sst_end_step(sst_model *s)
 
 /* ---- the serial step */
 
+const hpc_phase_def sst_phase_defs[SST_NPH] = {
+    {"legendre", HPC_KIND_COMPUTE}, {"fft", HPC_KIND_COMPUTE}, {"grid", HPC_KIND_COMPUTE},
+    {"spectral", HPC_KIND_COMPUTE}};
+
+/* Switch phase when the caller times phases (one clock read); only inside sst_run, as
+ * synthesis() also serves the untimed diagnostics. */
+#define PHASE(s, id)                      \
+    do {                                  \
+        if ((s)->timing)                  \
+            hpc_phase_to((s)->timing, id); \
+    } while (0)
+
 #define G5(s, j, f, l) ((s)->g5 + (((size_t)(j) * 5 + (f)) * (s)->L + (l)) * (s)->nlon)
 #define G4(s, j, f, l) ((s)->g4 + (((size_t)(j) * 4 + (f)) * (s)->L + (l)) * (s)->nlon)
 
@@ -476,6 +488,7 @@ static void synthesis(sst_model *s)
         for (int k = s->M + 1; k < nc; k++)
             c[k] = 0.0;
     }
+    PHASE(s, SST_PH_FFT);
     fftw_execute(s->inv);
 }
 
@@ -483,7 +496,9 @@ static void synthesis(sst_model *s)
 static void analysis(sst_model *s)
 {
     int L = s->L, nlat = s->nlat, nc = s->nc;
+    PHASE(s, SST_PH_FFT);
     fftw_execute(s->fwd);
+    PHASE(s, SST_PH_LEGENDRE);
     for (int m = 0; m <= s->M; m++) {
         for (int j = 0; j < nlat; j++) {
             double *fa = s->FA + (size_t)j * 10 * L;
@@ -499,9 +514,13 @@ static void analysis(sst_model *s)
 
 void sst_run(sst_model *s, int nsteps)
 {
+    s->timing = s->phases;
     for (int n = 0; n < nsteps; n++) {
+        PHASE(s, SST_PH_SPECTRAL);
         sst_begin_step(s, n);
+        PHASE(s, SST_PH_LEGENDRE);
         synthesis(s);
+        PHASE(s, SST_PH_GRID);
         for (int j = 0; j < s->nlat; j++)
             for (int l = 0; l < s->L; l++) {
                 const double *in[4] = {G4(s, j, 0, l), G4(s, j, 1, l), G4(s, j, 2, l),
@@ -511,10 +530,14 @@ void sst_run(sst_model *s, int nsteps)
                 sst_grid_row(s, j, in, out);
             }
         analysis(s);
+        PHASE(s, SST_PH_SPECTRAL);
         for (int m = 0; m <= s->M; m++)
             sst_update_m(s, m, sst_tau(s, n));
         sst_end_step(s);
     }
+    if (s->timing)
+        hpc_phases_stop(s->timing);
+    s->timing = NULL;
 }
 
 /* Grid u, v (m/s) and gh (m^2/s^2), [lat][lon], the same on every level ->

@@ -5,10 +5,16 @@
 #ifndef HPC_SST_MODEL_H
 #define HPC_SST_MODEL_H
 
+#include "phases.h"
+
 #include <complex.h>
 #include <fftw3.h>
 
 enum { SST_EXPLICIT, SST_SEMI_IMPLICIT };
+
+/* The serial step's phases (sst_run times them when s->phases is set). */
+enum { SST_PH_LEGENDRE, SST_PH_FFT, SST_PH_GRID, SST_PH_SPECTRAL, SST_NPH };
+extern const hpc_phase_def sst_phase_defs[SST_NPH];
 
 typedef struct {
     int M, nlon, nlat, L, scheme;
@@ -37,6 +43,8 @@ typedef struct {
     fftw_plan inv, fwd;
     double flops_step;   /* exact flops of one leapfrog step (see sst_model.c) */
     double fft_flops, legendre_flops, grid_flops, spectral_flops;
+    hpc_phases *phases;  /* NULL: untimed (set by the caller) */
+    hpc_phases *timing;  /* phases while sst_run runs, else NULL */
 } sst_model;
 
 /* Checks the arguments; returns NULL and a message in err when they are bad

@@ -1,0 +1,146 @@
+"""hpceval trace: run any MPI program with the PMPI trace library preloaded, merge the per-rank
+traces into Chrome trace-event JSON (opens in Perfetto). docs/trace.md.
+
+The program's stdout, stdin and exit status are its own; the summary goes to stderr."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, List
+
+from hpceval import paths
+from hpceval.errors import HpcevalError, UsageError
+from hpceval.launch import CHOICES, find_launcher
+from hpceval.trace import NoTraceError, TraceError, merge_dir, summarize
+
+NAME = "trace"
+HELP = "trace an MPI program's calls and phases per rank into a Chrome trace (Perfetto)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.usage = "hpceval trace [-o FILE] [--np N] [--keep-raw DIR] -- CMD [ARGS...]"
+    p.add_argument("-o", "--output", default="trace.json", metavar="FILE",
+                   help="merged trace (default: trace.json)")
+    p.add_argument("--np", type=int, default=None, metavar="N",
+                   help="launch CMD (a plain program) with N ranks through hpceval's launcher; "
+                        "without it CMD is run as given, e.g. mpirun -np 4 ./prog")
+    p.add_argument("--launcher", choices=CHOICES, default="auto",
+                   help="MPI launcher for --np (auto: srun inside Slurm, else mpirun/mpiexec)")
+    p.add_argument("--keep-raw", metavar="DIR", default=None,
+                   help="write the per-rank raw files to DIR and keep them")
+    p.add_argument("--max-events", type=int, default=None, metavar="N",
+                   help="events kept per rank (default 2000000, 32 bytes each); more are counted "
+                        "as dropped")
+    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help="the program and its arguments")
+
+
+def _check_usage(args: argparse.Namespace) -> List[str]:
+    cmd = list(args.cmd)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if not cmd:
+        raise UsageError("trace: no command given (hpceval trace [options] -- CMD [ARGS...])")
+    if args.np is not None and args.np < 1:
+        raise UsageError(f"--np {args.np}: must be at least 1")
+    if args.max_events is not None and args.max_events < 1:
+        raise UsageError(f"--max-events {args.max_events}: must be at least 1")
+    out = Path(args.output)
+    if out.is_dir():
+        raise UsageError(f"-o {out}: is a directory")
+    if not out.resolve().parent.is_dir():
+        raise UsageError(f"-o {out}: directory {out.resolve().parent} does not exist")
+    if shutil.which(cmd[0]) is None:
+        raise UsageError(f"{cmd[0]}: command not found (or not executable)")
+    if args.keep_raw:
+        raw = Path(args.keep_raw)
+        if raw.exists() and not raw.is_dir():
+            raise UsageError(f"--keep-raw {raw}: not a directory")
+        if raw.is_dir() and any(raw.glob("rank-*.hpt")):
+            raise UsageError(f"--keep-raw {raw}: already holds raw traces; use an empty directory")
+    return cmd
+
+
+def _status_text(rc: int) -> str:
+    if rc < 0:
+        try:
+            return f"was killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"was killed by signal {-rc}"
+    return f"exited with status {rc}"
+
+
+def _summary(trace: dict, out: Path) -> str:
+    od = trace["otherData"]
+    lines = [f"hpceval trace: {od['nranks']} ranks, {sum(od['events'])} events "
+             f"({sum(od['dropped_events'])} dropped), {max(od['event_cost_ns']):.0f} ns to record "
+             f"one event -> {out}"]
+    rows = summarize(trace)
+    phases = sorted({k for r in rows for k in r["phase_pct"]})
+    head = ["rank", "host", "traced ms", "MPI %", "idle %"] + [f"{p} %" for p in phases] + ["dropped"]
+    table = [head]
+    for r in rows:
+        rank = r["rank"]
+        table.append([str(rank), od["hosts"][rank], f"{r['window_us'] / 1000:.3f}",
+                      f"{r['mpi_pct']:.1f}", f"{r['idle_pct']:.1f}"]
+                     + [f"{r['phase_pct'].get(p, 0.0):.1f}" for p in phases]
+                     + [str(od["dropped_events"][rank])])
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in table]
+    if sum(od["dropped_events"]):
+        lines.append("some events were dropped: the buffer was full (raise --max-events)")
+    return "\n".join(lines)
+
+
+def execute(args: argparse.Namespace) -> int:
+    cmd = user_cmd = _check_usage(args)
+    lib = paths.trace_library()
+    out = Path(args.output)
+    raw_dir = Path(args.keep_raw) if args.keep_raw else Path(tempfile.mkdtemp(prefix="hpceval-trace-"))
+    env = dict(os.environ)
+    pre = env.get("LD_PRELOAD", "").strip()
+    tenv: Dict[str, str] = {"LD_PRELOAD": f"{lib.resolve()}:{pre}" if pre else str(lib.resolve()),
+                            "HPCEVAL_TRACE_DIR": str(raw_dir.resolve())}
+    if args.max_events is not None:
+        tenv["HPCEVAL_TRACE_MAX_EVENTS"] = str(args.max_events)
+    env.update(tenv)
+    if args.np is not None:
+        launcher = find_launcher(args.launcher, len(os.sched_getaffinity(0)))
+        cmd = launcher.command(args.np, cmd, "core", tenv)
+    try:
+        try:
+            rc = subprocess.run(cmd, env=env).returncode
+        except OSError as exc:
+            raise UsageError(f"cannot run {cmd[0]}: {exc.strerror or exc}") from None
+        failed = f"{Path(cmd[0]).name} {_status_text(rc)}" if rc != 0 else None
+        try:
+            trace = merge_dir(raw_dir, shlex.join(user_cmd))
+        except TraceError as exc:
+            if failed:
+                why = "no rank wrote a trace" if isinstance(exc, NoTraceError) else str(exc)
+                sys.stderr.write(f"hpceval: error: {failed}; no trace written: {why}\n")
+                return rc if rc > 0 else 128 - rc
+            if isinstance(exc, NoTraceError):
+                raise
+            raise HpcevalError(str(exc)) from None      # ranks missing although CMD succeeded: 1
+        try:
+            with open(out, "w", encoding="utf-8") as f:
+                json.dump(trace, f, separators=(",", ":"))
+                f.write("\n")
+        except OSError as exc:
+            raise UsageError(f"-o {out}: cannot write: {exc.strerror or exc}") from None
+        sys.stderr.write(_summary(trace, out) + "\n")
+        if failed:
+            sys.stderr.write(f"hpceval: error: {failed}\n")
+            return rc if rc > 0 else 128 - rc
+        return 0
+    finally:
+        if not args.keep_raw:
+            shutil.rmtree(raw_dir, ignore_errors=True)

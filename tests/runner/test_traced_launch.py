@@ -1,0 +1,32 @@
+"""`hpceval run --trace`: every launch runs under the PMPI trace library, its merged trace is
+stored with the run (one track per rank) and exported; the results are stored as usual, with the
+extra keys of their records (phase timers) kept."""
+from hpceval.trace.chrome import tracks, validate
+
+PSST = ["--set", "truncation=5", "--set", "levels=1", "--set", "mappings=row", "--set", "days=0.2",
+        "--set", "budget=0.02", "--set", "min-reps=1", "--set", "max-reps=2", "--set", "warmup=0"]
+
+
+def test_run_trace_stores_the_trace(cli):
+    p = cli("run", "psst", "--np", "2", "--trace", *PSST)
+    assert p.returncode == 0, p.stderr
+    [run] = cli.export("latest")
+    assert run["settings"]["trace"] is True
+    [t] = run["traces"]
+    assert t["benchmark"] == "psst" and t["label"] == run["launches"][0]["label"]
+    validate(t["trace"])
+    per_rank = tracks(t["trace"])
+    assert sorted(per_rank) == [0, 1]
+    for events in per_rank.values():
+        names = {e["name"] for e in events}
+        assert "transpose" in names or "global_sum" in names     # phases, via MPI_Pcontrol
+        assert any(e["cat"] == "mpi" for e in events)
+    times = [r for r in run["records"] if r["metric"] == "run_time"]
+    assert times and all(len(r["extra"]["phases"]["fft"]["per_rank"]) == 2 for r in times)
+
+
+def test_untraced_run_stores_no_trace(cli):
+    p = cli("run", "psst", "--np", "2", *PSST)
+    assert p.returncode == 0, p.stderr
+    [run] = cli.export("latest")
+    assert run["traces"] == []
