@@ -1,5 +1,6 @@
 /* output.c - JSON Lines writer for meta/result/warning/error/end records. */
 #include "output.h"
+#include "phases.h"
 #include "options.h"
 
 #include <math.h>
@@ -372,6 +373,9 @@ void hpc_result_begin(hpc_json *j, const char *metric, const char *unit,
 
 void hpc_result_stats(hpc_json *j, const hpc_stats *s, int converged)
 {
+    /* A traced run's times include the tracer's cost: never the same point as an untraced one. */
+    if (hpc_tracing)
+        hpc_json_bool(j, "traced", 1);
     hpc_json_close(j);  /* params */
     hpc_json_object(j, "stats");
     hpc_json_int(j, "n", s->n);

@@ -63,6 +63,18 @@ def words(text: Any, allowed, what: str, *, all_ok: bool = False) -> List[str]:
     return list(dict.fromkeys(items))
 
 
+def int_item(item: str, what: str, noun: str, lo: int = 1, hi: int = 4096,
+             accepted: str = "") -> int:
+    """One integer of a --set list, in [lo, hi]; accepted names the words allowed besides."""
+    try:
+        n = int(item)
+    except ValueError:
+        raise UsageError(f"--set {what}: '{item}' is not a {noun}{accepted}") from None
+    if not lo <= n <= hi:
+        raise UsageError(f"--set {what}: {n} is out of range [{lo}, {hi}]")
+    return n
+
+
 def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) -> List[int]:
     """Thread or copy counts: '1,max' -> [1, cores]; with sweep, 'sweep' -> 1, 2, 4, ... cores."""
     out: List[int] = []
@@ -72,15 +84,8 @@ def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) 
         elif sweep and item == "sweep":
             out += pow2_sizes(1, cores) + [cores]
         else:
-            try:
-                n = int(item)
-            except ValueError:
-                accepted = "'max' or 'sweep'" if sweep else "or 'max'"
-                raise UsageError(f"--set {what}: '{item}' is not a {noun}"
-                                 f"{', ' if sweep else ' '}{accepted}") from None
-            if not 1 <= n <= 4096:
-                raise UsageError(f"--set {what}: {n} is out of range [1, 4096]")
-            out.append(n)
+            out.append(int_item(item, what, noun,
+                                accepted=", 'max' or 'sweep'" if sweep else " or 'max'"))
     return sorted(set(out))
 
 

@@ -1,11 +1,21 @@
 """Named suites. `quick` evaluates a node in about a minute on 2 cores."""
 from hpceval.catalog.registry import Suite, register_suite
 
+# The barotropic entries are two small launches (a few seconds): the application-proxy
+# section, with its phase breakdown, and one traced launch for the Gantt and utilization charts.
+_BAROTROPIC = {"grids": "96x64", "ranks": "2", "mappings": "row", "halos": "pack,datatype",
+               "sums": "allreduce,tree", "branches": "2", "budget": "0.1", "min-reps": "3",
+               "max-reps": "10", "warmup": "1"}
+
 register_suite(Suite(
-    "quick", "ping-pong, memory latency and STREAM, short budgets (about a minute)",
+    "quick", "ping-pong, memory latency, STREAM and a small barotropic solver run (one traced), "
+    "short budgets (about a minute)",
     (("pingpong", {"budget": "0.2", "ci-target": "0.02"}),
      ("mem-latency", {"budget": "0.25"}),
-     ("stream", {"budget": "2", "max-reps": "20"}))))
+     ("stream", {"budget": "2", "max-reps": "20"}),
+     ("barotropic", _BAROTROPIC),
+     ("barotropic", {**_BAROTROPIC, "pgrids": "2x1", "halos": "pack", "sums": "allreduce",
+                     "trace": "yes", "warmup": "0", "min-reps": "2", "max-reps": "2"}))))
 
 # The memory hierarchy as the EV7 and p690 evaluations measured it (a few minutes on 2 cores):
 # latency per order and page size plus the core x NUMA-node matrix, bandwidth per access mode at

@@ -8,8 +8,11 @@ CTX = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30)
 
 def test_quick_suite_plans_every_skeleton_benchmark():
     specs = plan_targets(["quick"], [], CTX)
-    assert [s.benchmark for s in specs] == ["pingpong", "mem-latency", "stream", "stream"]
-    pp, mem, s1, s2 = specs
+    assert [s.benchmark for s in specs] == ["pingpong", "mem-latency", "stream", "stream",
+                                            "barotropic", "barotropic"]
+    pp, mem, s1, s2, baro, traced = specs
+    # the proxy at 2 ranks; only its second, smaller launch is traced (for the report's charts)
+    assert baro.nranks == traced.nranks == 2 and not baro.trace and traced.trace
     assert pp.nranks == 2 and pp.bind == "core"
     assert "--budget" in pp.args and pp.args[pp.args.index("--budget") + 1] == "0.2"
     # mem-latency reaches at least 4x the last-level cache and 256 MiB

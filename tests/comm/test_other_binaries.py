@@ -64,7 +64,8 @@ def test_random2(bindir):
     assert status == 2 and "even number of ranks" in msg
 
 
-@pytest.mark.parametrize("nranks,grid", [(2, "2x1"), (4, "2x2")])
+# one rank: every neighbour is the rank itself (periodic), puts included
+@pytest.mark.parametrize("nranks,grid", [(1, "1x1"), (2, "2x1"), (4, "2x2")])
 def test_halo(bindir, nranks, grid):
     recs = run_ok(bindir, "halo", ["--tile", "16", "--widths", "1,3"], nranks=nranks)
     got = {(r["params"]["method"], r["params"]["neighbours"], r["params"]["width"])

@@ -23,6 +23,8 @@ def test_run_trace_stores_the_trace(cli):
         assert any(e["cat"] == "mpi" for e in events)
     times = [r for r in run["records"] if r["metric"] == "run_time"]
     assert times and all(len(r["extra"]["phases"]["fft"]["per_rank"]) == 2 for r in times)
+    # the tracer's cost is in these times: they must not pass for untraced points
+    assert all(r["params"]["traced"] is True for r in run["records"])
 
 
 def test_untraced_run_stores_no_trace(cli):
@@ -30,3 +32,4 @@ def test_untraced_run_stores_no_trace(cli):
     assert p.returncode == 0, p.stderr
     [run] = cli.export("latest")
     assert run["traces"] == []
+    assert not any("traced" in r["params"] for r in run["records"])

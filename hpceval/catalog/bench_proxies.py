@@ -1,0 +1,175 @@
+"""Application proxies: the POP-like barotropic solver (preconditioned conjugate gradient on a
+9-point ocean operator with land, halo-update and global-sum variants, strong and weak scaling
+over rank counts) and the `pop` suite."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Tuple
+
+from hpceval.catalog.common import (REPETITION, check_memory, counts, int_item, launch_timeout,
+                                    repetition_args, words)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
+                                      register_suite)
+from hpceval.errors import UsageError
+
+HALOS = ("datatype", "pack", "put")
+SUMS = ("allreduce", "tree", "onesided")
+LANDS = ("none", "continents")
+SCALINGS = ("strong", "weak")
+MAX_POINTS = 200_000_000        # the binary's limit on nx * ny
+DEFAULT_WEAK_BLOCK = "48x32"    # points per rank when weak scaling is asked for without a block
+
+
+def _pair(text: str, what: str, form: str) -> Tuple[int, int]:
+    try:
+        a, b = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--set {what}: '{text}' is not {form}") from None
+    if a < 1 or b < 1:
+        raise UsageError(f"--set {what}: '{text}' is not {form} with positive numbers")
+    return a, b
+
+
+def _rank_counts(text: Any, ctx: PlanContext) -> List[int]:
+    """The `ranks` sweep: comma-separated counts, 'max' = all cores; empty: --np, else 2."""
+    if not str(text).strip():
+        return [ctx.nranks or 2]
+    return counts(text, ctx.cores, "ranks", "rank count")
+
+
+def _process_grids(text: str, n: int) -> List[Tuple[int, int]]:
+    if text == "all":
+        return [(p, n // p) for p in range(1, n + 1) if n % p == 0]
+    grids = list(dict.fromkeys(_pair(item, "pgrids", "PxQ")
+                               for item in words(text, None, "pgrids")))
+    fit = [g for g in grids if g[0] * g[1] == n]
+    if not fit:
+        raise UsageError(f"--set pgrids: none of {text} fits {n} ranks")
+    return fit
+
+
+def _check_grid(nx: int, ny: int, what: str) -> None:
+    if nx < 3 or ny < 2:
+        raise UsageError(f"barotropic: {what} {nx}x{ny}: too small (nx >= 3, ny >= 2)")
+    if nx * ny > MAX_POINTS:
+        raise UsageError(f"barotropic: {what} {nx}x{ny}: too big (at most {MAX_POINTS} points)")
+
+
+def _solve_seconds(nx: int, ny: int, nranks: int) -> float:
+    """A pessimistic guess of one solve, for the launch's time limit: iterations grow with the
+    grid (350 at 320x384, 1410 at 1280x1536), 30 flops per point at 0.3 GFlop/s per rank, and up
+    to 4 ms of halo and sums per iteration (oversubscribed ranks waiting for each other)."""
+    iters = 1.2 * max(nx, ny) + 50
+    return iters * (30.0 * nx * ny / nranks / 3e8 + 4e-3)
+
+
+def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    ranks = _rank_counts(v["ranks"], ctx)
+    scalings = words(v["scaling"], SCALINGS, "scaling")
+    grids = list(dict.fromkeys(_pair(g, "grids", "NXxNY")
+                               for g in words(v["grids"], None, "grids")))
+    for nx, ny in grids:
+        _check_grid(nx, ny, "grid")
+    block_text = str(v["weak-block"]).strip()
+    if block_text and "weak" not in scalings:
+        raise UsageError("--set weak-block: give scaling=weak (or strong,weak) with it")
+    block = _pair(block_text or DEFAULT_WEAK_BLOCK, "weak-block", "BXxBY")
+    lands = words(v["land"], LANDS, "land")
+    maps = words(v["mappings"], ("row", "col"), "mappings")
+    halos = words(v["halos"], HALOS, "halos", all_ok=True)
+    sums = words(v["sums"], SUMS, "sums", all_ok=True)
+    branches = list(dict.fromkeys(int_item(k, "branches", "branching factor", 2)
+                                  for k in words(v["branches"], None, "branches")))
+    trace = v["trace"] == "yes"
+    variants = len(maps) * len(halos) * sum(len(branches) if s == "tree" else 1 for s in sums)
+    fixed = (["--land", ",".join(lands), "--mappings", ",".join(maps), "--halos", ",".join(halos),
+              "--sums", ",".join(sums), "--branches", ",".join(str(k) for k in branches)]
+             + b.param("tol").to_arg(v["tol"]) + b.param("dt").to_arg(v["dt"])
+             + b.param("check-every").to_arg(v["check-every"])
+             + b.param("max-iters").to_arg(v["max-iters"])
+             + b.param("direct-max").to_arg(v["direct-max"]) + repetition_args(b, v))
+    specs = []
+    for n in ranks:
+        pgrids = _process_grids(v["pgrids"], n)
+        pg_arg = ["--pgrids", ",".join(f"{p}x{q}" for p, q in pgrids)]
+        for scaling in scalings:
+            if scaling == "strong":
+                shapes = grids
+                for nx, ny in grids:
+                    for p, q in pgrids:
+                        if p > nx or q > ny:
+                            raise UsageError(f"barotropic: a {p}x{q} process grid leaves blocks "
+                                             f"smaller than one point on the {nx}x{ny} grid")
+                args = ["--grids", ",".join(f"{nx}x{ny}" for nx, ny in grids)] + pg_arg + fixed
+                label = f"barotropic np={n} {','.join(f'{nx}x{ny}' for nx, ny in grids)} strong"
+                points = len(grids) * len(pgrids) * len(lands) * variants
+            else:
+                shapes = [(block[0] * p, block[1] * q) for p, q in pgrids]
+                for nx, ny in shapes:
+                    _check_grid(nx, ny, f"weak-block {block[0]}x{block[1]} makes a grid")
+                args = ["--weak-block", f"{block[0]}x{block[1]}"] + pg_arg + fixed
+                label = f"barotropic np={n} {block[0]}x{block[1]}/rank weak"
+                points = len(pgrids) * len(lands) * variants
+            biggest = max(nx * ny for nx, ny in shapes)
+            # Every rank holds the global mask and depths (9 bytes a point), the blocks about 12
+            # fields, rank 0 about 13 global reference fields.
+            check_memory((9 * n + 200) * biggest, ctx, f"barotropic {label}")
+            solve = max(_solve_seconds(nx, ny, n) for nx, ny in shapes)
+            reps = int(v["warmup"]) + 1
+            specs.append(LaunchSpec(
+                b.name, label, "barotropic", args, n, "core", expected_results=2 * points,
+                timeout_s=launch_timeout(v, points) + 3.0 * reps * solve * points, trace=trace))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "barotropic", "proxies",
+    "POP-like barotropic solver: diagonally preconditioned conjugate gradient on a 9-point "
+    "free-surface operator with land, P x Q blocks; halo updates by derived datatypes, packing or "
+    "MPI_Put, global sums by MPI_Allreduce, a k-ary tree or one-sided writes to a master; "
+    "time per iteration, simulated days per day, per-rank phase times; strong and weak scaling",
+    (Param("grids", "str", "96x64", "global grids NXxNY for strong scaling (POP gx1: 320x384)"),
+     Param("weak-block", "str", "", f"points per rank BXxBY for weak scaling (empty: "
+           f"{DEFAULT_WEAK_BLOCK})"),
+     Param("scaling", "str", "strong", "strong, weak or strong,weak"),
+     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
+           "(empty: --np, else 2)"),
+     Param("land", "str", "continents", "land mask: none, continents (comma list)"),
+     Param("pgrids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = ranks; "
+           "a list keeps those that fit each rank count)"),
+     Param("mappings", "str", "row,col", "rank mappings: row, col"),
+     Param("halos", "str", "datatype,pack,put", "halo updates: datatype, pack, put, all"),
+     Param("sums", "str", "allreduce,tree,onesided", "global sums: allreduce, tree, onesided, all"),
+     Param("branches", "str", "2,4", "branching factors of the tree sum"),
+     Param("tol", "float", 1e-10, "convergence: ||r|| <= tol ||b||", 1e-15, 1e-2),
+     Param("check-every", "int", 10, "iterations between convergence checks", 1, 100000),
+     Param("max-iters", "int", 20000, "iterations at most (not converged: error)", 1, 100_000_000),
+     Param("dt", "float", 1920.0, "model time step of one solve in s (1920 s = 45 steps/day, POP "
+           "at 1 degree): the free-surface term and simulated days per day", 1, 86400),
+     Param("direct-max", "int", 20000, "check against a direct banded Cholesky solve up to this "
+           "many ocean points", 0, 10_000_000),
+     Param("trace", "choice", "no", "run under the PMPI trace library and store the trace",
+           choices=("yes", "no")),
+     ) + REPETITION,
+    _plan_barotropic, ranks="--np or the ranks sweep (default 2)"))
+
+
+_FAST = {"budget": "0.2", "min-reps": "3", "max-reps": "10", "warmup": "1"}
+
+# About a minute on 2 cores (4 ranks are oversubscribed there): every variant at 1, 2 and 4 ranks
+# on a small grid (each variant its own 1-rank baseline) and at 2 and 4 ranks on POP's gx1 size
+# with continents, strong and weak scaling over 1, 2, 4 ranks, one traced run (2 solves per
+# variant: a trace of some 50k events).
+register_suite(Suite(
+    "pop", "POP-like barotropic solver: halo and global-sum variants at 1, 2 and 4 ranks (96x64) "
+    "and 2 and 4 ranks (320x384 with continents), strong and weak scaling over 1, 2, 4 ranks, "
+    "one traced run",
+    (("barotropic", {**_FAST, "grids": "96x64", "ranks": "1,2,4"}),
+     ("barotropic", {**_FAST, "grids": "320x384", "ranks": "2,4", "mappings": "row",
+                     "branches": "2", "budget": "0.5", "max-reps": "20"}),
+     ("barotropic", {**_FAST, "grids": "320x384", "ranks": "1,2,4", "scaling": "strong,weak",
+                     "weak-block": "80x96", "mappings": "row", "halos": "pack",
+                     "sums": "allreduce", "budget": "0.5", "max-reps": "20"}),
+     ("barotropic", {**_FAST, "grids": "96x64", "ranks": "4", "pgrids": "2x2", "mappings": "row",
+                     "halos": "pack,put", "sums": "allreduce,onesided", "trace": "yes",
+                     "warmup": "0", "min-reps": "2", "max-reps": "2"}))))
