@@ -293,8 +293,7 @@ def _export(rec):
     return out
 
 
-@pytest.mark.skipif(not BAROTROPIC.exists(), reason=f"{BAROTROPIC} is not built")
-def test_real_barotropic_breakdown_closes_and_renders(tmp_path):
+def test_real_barotropic_breakdown_closes_and_renders(tmp_path, bindir):
     """1, 2 and 4 real ranks, one variant: the overhead shares add up to the measured total
     within the stated tolerance, and every figure of both sections draws."""
     one = ["--grids", "64x48", "--halos", "pack", "--sums", "allreduce", "--mappings", "row",
@@ -312,19 +311,18 @@ def test_real_barotropic_breakdown_closes_and_renders(tmp_path):
                                            + b.duplicated + b.rate_change + b.unattributed)
     run = make_run(9, with_traces=False)
     run["records"] = recs
-    if TRACELIB.exists():
-        from hpceval.trace.chrome import validate
-        from hpceval.trace.merge import merge_dir
-        tdir = tmp_path / "trace"
-        _mpirun(2, one + ["--pgrids", "2x1", "--budget", "0.05"],
-                env={"HPCEVAL_TRACE_DIR": str(tdir), "LD_PRELOAD": str(TRACELIB)})
-        trace = merge_dir(tdir, "hpceval-barotropic")
-        validate(trace)
-        run["traces"] = [{"benchmark": "barotropic", "label": "barotropic np=2", "trace": trace}]
-        summary = ft._summary_table(run, 0)
-        assert [r[0] for r in summary.rows] == ["0", "1", "mean"]
-        assert "compute %" in summary.columns and "halo %" in summary.columns
-    for spec in PROXY_FIGS + TRACE_FIGS[:2 if run["traces"] else 0]:
+    from hpceval.trace.chrome import validate
+    from hpceval.trace.merge import merge_dir
+    tdir = tmp_path / "trace"
+    _mpirun(2, one + ["--pgrids", "2x1", "--budget", "0.05"],
+            env={"HPCEVAL_TRACE_DIR": str(tdir), "LD_PRELOAD": str(TRACELIB)})
+    trace = merge_dir(tdir, "hpceval-barotropic")
+    validate(trace)
+    run["traces"] = [{"benchmark": "barotropic", "label": "barotropic np=2", "trace": trace}]
+    summary = ft._summary_table(run, 0)
+    assert [r[0] for r in summary.rows] == ["0", "1", "mean"]
+    assert "compute %" in summary.columns and "halo %" in summary.columns
+    for spec in PROXY_FIGS + TRACE_FIGS[:2]:
         assert isinstance(make_figure(spec, [run]), Figure), spec.title
     html = render_report([run])
     assert "<h5>Barotropic solver overhead shares</h5>" in html
