@@ -112,4 +112,28 @@ def headlines(records: List[Record]) -> List[Dict[str, Any]]:
         top = max((t for t in triad if isinstance(t, int)), default=None)
         if top is not None:
             add(f"STREAM triad best, {top} threads", triad[top])
+    for rec in _best_solver(records):
+        add(_solver_label(rec), rec)
     return rows
+
+
+def _best_solver(records: List[Record]) -> List[Record]:
+    """The barotropic solver's fastest untraced configuration on the largest grid measured (a
+    traced run's times include the tracer): its time per iteration and simulated days per day."""
+    times = [r for r in select(records, "barotropic", "iteration_time")
+             if not r["params"].get("traced")]
+    if not times:
+        return []
+    size = lambda r: (r["params"].get("nx") or 0) * (r["params"].get("ny") or 0)
+    big = max(size(r) for r in times)
+    best = min((r for r in times if size(r) == big), key=value)
+    rate = [r for r in select(records, "barotropic", "sim_days_per_day")
+            if r.get("params") == best["params"]]
+    return [best] + rate[:1]
+
+
+def _solver_label(rec: Record) -> str:
+    p = rec["params"]
+    what = "time per iteration" if rec.get("metric") == "iteration_time" else "simulated days/day"
+    return (f"Barotropic solver {p.get('nx')}x{p.get('ny')}, {what} (fastest: "
+            f"{p.get('P')}x{p.get('Q')} ranks, {p.get('halo')}/{p.get('sum')})")

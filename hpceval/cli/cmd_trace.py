@@ -26,7 +26,8 @@ HELP = "trace an MPI program's calls and phases per rank into a Chrome trace (Pe
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.usage = "hpceval trace [-o FILE] [--np N] [--keep-raw DIR] -- CMD [ARGS...]"
+    p.usage = ("hpceval trace [-o FILE] [--np N] [--keep-raw DIR] [--figures DIR] -- "
+               "CMD [ARGS...]")
     p.add_argument("-o", "--output", default="trace.json", metavar="FILE",
                    help="merged trace (default: trace.json)")
     p.add_argument("--np", type=int, default=None, metavar="N",
@@ -39,6 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-events", type=int, default=None, metavar="N",
                    help="events kept per rank (default 2000000, 32 bytes each); more are counted "
                         "as dropped")
+    p.add_argument("--figures", metavar="DIR", default=None,
+                   help="also draw the task Gantt chart and the utilization counts (SVG, PNG) "
+                        "into DIR")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help="the program and its arguments")
 
 
@@ -52,6 +56,8 @@ def _check_usage(args: argparse.Namespace) -> List[str]:
         raise UsageError(f"--np {args.np}: must be at least 1")
     if args.max_events is not None and args.max_events < 1:
         raise UsageError(f"--max-events {args.max_events}: must be at least 1")
+    if args.figures and Path(args.figures).exists() and not Path(args.figures).is_dir():
+        raise UsageError(f"--figures {args.figures}: not a directory")
     out = Path(args.output)
     if out.is_dir():
         raise UsageError(f"-o {out}: is a directory")
@@ -99,6 +105,16 @@ def _summary(trace: dict, out: Path) -> str:
     return "\n".join(lines)
 
 
+def _program(cmd: List[str]) -> str:
+    """The traced program's name for figure titles: past a launcher and its options, the first
+    executable file named (mpirun -np 4 ./app -> app)."""
+    if Path(cmd[0]).name in ("mpirun", "mpiexec", "srun", "orterun", "mpiexec.hydra"):
+        for word in cmd[1:]:
+            if os.path.isfile(word) and os.access(word, os.X_OK):
+                return Path(word).name
+    return Path(cmd[0]).name
+
+
 def execute(args: argparse.Namespace) -> int:
     cmd = user_cmd = _check_usage(args)
     lib = paths.trace_library()
@@ -137,6 +153,11 @@ def execute(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"-o {out}: cannot write: {exc.strerror or exc}") from None
         sys.stderr.write(_summary(trace, out) + "\n")
+        if args.figures:
+            from hpceval.report import save_trace_figures   # matplotlib: only when asked
+            label = _program(user_cmd)
+            for path in save_trace_figures(trace, label, Path(args.figures)):
+                sys.stderr.write(f"wrote {path}\n")
         if failed:
             sys.stderr.write(f"hpceval: error: {failed}\n")
             return rc if rc > 0 else 128 - rc

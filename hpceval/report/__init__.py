@@ -6,6 +6,8 @@
                                                   (+ PDF)
     save_comparison_figures(runs, dir, pdf=False) overlay + normalised figures of a comparison
     save_history_figures(series, dir, pdf=False)  one figure per history series
+    save_trace_figures(trace, label, dir, pdf=False)
+                                                  Gantt chart and utilization counts of a trace
 
 The machine card comes first in every run; with more than one run a comparison section and a
 history section (the latest run's machine over the runs given) follow the contents.
@@ -40,7 +42,8 @@ from .figures import FIGURES, SVG_CSS, FigureSpec, make_figure, register_figure,
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("figures_")):
     importlib.import_module(f"{__name__}.{_mod}")
 
-__all__ = ["render_report", "write_report", "save_comparison_figures", "save_history_figures", "FIGURES", "FigureSpec", "register_figure", "TABLES",
+__all__ = ["render_report", "write_report", "save_comparison_figures", "save_history_figures",
+           "save_trace_figures", "FIGURES", "FigureSpec", "register_figure", "TABLES",
            "Table", "TableSpec", "register_table"]
 
 STATUS_CLASS = {"ok": "ok", "failed": "bad", "interrupted": "warn", "running": "info"}
@@ -179,6 +182,18 @@ def save_comparison_figures(runs: list[dict], directory, *, pdf: bool = False) -
     if fig is not None:
         figs.made.append(("compare-normalised", fig))
     return save_all(figs.made, Path(directory), pdf)
+
+
+def save_trace_figures(trace: dict, label: str, directory, *, pdf: bool = False) -> list[Path]:
+    """The task Gantt chart and utilization counts of one merged trace (hpceval trace)."""
+    run = {"traces": [{"benchmark": "trace", "label": label, "trace": trace}]}
+    made = []
+    for spec in FIGURES:
+        if spec.benchmark == "trace" and spec.make.__name__.startswith("trace1_"):
+            fig = make_figure(spec, [run])
+            if fig is not None:
+                made.append((spec.make.__name__.replace("trace1_", "trace-"), fig))
+    return save_all(made, Path(directory), pdf)
 
 
 def save_history_figures(series: list, directory, *, pdf: bool = False) -> list[Path]:

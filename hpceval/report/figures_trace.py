@@ -198,8 +198,8 @@ def _utilization(runs: List[dict], i: int) -> Optional[Figure]:
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     mean = {s: float(counts[s].mean()) / tl.nranks * 100 for s in STATES}
     what = _range_name(tl, lo, hi)
-    fig.suptitle(_text(f"{_label(entry, i)}: utilization counts ("
-                       + ", ".join(f"{s} {mean[s]:.0f}%" for s in STATES) + ")\n"
+    fig.suptitle(_text(f"{_label(entry, i)}: utilization counts\n"
+                       + ", ".join(f"{s} {mean[s]:.0f}%" for s in STATES) + "; "
                        f"{what}: {_range_note(tl, lo, hi)}, {UTIL_BINS} bins"),
                  x=0.01, ha="left", fontsize=10)
     return fig

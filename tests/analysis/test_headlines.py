@@ -25,3 +25,19 @@ def test_picks_exact_then_nearest_points():
 
 def test_empty():
     assert headlines([]) == []
+
+
+def test_barotropic_fastest_untraced_configuration_on_the_largest_grid():
+    def baro(metric, v, nx, P, halo="pack", **more):
+        return rec("barotropic", metric, v=v, nx=nx, ny=nx, P=P, Q=1, halo=halo, sum="tree",
+                   **more)
+    recs = [baro("iteration_time", 5.0, 96, 2),                        # small grid: not it
+            baro("iteration_time", 210.0, 384, 2),
+            baro("iteration_time", 200.0, 384, 2, "put"),
+            baro("iteration_time", 150.0, 384, 2, "datatype", traced=True),   # tracer inside
+            baro("sim_days_per_day", 9e4, 384, 2, "put"),
+            baro("sim_days_per_day", 8e4, 384, 2)]
+    rows = {h["label"]: h["record"] for h in headlines(recs)}
+    t = rows["Barotropic solver 384x384, time per iteration (fastest: 2x1 ranks, put/tree)"]
+    d = rows["Barotropic solver 384x384, simulated days/day (fastest: 2x1 ranks, put/tree)"]
+    assert value(t) == 200.0 and value(d) == 9e4

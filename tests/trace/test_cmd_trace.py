@@ -83,6 +83,19 @@ def test_foreign_program_under_mpirun(cli, tmp_path):
     assert "exchange %" in p.stderr and "0 dropped" in p.stderr
 
 
+def test_figures_of_a_foreign_program(cli, tmp_path):
+    """--figures draws the POP paper's two charts of any traced program."""
+    built()
+    figs = tmp_path / "figs"
+    p = cli("trace", "-o", str(tmp_path / "t.json"), "--figures", str(figs), "--",
+            *mpirun(2), str(FOREIGN), "2")
+    assert p.returncode == 0, p.stderr
+    assert sorted(f.name for f in figs.iterdir()) == [
+        "trace-gantt.png", "trace-gantt.svg", "trace-utilization.png", "trace-utilization.svg"]
+    svg = (figs / "trace-gantt.svg").read_text()
+    assert svg.startswith("<?xml") and "<path" in svg
+
+
 def test_exit_status_passes_through(cli, tmp_path):
     built()
     out = tmp_path / "t.json"
@@ -120,6 +133,7 @@ def test_keep_raw(cli, tmp_path):
     (["--np", "0", "--", "true"], "--np 0"),
     (["--max-events", "0", "--", "true"], "--max-events 0"),
     (["--", "no-such-program-hpceval"], "command not found"),
+    (["--figures", "/etc/hostname", "--", "true"], "not a directory"),
 ])
 def test_bad_usage(cli, args, message):
     p = cli("trace", *args)
