@@ -80,6 +80,16 @@ def _run(i, slow, tags):
             "records": recs}
 
 
+def _proxy_run():
+    """The quick run plus the proxy sections: barotropic records and one trace."""
+    from proxy_runs import make_run
+    run = _run(3, 1.0, ["proxies"])
+    proxies = make_run(3)
+    run["records"] += proxies["records"]
+    run["traces"] = proxies["traces"]
+    return run
+
+
 def _browse(exe, url, profile, *extra):
     return subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr",
                            "--v=0", *extra, url], capture_output=True, text=True, timeout=90,
@@ -88,9 +98,11 @@ def _browse(exe, url, profile, *extra):
 
 def test_report_renders_in_headless_chromium(tmp_path):
     exe = _chromium()
-    html = render_report([_run(1, 1.0, ["base"]), _run(2, 1.2, [EVIL])], title="browser test")
+    html = render_report([_run(1, 1.0, ["base"]), _run(2, 1.2, [EVIL]), _proxy_run()],
+                         title="browser test")
     nfig = html.count("<svg")
-    assert nfig >= 8 and 'id="comparison"' in html and 'id="history"' in html
+    assert nfig >= 13 and 'id="comparison"' in html and 'id="history"' in html
+    assert "Application proxies" in html and "Gantt" in html
     report = tmp_path / "report.html"
     report.write_text(html, encoding="utf-8")
     probed = tmp_path / "probed.html"
