@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import shlex
 import signal
 import subprocess
@@ -135,9 +136,24 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
     return out
 
 
+# Open MPI's report of the first rank that exited non-zero: "Process name: [[jobid,1],RANK]"
+# and "Exit code: N" (or "Signal: ...") a line or two later.
+_ORTE_RANK = re.compile(r"Process name:\s*\[\[\d+,\d+\],(\d+)\]")
+_ORTE_EXIT = re.compile(r"(Exit code|Signal):\s*(.+)")
+
+
 def _last_meaningful(lines: List[str]) -> Optional[str]:
     # mpirun surrounds a rank's death with banners of dashes; keep the first informative line.
     text = [l.strip() for l in lines if l.strip() and not set(l.strip()) <= set("-=*")]
+    for i, l in enumerate(text):
+        rank = _ORTE_RANK.search(l)
+        if rank:
+            for nxt in text[i + 1:i + 4]:
+                code = _ORTE_EXIT.search(nxt)
+                if code:
+                    what = "exited with status" if code.group(1) == "Exit code" else "was killed by"
+                    return (f"rank {rank.group(1)} {what} {code.group(2).strip()} "
+                            "(mpirun ended the job)")
     for l in text:
         low = l.lower()
         if any(w in low for w in ("error", "exited", "signal", "killed", "abort", "not found")):

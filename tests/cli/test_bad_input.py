@@ -69,6 +69,8 @@ def test_wrong_data_fails_loudly(cli, bindir):
 def test_dead_rank(cli, bindir):
     p = _ok_then(cli, "die")
     assert p.returncode == 1
+    # the rank and its status, not mpirun's banner
+    assert "rank 1 exited with status 7" in one_line_error(p.stderr)
     [run] = cli.export()
     assert run["status"] == "failed" and run["launches"][1]["status"] == "failed"
     assert len([r for r in run["records"] if r["benchmark"] == "mem-latency"]) == 2
