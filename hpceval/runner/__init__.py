@@ -43,6 +43,9 @@ def _launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:
             "message": out.message, "warnings": out.warnings, "meta": out.meta}
 
 
+RUN_TRACE_MAX_EVENTS = 200_000   # per rank, for traces stored with a run
+
+
 @contextmanager
 def tracing(on: bool, env: Dict[str, str]) -> Iterator[Optional[str]]:
     """For a traced launch: the PMPI trace library preloaded and a private directory for the
@@ -53,6 +56,10 @@ def tracing(on: bool, env: Dict[str, str]) -> Iterator[Optional[str]]:
     lib = str(paths.trace_library())
     with tempfile.TemporaryDirectory(prefix="hpceval-trace-") as d:
         env["HPCEVAL_TRACE_DIR"] = d
+        # Stored with the run and drawn in the report: the first events of each rank are
+        # plenty (a ping-pong sweep would otherwise keep millions); later ones are counted.
+        env["HPCEVAL_TRACE_MAX_EVENTS"] = os.environ.get("HPCEVAL_TRACE_MAX_EVENTS",
+                                                         str(RUN_TRACE_MAX_EVENTS))
         env["LD_PRELOAD"] = ":".join(filter(None, [lib, os.environ.get("LD_PRELOAD")]))
         yield d
 

@@ -33,3 +33,13 @@ def test_untraced_run_stores_no_trace(cli):
     [run] = cli.export("latest")
     assert run["traces"] == []
     assert not any("traced" in r["params"] for r in run["records"])
+
+
+def test_stored_traces_are_capped(cli):
+    """A stored trace keeps the first events of each rank and counts the rest as dropped."""
+    p = cli("run", "psst", "--np", "2", "--trace", *PSST, env={"HPCEVAL_TRACE_MAX_EVENTS": "50"})
+    assert p.returncode == 0, p.stderr
+    [run] = cli.export("latest")
+    other = run["traces"][0]["trace"]["otherData"]
+    assert all(n <= 50 for n in other["events"]) and all(d > 0 for d in other["dropped_events"])
+    assert run["records"]                         # the results are stored as usual
