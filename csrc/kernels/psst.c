@@ -492,6 +492,30 @@ static void dstep(sst_model *s, pgrid *g, int n)
     finish_step(s, g, n, fill_distributed);
 }
 
+/* This rank's flops per step, by the serial model's conventions (sst_count_flops): the
+ * Legendre sums of its wavenumbers at its latitudes, its FFTs and grid-point products, and the
+ * spectral update of its wavenumbers, which every rank of a column repeats (the replicated
+ * coefficients: duplicated work, P - 1 extra copies in all). The distributed FFT counts what
+ * it does instead of a real FFT: complex length-n DFTs (5 n log2 n) of every unit's 9 fields,
+ * the twiddles (6 n) and log2 Q butterfly stages (8 flops per complex element). */
+static double rank_flops(const sst_model *s, const pgrid *g)
+{
+    double L = s->L, nlat = g->j1 - g->j0, per_coef = s->spectral_flops / (double)s->ncoef;
+    double f = 0;
+    for (int mi = 0; mi < g->nms[g->q]; mi++) {
+        double nm = s->M - g->msets[g->q][mi] + 1;
+        f += 2 * nlat * nm * 12 * L + 2 * nlat * nm * 14 * L + 4 * L * nlat + per_coef * nm;
+    }
+    if (g->transpose == 2) {
+        double n = g->n, stages = log2((double)g->Q);
+        f += 9.0 * g->nud * (5 * n * log2(n) + 6 * n + 8 * n * stages) + 11.0 * g->nud * n;
+    } else {
+        double n = s->nlon;
+        f += 9.0 * g->nu * 2.5 * n * log2(n) + 11.0 * g->nu * n;
+    }
+    return f;
+}
+
 /* Every rank gets the whole state at cur (each row holds all wavenumbers once). */
 static void gather_state(sst_model *s, pgrid *g)
 {
@@ -721,6 +745,9 @@ int main(int argc, char **argv)
                             double scale = 1e6 / ((double)sm.n * nsteps);
                             hpc_phases_json(&r, &ph, scale, MPI_COMM_WORLD);
                             hpc_json_per_rank(&r, "wall_per_rank", wall * scale, MPI_COMM_WORLD);
+                            hpc_json_per_rank(&r, "flops_per_rank", rank_flops(&s, &g),
+                                              MPI_COMM_WORLD);
+                            hpc_json_exact(&r, "serial_flops", s.flops_step);
                             hpc_json_exact(&r, "dt_s", s.dt);
                         }
                         if (test == 2) {

@@ -18,7 +18,7 @@ are rank-microseconds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -156,28 +156,27 @@ def record_arrays(rec: dict) -> Optional[Dict[str, Any]]:
 
 
 def baseline_of(rec: dict) -> Optional[Baseline]:
-    """The baseline quantities of a reference record (normally one rank): sums over its ranks."""
+    """The baseline quantities of a reference record (normally one rank): sums over its ranks.
+    F1 is the work the reference run did (its counted flops), else its serial_flops: work
+    beyond it in a parallel run is duplicated work (replicated updates, a costlier parallel
+    algorithm)."""
     a = record_arrays(rec)
     if a is None:
         return None
-    flops = a["serial_flops"] if a["serial_flops"] else (
-        float(a["flops"].sum()) if a["flops"] is not None else None)
+    flops = float(a["flops"].sum()) if a["flops"] is not None else a["serial_flops"]
     return Baseline(float(a["wall"].sum()), float(a["compute"].sum()), float(a["copy"].sum()),
                     float(a["comm"].sum()), flops)
 
 
 def record_breakdown(rec: dict, base: Baseline) -> Optional[Breakdown]:
-    """overhead_breakdown of one record against `base` (baseline_of the one-rank record).
-    F1 is the record's own serial_flops when it has one (the same problem on one rank)."""
+    """overhead_breakdown of one record against `base` (baseline_of the one-rank record)."""
     a = record_arrays(rec)
     if a is None:
         return None
-    if a["serial_flops"]:
-        base = base._replace(flops=a["serial_flops"])
     return overhead_breakdown(a["wall"], a["compute"], a["copy"], a["comm"], base, a["flops"])
 
 
-# ---------------------------------------------------------------- scaling of barotropic
+# ---------------------------------------------------------------- the proxies' records
 
 def variant_key(params: dict) -> tuple:
     return (params.get("halo"), params.get("sum"), int(params.get("branch") or 0))
@@ -193,9 +192,37 @@ def nranks(params: dict) -> int:
     return int(params.get("P") or 1) * int(params.get("Q") or 1)
 
 
+class Proxy(NamedTuple):
+    """What scaling needs to know of a proxy's records: its time metric, which params make a
+    variant (a series of its own) and which make the problem (strong scaling: the same
+    problem on every rank count)."""
+    metric: str
+    time_label: str                       # the time column's heading
+    variant_key: Callable[[dict], tuple]
+    variant_name: Callable[[dict], str]
+    problem_key: Callable[[dict], tuple]  # strong scaling; weak scaling: points per rank
+
+
+def _psst_variant(params: dict) -> tuple:
+    return (params.get("transpose"), params.get("sum"))
+
+
+PROXIES: Dict[str, Proxy] = {
+    "barotropic": Proxy("iteration_time", "µs/iter", variant_key, variant_name,
+                        lambda p: (p.get("nx"), p.get("ny"), p.get("land"))),
+    # the spectral model: FFT by transpose or distributed, Legendre sum; T, levels, test case
+    "psst": Proxy("run_time", "s/run", _psst_variant, lambda p: "/".join(map(str, _psst_variant(p))),
+                  lambda p: (p.get("truncation"), p.get("levels"), p.get("test"))),
+}
+
+
+def proxy(benchmark: str) -> Proxy:
+    return PROXIES[benchmark]
+
+
 def timed(records: Iterable[dict], benchmark: str) -> List[dict]:
     """The time records of untraced runs (a traced run's times include the tracer's cost)."""
-    return [r for r in select(list(records), benchmark, "iteration_time")
+    return [r for r in select(list(records), benchmark, proxy(benchmark).metric)
             if value(r) is not None and value(r) > 0 and not r["params"].get("traced")]
 
 
@@ -215,7 +242,7 @@ def _grid(params: dict) -> str:
     return f"{params.get('P')}x{params.get('Q')}" + (f" {m}" if m else "")
 
 
-def _row(rec: dict, base: dict, kind: str, problem: str) -> dict:
+def _row(rec: dict, base: dict, kind: str, problem: str, px: Proxy) -> dict:
     """One scaling row of `rec` against `base` (the reference run: T_b on p_b ranks)."""
     p, p0 = nranks(rec["params"]), nranks(base["params"])
     t, t0 = value(rec), value(base)
@@ -227,22 +254,24 @@ def _row(rec: dict, base: dict, kind: str, problem: str) -> dict:
         speedup = p / p0 * t0 / t           # scaled speed-up: p/p0 times the work per time
         eff = t0 / t
     s = rec.get("stats") or {}
-    return {"scaling": kind, "problem": problem, "variant": variant_name(prm),
-            "halo": prm.get("halo"), "sum": prm.get("sum"), "branch": variant_key(prm)[2],
+    return {"scaling": kind, "problem": problem, "variant": px.variant_name(prm),
+            "halo": prm.get("halo"), "sum": prm.get("sum"), "branch": int(prm.get("branch") or 0),
             "nranks": p, "P": prm.get("P"), "Q": prm.get("Q"),
             "grid": _grid(prm), "mapping": prm.get("mapping"), "time_us": t,
             "ci_low": s.get("ci_low", t), "ci_high": s.get("ci_high", t),
             "speedup": speedup, "efficiency": eff, "base_nranks": p0,
-            "base_grid": _grid(base["params"]), "base_variant": variant_name(base["params"]),
+            "base_grid": _grid(base["params"]), "base_variant": px.variant_name(base["params"]),
             "base": ("1 rank" if p0 == 1 else f"{p0} ranks")
-                    + ("" if variant_key(base["params"]) == variant_key(prm)
-                       else f", variant {variant_name(base['params'])}"),
+                    + ("" if px.variant_key(base["params"]) == px.variant_key(prm)
+                       else f", variant {px.variant_name(base['params'])}"),
             "record": rec}
 
 
 def problem_name(params: dict) -> str:
     """'96x64' (strong scaling: the global grid) or '3072 points/rank' (weak scaling: the block),
-    with ', continents' when the grid has land."""
+    with ', continents' when the grid has land; 'T21 L4' for the spectral model."""
+    if "truncation" in params:
+        return f"T{params.get('truncation')} L{params.get('levels')}"
     land = params.get("land")
     land = f", {land}" if land not in (None, "none") else ""
     if params.get("scaling") == "weak":
@@ -257,15 +286,16 @@ def points_per_rank(params: dict) -> int:
 def _scaling(records: Iterable[dict], benchmark: str, kind: str) -> List[dict]:
     """Rows of one kind of scaling: per series (problem and variant) the best grid at each rank
     count against the series' reference run (see strong_scaling)."""
+    px = proxy(benchmark)
     series: Dict[tuple, List[dict]] = {}
     ones: Dict[tuple, List[dict]] = {}
     for r in timed(records, benchmark):
         prm = r["params"]
         if prm.get("scaling", "strong") != kind:
             continue
-        problem = ((prm.get("nx"), prm.get("ny")) if kind == "strong" else points_per_rank(prm),
-                   prm.get("land"))
-        series.setdefault((problem, variant_key(prm)), []).append(r)
+        problem = (px.problem_key(prm) if kind == "strong"
+                   else (points_per_rank(prm), prm.get("land")))
+        series.setdefault((problem, px.variant_key(prm)), []).append(r)
         if nranks(prm) == 1:
             ones.setdefault(problem, []).append(r)
     rows = []
@@ -277,7 +307,7 @@ def _scaling(records: Iterable[dict], benchmark: str, kind: str) -> List[dict]:
             base = min(ones[problem], key=value)
         else:
             base = next(iter(best.values()))
-        rows += [_row(r, base, kind, problem_name(r["params"])) for r in best.values()]
+        rows += [_row(r, base, kind, problem_name(r["params"]), px) for r in best.values()]
     return sorted(rows, key=lambda x: (x["problem"], x["variant"], x["nranks"]))
 
 
@@ -306,19 +336,20 @@ def overhead_rows(records: Iterable[dict], benchmark: str = "barotropic",
     same problem with another variant when the variant has none: "baseline" says which).
     Problems without any one-rank run have no rows. Each row is a strong_scaling row plus
     "breakdown" (Breakdown), "closes" (within tol) and "baseline" (text)."""
+    px = proxy(benchmark)
     recs = list(records)
     ones: Dict[tuple, List[dict]] = {}
     for r in timed(recs, benchmark):
         prm = r["params"]
         if nranks(prm) == 1 and prm.get("scaling", "strong") == "strong" and record_arrays(r):
-            ones.setdefault((prm.get("nx"), prm.get("ny"), prm.get("land")), []).append(r)
+            ones.setdefault(px.problem_key(prm), []).append(r)
     out = []
     for row in strong_scaling(recs, benchmark):
         prm = row["record"]["params"]
-        cands = ones.get((prm.get("nx"), prm.get("ny"), prm.get("land")), [])
+        cands = ones.get(px.problem_key(prm), [])
         if not cands:
             continue
-        same = [c for c in cands if variant_key(c["params"]) == variant_key(prm)]
+        same = [c for c in cands if px.variant_key(c["params"]) == px.variant_key(prm)]
         ref = min(same or cands, key=value)
         base = baseline_of(ref)
         bd = record_breakdown(row["record"], base) if base else None
@@ -326,5 +357,5 @@ def overhead_rows(records: Iterable[dict], benchmark: str = "barotropic",
             continue
         out.append({**row, "breakdown": bd, "closes": bd.closes(tol), "tol": tol,
                     "baseline": "1 rank" if same
-                    else f"1 rank, variant {variant_name(ref['params'])}"})
+                    else f"1 rank, variant {px.variant_name(ref['params'])}"})
     return out

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import REPETITION, counts, launch_timeout, repetition_args, words
+from hpceval.catalog.common import (REPETITION, counts, launch_timeout, rank_counts,
+                                    repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
                                       register_suite)
@@ -112,22 +113,35 @@ register_benchmark(Benchmark(
      ) + REPETITION,
     _plan_sst, ranks="copies (default 1 and all cores)"))
 
+def _psst_grids(text: str, nranks: int, sweep: bool) -> List[tuple]:
+    """Process grids for nranks: all P x Q, or those of the list; in a sweep over rank counts
+    the list keeps the grids that fit each count."""
+    if text == "all":
+        return [(p, nranks // p) for p in range(1, nranks + 1) if nranks % p == 0]
+    grids = []
+    for item in words(text, None, "grids"):
+        try:
+            p, q = (int(x) for x in item.lower().split("x"))
+        except ValueError:
+            raise UsageError(f"--set grids: '{item}' is not PxQ") from None
+        if p * q == nranks:
+            grids.append((p, q))
+        elif not sweep:
+            raise UsageError(f"--set grids: {p}x{q} does not fit {nranks} ranks (--np)")
+    if not grids:
+        raise UsageError(f"--set grids: none of {text} fits {nranks} ranks")
+    return grids
+
+
 def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    nranks = ctx.nranks or 2
+    counts_ = rank_counts(v["ranks"], ctx)
+    return [spec for n in counts_ for spec in _plan_psst_ranks(b, v, n, len(counts_) > 1)]
+
+
+def _plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool) -> List[LaunchSpec]:
     m, levels = v["truncation"], v["levels"]
     nlon, nlat = sst_grid(m)
-    if v["grids"] == "all":
-        grids = [(p, nranks // p) for p in range(1, nranks + 1) if nranks % p == 0]
-    else:
-        grids = []
-        for item in words(v["grids"], None, "grids"):
-            try:
-                p, q = (int(x) for x in item.lower().split("x"))
-            except ValueError:
-                raise UsageError(f"--set grids: '{item}' is not PxQ") from None
-            if p * q != nranks:
-                raise UsageError(f"--set grids: {p}x{q} does not fit {nranks} ranks (--np)")
-            grids.append((p, q))
+    grids = _psst_grids(v["grids"], nranks, sweep)
     for p, q in grids:
         if p > nlat or q > m + 1 or q > (nlat // p) * levels:
             raise UsageError(f"psst: a {p}x{q} process grid does not fit T{m} with {levels} "
@@ -165,18 +179,23 @@ register_benchmark(Benchmark(
            "power of two dividing nlon)"),
      Param("sums", "str", "allreduce,ring", "global sums: allreduce, ring"),
      Param("days", "float", 1.0, "simulated days per integration", 0.001, 1000),
+     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
+           "(empty: --np, else 2); with 1 among them the report breaks the parallel overhead "
+           "down"),
      ) + REPETITION,
-    _plan_psst, ranks=">=1 (--np, default 2)"))
+    _plan_psst, ranks="--np or the ranks sweep (default 2)"))
 
 
 # T5..T42 in a few minutes on 2 cores; T85 and T170 on request (--set sst.truncations=85,170).
 register_suite(Suite(
     "kernels", "column-physics kernel vs longitude dimension; shallow water model T5..T42 "
     "x levels 1..8, test cases 2 (alpha 0, pi/4), 6 and 1, one copy and one per core; the parallel "
-    "variants at T21 (a few minutes)",
+    "variants at T21 on 1, 2 and 4 ranks (a few minutes)",
     (("column", {"budget": "0.2", "min-reps": "5"}),
      ("sst", {"test": "2,6", "budget": "1", "min-reps": "3", "max-reps": "10", "warmup": "1"}),
      # test case 1 takes 4x the steps (its bell needs a short step): one angle, fewer levels
      ("sst", {"test": "1", "alpha": "0", "levels": "1,4", "budget": "1", "min-reps": "3",
               "max-reps": "10", "warmup": "1"}),
-     ("psst", {"budget": "0.5", "min-reps": "3", "max-reps": "10", "warmup": "1"}))))
+     # 1, 2 and 4 ranks: the overhead breakdown against each variant's own 1-rank run
+     ("psst", {"ranks": "1,2,4", "budget": "0.5", "min-reps": "3", "max-reps": "10",
+               "warmup": "1"}))))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
-from hpceval.catalog.common import (REPETITION, check_memory, counts, int_item, launch_timeout,
-                                    repetition_args, words)
+from hpceval.catalog.common import (REPETITION, check_memory, int_item, launch_timeout,
+                                    rank_counts, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
                                       register_suite)
@@ -28,13 +28,6 @@ def _pair(text: str, what: str, form: str) -> Tuple[int, int]:
     if a < 1 or b < 1:
         raise UsageError(f"--set {what}: '{text}' is not {form} with positive numbers")
     return a, b
-
-
-def _rank_counts(text: Any, ctx: PlanContext) -> List[int]:
-    """The `ranks` sweep: comma-separated counts, 'max' = all cores; empty: --np, else 2."""
-    if not str(text).strip():
-        return [ctx.nranks or 2]
-    return counts(text, ctx.cores, "ranks", "rank count")
 
 
 def _process_grids(text: str, n: int) -> List[Tuple[int, int]]:
@@ -64,7 +57,7 @@ def _solve_seconds(nx: int, ny: int, nranks: int) -> float:
 
 
 def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    ranks = _rank_counts(v["ranks"], ctx)
+    ranks = rank_counts(v["ranks"], ctx)
     scalings = words(v["scaling"], SCALINGS, "scaling")
     grids = list(dict.fromkeys(_pair(g, "grids", "NXxNY")
                                for g in words(v["grids"], None, "grids")))

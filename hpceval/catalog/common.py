@@ -89,6 +89,13 @@ def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) 
     return sorted(set(out))
 
 
+def rank_counts(text: Any, ctx: PlanContext) -> List[int]:
+    """A `ranks` sweep: comma-separated counts, 'max' = all cores; empty: --np, else 2."""
+    if not str(text).strip():
+        return [ctx.nranks or 2]
+    return counts(text, ctx.cores, "ranks", "rank count")
+
+
 def check_memory(need: int, ctx: PlanContext, what: str) -> None:
     # Refuse before launching: a working set beyond memory would swap or be OOM-killed.
     if ctx.mem_available_bytes and need > 0.8 * ctx.mem_available_bytes:

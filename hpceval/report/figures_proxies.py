@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from hpceval.analysis.scaling import (CLOSURE_TOL, CUMULATIVE, extra, nranks, overhead_rows,
-                                      problem_name, strong_scaling, timed, variant_name,
+                                      problem_name, proxy, strong_scaling, timed, variant_name,
                                       weak_scaling)
 
 from .data import MISSING, fmt_num, records, run_label, value
@@ -241,12 +241,12 @@ STYLES = {"Comm": ("#4e79a7", "o", "-"), "plus Imbal": ("#f28e2b", "s", "-"),
           "1 - Efficiency": ("#e15759", "v", "--")}
 
 
-def _overhead_panels(run: dict) -> List[tuple]:
+def _overhead_panels(run: dict, bench: str = BENCH) -> List[tuple]:
     """(problem, variant, rows) with at least two rank counts: variants measured on one rank
     themselves first (their curves start at the baseline), then the fastest at the largest
     count."""
     groups: Dict[tuple, List[dict]] = {}
-    for r in overhead_rows(run.get("records") or [], BENCH):
+    for r in overhead_rows(run.get("records") or [], bench):
         groups.setdefault((r["problem"], r["variant"]), []).append(r)
     out = [(p, v, rows) for (p, v), rows in groups.items() if len(rows) > 1]
     return sorted(out, key=lambda x: (x[2][0]["baseline"] != "1 rank", -x[2][-1]["nranks"],
@@ -257,7 +257,16 @@ def barotropic_overhead(runs: List[dict]) -> Optional[Figure]:
     """Cumulative overhead curves in % of p x Tp vs number of processes, as the CCM/MP-2D
     figure: Comm, plus Imbal, plus Copy, plus Dupl, and 1 - Efficiency (the gap up to it is
     the computation's rate change, "other")."""
-    panels = [(run, p, v, rows) for run in runs for p, v, rows in _overhead_panels(run)]
+    return _overhead_figure(runs, BENCH, "Barotropic solver")
+
+
+def psst_overhead(runs: List[dict]) -> Optional[Figure]:
+    """The same for the parallel spectral model (the CCM/MP-2D figure's own kind of code)."""
+    return _overhead_figure(runs, "psst", "Parallel shallow water model")
+
+
+def _overhead_figure(runs: List[dict], bench: str, what: str) -> Optional[Figure]:
+    panels = [(run, p, v, rows) for run in runs for p, v, rows in _overhead_panels(run, bench)]
     if not panels:
         return None
     shown = panels[:OVERHEAD_PANELS]
@@ -279,7 +288,7 @@ def barotropic_overhead(runs: List[dict]) -> Optional[Figure]:
     axes[0].set_ylabel("overhead [% of p x Tp]")
     axes[-1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     more = (f"; first {len(shown)} of {len(panels)} variants" if len(panels) > len(shown) else "")
-    fig.suptitle("Barotropic solver: parallel overhead breakdown (strong scaling, best grid"
+    fig.suptitle(f"{what}: parallel overhead breakdown (strong scaling, best grid"
                  + more + ")", x=0.01, ha="left", fontsize=10)
     return fig
 
@@ -290,8 +299,16 @@ def _pct(v: float) -> str:
 
 
 def overhead_table(run: dict) -> Optional[Table]:
+    return _overhead_table(run, BENCH)
+
+
+def psst_overhead_table(run: dict) -> Optional[Table]:
+    return _overhead_table(run, "psst")
+
+
+def _overhead_table(run: dict, bench: str) -> Optional[Table]:
     rows = []
-    for r in overhead_rows(run.get("records") or [], BENCH):
+    for r in overhead_rows(run.get("records") or [], bench):
         pc = r["breakdown"].percent()
         rows.append([r["problem"], r["variant"], str(r["nranks"]), r["grid"], fmt_num(r["time_us"]),
                      *(_pct(pc[k]) for k in ("communication", "imbalance", "copies",
@@ -300,9 +317,9 @@ def overhead_table(run: dict) -> Optional[Table]:
                      "yes" if r["closes"] else "NO", r["baseline"]])
     if not rows:
         return None
-    return Table(["problem", "variant", "ranks", "grid", "µs/iter", "comm %", "imbal %", "copy %",
+    return Table(["problem", "variant", "ranks", "grid", proxy(bench).time_label, "comm %", "imbal %", "copy %",
                   "dupl %", "other %", "unattributed %", "1 - E %", "closes", "baseline"], rows,
-                 "Shares of sum_r W_r (p x Tp; W_r: each rank's wall time per iteration of the "
+                 "Shares of sum_r W_r (p x Tp; W_r: each rank's wall time per iteration (step) of the "
                  "timed loop, the mean over every kept sample as the phase timers are, so 1 - E "
                  "here can differ from the scaling table's, which uses medians), against the "
                  "one-rank run (W1, C1, K1, M1: wall, compute, copies, "
@@ -324,3 +341,7 @@ register_figure(FigureSpec(SECTION, "Barotropic solver: parallel overhead breakd
 register_table(TableSpec(SECTION, "Barotropic solver variants", variants_table))
 register_table(TableSpec(SECTION, "Barotropic solver scaling", scaling_table))
 register_table(TableSpec(SECTION, "Barotropic solver overhead shares", overhead_table))
+register_figure(FigureSpec(SECTION, "Parallel shallow water model: parallel overhead breakdown "
+                                    "(as CCM/MP-2D on the IBM p690)", psst_overhead, "psst"))
+register_table(TableSpec(SECTION, "Parallel shallow water model overhead shares",
+                         psst_overhead_table))

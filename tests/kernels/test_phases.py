@@ -59,3 +59,12 @@ def test_psst_phases(fft):
         # a 2x1 grid has no transpose, a 1x2 grid no global sum
         idle = "transpose" if grid == (2, 1) else "global_sum"
         assert max(t["phases"][idle]["per_rank"]) < 0.05 * max(t["wall_per_rank"])
+        # counted work: the transposes split it exactly, except the spectral update that every
+        # rank of a column repeats (P copies); the distributed FFT does complex transforms
+        work = sum(t["flops_per_rank"]) / t["serial_flops"]
+        if fft == "distributed":
+            assert work > 1.2
+        elif grid == (1, 2):
+            assert work == pytest.approx(1.0, rel=1e-5)
+        else:
+            assert 1.0 < work < 1.2

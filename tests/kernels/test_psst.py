@@ -112,3 +112,24 @@ def test_psst_through_cli(cli):
     p = cli("run", "psst", "--np", "4", "--set", "truncation=3", "--set", "grids=1x4",
             "--set", "transposes=distributed")
     assert p.returncode == 2 and "power of two dividing nlon 10" in one_line_error(p.stderr)
+
+
+def test_psst_rank_sweep_overhead_breakdown(cli):
+    """ranks=1,2: the report's CCM/MP-2D breakdown of the spectral model closes, and counts the
+    replicated spectral update of a 2x1 grid as duplicated work."""
+    from hpceval.analysis.scaling import overhead_rows, record_breakdown, baseline_of
+    from hpceval.report.figures import FIGURES, make_figure
+    p = cli("run", "psst", "--set", "ranks=1,2", "--set", "truncation=10", "--set", "levels=2",
+            "--set", "mappings=row", "--set", "sums=allreduce", "--set", "transposes=alltoallv",
+            "--set", "days=0.2", "--set", "budget=0.05", "--set", "min-reps=3", "--set",
+            "max-reps=5", "--set", "warmup=1")
+    assert p.returncode == 0, p.stderr
+    [run] = cli.export("latest")
+    rows = overhead_rows(run["records"], "psst")
+    assert [r["nranks"] for r in rows] == [1, 2] and all(r["closes"] for r in rows)
+    times = {(r["params"]["P"], r["params"]["Q"]): r for r in run["records"]
+             if r["metric"] == "run_time"}
+    b = record_breakdown(times[(2, 1)], baseline_of(times[(1, 1)]))
+    assert b.duplicated > 0 and b.closes()
+    spec = next(s for s in FIGURES if s.make.__name__ == "psst_overhead")
+    assert make_figure(spec, [run]) is not None

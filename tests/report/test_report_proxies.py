@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BAROTROPIC = ROOT / "build" / "bin" / "hpceval-barotropic"
 TRACELIB = ROOT / "build" / "lib" / "libhpceval-trace.so"
 
-PROXY_FIGS = [s for s in FIGURES if s.section == fp.SECTION]
+PROXY_FIGS = [s for s in FIGURES if s.section == fp.SECTION and s.benchmark == "barotropic"]
 TRACE_FIGS = [s for s in FIGURES if s.section == ft.SECTION]
 
 

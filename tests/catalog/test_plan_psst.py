@@ -1,0 +1,39 @@
+"""Planning the parallel shallow water model over rank counts: one launch per count with the
+process grids that fit it (for the overhead breakdown against the 1-rank run)."""
+import pytest
+
+from hpceval.catalog import SUITES, PlanContext, plan_targets
+from hpceval.errors import UsageError
+
+CTX = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30)
+
+
+def arg(spec, name):
+    return spec.args[spec.args.index(name) + 1]
+
+
+def test_rank_sweep_one_launch_per_count():
+    specs = plan_targets(["psst"], ["ranks=1,4,2"], CTX)
+    assert [s.nranks for s in specs] == [1, 2, 4]
+    assert [arg(s, "--grids") for s in specs] == ["1x1", "1x2,2x1", "1x4,2x2,4x1"]
+    assert specs[0].label == "psst np=1 T21 L=4"
+    # 3 metrics per configuration: 2 mappings x 2 FFTs x 2 sums per grid
+    assert [s.expected_results for s in specs] == [24, 48, 72]
+
+
+def test_listed_grids_keep_those_that_fit_each_count():
+    specs = plan_targets(["psst"], ["ranks=2,4", "grids=1x2,2x2"], CTX)
+    assert [(s.nranks, arg(s, "--grids")) for s in specs] == [(2, "1x2"), (4, "2x2")]
+    with pytest.raises(UsageError, match="none of 2x2 fits 2 ranks"):
+        plan_targets(["psst"], ["ranks=2,4", "grids=2x2"], CTX)
+    # without a sweep a grid that does not fit --np is an error, as before
+    with pytest.raises(UsageError, match="2x2 does not fit 2 ranks"):
+        plan_targets(["psst"], ["grids=2x2"], CTX)
+    with pytest.raises(UsageError, match="--set ranks: 'x' is not a rank count"):
+        plan_targets(["psst"], ["ranks=x"], CTX)
+
+
+def test_kernels_suite_sweeps_psst_over_1_2_4_ranks():
+    specs = [s for s in plan_targets(["kernels"], [], CTX) if s.benchmark == "psst"]
+    assert [s.nranks for s in specs] == [1, 2, 4]
+    assert "psst" in dict(SUITES["kernels"].entries)
