@@ -41,7 +41,7 @@ def execute(args: argparse.Namespace) -> int:
     ids = list(dict.fromkeys(store.resolve(r) for r in args.runs))
     if len(ids) < 2:
         raise UsageError("compare needs two different runs")
-    runs = [store.get_run(i) for i in ids]
+    runs = [store.get_run(i, traces=False) for i in ids]
     from hpceval.analysis.compare import compare   # numpy: only when run
     result = compare(runs)
     if args.json:

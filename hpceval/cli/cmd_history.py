@@ -56,7 +56,7 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError("--tag and --machine choose the runs two ways: give one")
     from hpceval.analysis.history import Settings, history, regressions   # numpy: only when run
     store = open_store(args)
-    runs = [store.get_run(i) for i in store.run_ids()]
+    runs = [store.get_run(i, traces=False) for i in store.run_ids()]
     if not runs:
         raise UsageError(f"no runs stored in {store.path}")
     series = history(runs, benchmark=args.benchmark, metric=args.metric, params=_params(args.param),

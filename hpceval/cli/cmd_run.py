@@ -39,7 +39,7 @@ def execute(args: argparse.Namespace) -> int:
                       launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout,
                       trace=args.trace)
     store = Store(db)
-    run = store.get_run(result.run_id)
+    run = store.get_run(result.run_id, traces=False)
     store.close()
     table = headline_table(run["records"], f"run {run['id']} ({run['suite']}): {run['status']}")
     console().print(table)

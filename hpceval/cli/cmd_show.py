@@ -24,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     store = open_store(args)
-    run = store.get_run(store.resolve(args.run))
+    run = store.get_run(store.resolve(args.run), traces=args.json)
     if args.json:
         print(json.dumps(run, indent=2))
         return 0

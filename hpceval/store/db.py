@@ -197,8 +197,9 @@ class Store:
             " FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id ORDER BY r.id").fetchall()
         return [{**dict(r), "tags": json.loads(r["tags"])} for r in rows]
 
-    def get_run(self, run_id: int) -> Dict[str, Any]:
-        """One run in the export format (docs/export.md)."""
+    def get_run(self, run_id: int, traces: bool = True) -> Dict[str, Any]:
+        """One run in the export format (docs/export.md). traces=False leaves the stored traces
+        out ("traces": []): they can be large, and only the report and the export need them."""
         r = self.conn.execute(
             "SELECT r.*, f.data AS fp FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id"
             " WHERE r.id = ?", (run_id,)).fetchone()
@@ -222,7 +223,8 @@ class Store:
             "finished": r["finished"], "suite": r["suite"], "status": r["status"],
             "tags": json.loads(r["tags"]), "command": r["command"], "settings": json.loads(r["settings"]),
             "hpceval_version": r["hpceval_version"], "fingerprint": json.loads(r["fp"]),
-            "launches": launches, "records": records, "traces": self._traces(run_id),
+            "launches": launches, "records": records,
+            "traces": self._traces(run_id) if traces else [],
         }
 
     def _traces(self, run_id: int) -> List[Dict[str, Any]]:

@@ -63,3 +63,11 @@ def test_version_1_database_is_migrated(tmp_path):
     run = s.get_run(1)
     assert run["records"][0]["stats"]["median"] == 0.2 and "extra" not in run["records"][0]
     assert run["traces"] == []
+
+
+def test_traces_left_out_on_request(tmp_path):
+    s = Store(tmp_path / "a.sqlite")
+    rid = s.create_run("pop", [], FP, "", {})
+    s.add_launch(rid, LAUNCH, [result()], trace=TRACE)
+    assert s.get_run(rid, traces=False)["traces"] == []
+    assert s.get_run(rid)["traces"][0]["trace"] == TRACE
