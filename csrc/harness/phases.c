@@ -25,12 +25,19 @@ void hpc_phases_reset(hpc_phases *ph)
     memset(ph->base, 0, sizeof ph->base);
 }
 
-void hpc_phases_keep(hpc_phases *ph, int keep)
+int hpc_phases_sample(hpc_phases *ph, hpc_sampler *sm, double t, double *wall, double *tmax)
 {
-    if (keep)
+    MPI_Allreduce(&t, tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    int before = sm->n;
+    hpc_sampler_add(sm, *tmax);
+    int keep = sm->n > before;
+    if (keep) {
         memcpy(ph->base, ph->total, sizeof ph->base);
-    else
+        *wall += t;
+    } else {
         memcpy(ph->total, ph->base, sizeof ph->total);
+    }
+    return keep;
 }
 
 double hpc_phases_sum(const hpc_phases *ph)

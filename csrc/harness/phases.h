@@ -25,6 +25,7 @@
 #define HPC_PHASES_H
 
 #include "output.h"
+#include "sampler.h"
 #include "timer.h"
 
 #include <mpi.h>
@@ -47,16 +48,18 @@ typedef struct {
     double t0;                   /* when cur began */
     hpc_phase_def def[HPC_PHASES_MAX];
     double total[HPC_PHASES_MAX];  /* seconds, since the last reset */
-    double base[HPC_PHASES_MAX];   /* totals at the last hpc_phases_keep */
+    double base[HPC_PHASES_MAX];   /* totals after the last kept sample */
 } hpc_phases;
 
 extern int hpc_tracing;  /* set by hpc_init when HPCEVAL_TRACE_DIR is in the environment */
 
 void hpc_phases_init(hpc_phases *ph, const hpc_phase_def *defs, int n);
 void hpc_phases_reset(hpc_phases *ph);  /* totals to zero */
-/* After each sample: keep is whether the sampler kept it (a warm-up sample is
- * not kept); a sample not kept is taken out of the totals again. */
-void hpc_phases_keep(hpc_phases *ph, int keep);
+/* The end of one timed sample, t this rank's time (collective): the slowest
+ * rank's time goes to the sampler (*tmax); when the sampler keeps the sample,
+ * t is added to *wall (this rank's own time over the kept samples), else (a
+ * warm-up sample) its phase times are taken out again. Returns whether kept. */
+int hpc_phases_sample(hpc_phases *ph, hpc_sampler *sm, double t, double *wall, double *tmax);
 
 static inline void hpc_phase_to(hpc_phases *ph, int id)
 {

@@ -411,7 +411,6 @@ static void run_config(reference *rf, const config *c, double tol, int check_eve
     hpc_phases_reset(&ph);
     while (hpc_sampler_more_coll(&sm, MPI_COMM_WORLD)) {
         memset(s.x, 0, blk.n * sizeof(double));  /* zero first guess */
-        hpc_phases before = ph;
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = hpc_now();
         hpc_phases_start(&ph, POP_PH_COMPUTE);
@@ -421,7 +420,6 @@ static void run_config(reference *rf, const config *c, double tol, int check_eve
         if (it < 0 && hpc_rank == 0)
             hpc_fail("barotropic: %s: not converged to tol %g in %d iterations", what, tol,
                      max_iters);
-        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (iters < 0) {
             iters = it;
             cr = check_solution(rf, c, &d, s.x, s.rhs, blk.ld, bound, tol);
@@ -429,15 +427,10 @@ static void run_config(reference *rf, const config *c, double tol, int check_eve
             hpc_fail("barotropic: %s: a repeated solve took %d iterations, the first %d", what, it,
                      iters);
         }
-        int kept = sm.n;
-        hpc_sampler_add(&sm, tmax);
-        if (sm.n > kept) {
-            iter_us[kept] = tmax / it * 1e6;
-            sdpd[kept] = dt / tmax;
-            wall += t;
+        if (hpc_phases_sample(&ph, &sm, t, &wall, &tmax)) {
+            iter_us[sm.n - 1] = tmax / it * 1e6;
+            sdpd[sm.n - 1] = dt / tmax;
             kept_iters += it;
-        } else {
-            ph = before;  /* a warm-up solve: its phase times are not kept */
         }
     }
 

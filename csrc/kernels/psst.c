@@ -669,13 +669,8 @@ int main(int argc, char **argv)
                         for (int n = 0; n < nsteps; n++)
                             (variant == 2 ? dstep : pstep)(&s, &g, n);
                         hpc_phases_stop(&ph);
-                        double t = hpc_now() - t0, tmax;
-                        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-                        int kept = sm.n;
-                        hpc_sampler_add(&sm, tmax);
-                        kept = sm.n > kept;
-                        hpc_phases_keep(&ph, kept);
-                        wall += kept ? t : 0;
+                        double tmax;
+                        hpc_phases_sample(&ph, &sm, hpc_now() - t0, &wall, &tmax);
 
                         gather_state(&s, &g);
                         if (hpc_inject == HPC_INJECT_CORRUPT && hpc_rank == 0)

@@ -200,13 +200,8 @@ int main(int argc, char **argv)
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = hpc_now();
                 sst_run(&s, nsteps);
-                double t = hpc_now() - t0, tmax;
-                MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-                int kept = sm.n;
-                hpc_sampler_add(&sm, tmax);
-                kept = sm.n > kept;
-                hpc_phases_keep(&ph, kept);
-                wall += kept ? t : 0;
+                double tmax;
+                hpc_phases_sample(&ph, &sm, hpc_now() - t0, &wall, &tmax);
 
                 if (hpc_inject == HPC_INJECT_CORRUPT && hpc_rank == 0)
                     s.p[s.cur][(size_t)L * s.ncoef / 2] += 10.0;

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
-from hpceval.analysis.headlines import select, stream_points, value
+from hpceval.analysis.headlines import on_largest_grid, select, stream_points, value
 
 NOT_MEASURED = "not measured"
 NOT_RECORDED = "not recorded"
@@ -204,15 +204,12 @@ def kernel_rate(benchmark: str) -> Callable[[Run], Optional[Cell]]:
 
 def app_rate(benchmark: str) -> Callable[[Run], Optional[Cell]]:
     """An application proxy's simulated days per day: the best configuration on the largest
-    global grid measured (rates of different problem sizes are not comparable)."""
+    global grid measured."""
     def get(run: Run) -> Optional[Cell]:
-        recs = [r for r in select(run.get("records") or [], benchmark, "sim_days_per_day")
-                if value(r) is not None]
+        recs = on_largest_grid(run.get("records") or [], benchmark, "sim_days_per_day")
         if not recs:
             return None
-        size = lambda r: (r["params"].get("nx") or 0) * (r["params"].get("ny") or 0)
-        big = max(size(r) for r in recs)
-        rec = max((r for r in recs if size(r) == big), key=value)
+        rec = max(recs, key=value)
         p = rec["params"]
         point = (f"{p.get('nx')}x{p.get('ny')} grid, {p.get('P', 1) * p.get('Q', 1)} ranks "
                  f"({p.get('P')}x{p.get('Q')}), halo {p.get('halo')}, sum {p.get('sum')}")

@@ -117,16 +117,23 @@ def headlines(records: List[Record]) -> List[Dict[str, Any]]:
     return rows
 
 
+def on_largest_grid(records: List[Record], benchmark: str, metric: str) -> List[Record]:
+    """A proxy's untraced records (a traced run's times include the tracer) of `metric` on the
+    largest global grid measured: rates of different problem sizes do not compare."""
+    recs = [r for r in select(records, benchmark, metric)
+            if value(r) is not None and not r["params"].get("traced")]
+    size = lambda r: (r["params"].get("nx") or 0) * (r["params"].get("ny") or 0)
+    big = max((size(r) for r in recs), default=0)
+    return [r for r in recs if size(r) == big]
+
+
 def _best_solver(records: List[Record]) -> List[Record]:
-    """The barotropic solver's fastest untraced configuration on the largest grid measured (a
-    traced run's times include the tracer): its time per iteration and simulated days per day."""
-    times = [r for r in select(records, "barotropic", "iteration_time")
-             if not r["params"].get("traced")]
+    """The barotropic solver's fastest configuration on the largest grid measured: its time per
+    iteration and simulated days per day."""
+    times = on_largest_grid(records, "barotropic", "iteration_time")
     if not times:
         return []
-    size = lambda r: (r["params"].get("nx") or 0) * (r["params"].get("ny") or 0)
-    big = max(size(r) for r in times)
-    best = min((r for r in times if size(r) == big), key=value)
+    best = min(times, key=value)
     rate = [r for r in select(records, "barotropic", "sim_days_per_day")
             if r.get("params") == best["params"]]
     return [best] + rate[:1]

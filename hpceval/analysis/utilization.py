@@ -18,23 +18,19 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from hpceval.trace.merge import STARTUP_CALLS
+from hpceval.trace.merge import state as mpi_state
+
 STATES = ("busy", "overhead", "idle")
 BUSY, OVERHEAD, IDLE = 0, 1, 2
 NO_PHASE = "(no phase)"   # activity of busy time outside every phase slice
 
-# Calls that block waiting for others (the trace library's classification, docs/trace.md),
-# used only for a slice that carries no args.state.
-IDLE_CALLS = {"MPI_Recv", "MPI_Probe", "MPI_Barrier", "MPI_Win_fence", "MPI_Win_wait",
-              "MPI_Win_complete"}
-IDLE_PREFIXES = ("MPI_Wait", "MPI_Win_unlock", "MPI_Win_flush")
-
-
 def _state_of(event: dict) -> int:
+    """The slice's args.state; for a slice without one, the trace library's rule by call name."""
     s = (event.get("args") or {}).get("state")
-    if s in ("idle", "overhead"):
-        return IDLE if s == "idle" else OVERHEAD
-    name = str(event.get("name", ""))
-    return IDLE if name in IDLE_CALLS or name.startswith(IDLE_PREFIXES) else OVERHEAD
+    if s not in ("idle", "overhead"):
+        s = mpi_state(str(event.get("name", "")))
+    return IDLE if s == "idle" else OVERHEAD
 
 
 @dataclass
@@ -230,9 +226,6 @@ def runs_of(codes: np.ndarray) -> List[Tuple[int, int, int]]:
 
 
 # ---------------------------------------------------------------- summaries and windows
-
-STARTUP_CALLS = ("MPI_Init", "MPI_Init_thread")
-
 
 def active_range(tl: Timelines) -> Tuple[float, float]:
     """The part of the trace worth drawing: from the first phase slice to the last on any rank

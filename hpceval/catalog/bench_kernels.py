@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, counts, launch_timeout, rank_counts,
-                                    repetition_args, words)
+from hpceval.catalog.common import (REPETITION, counts, launch_timeout, process_grids,
+                                    rank_counts, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
                                       register_suite)
@@ -113,26 +113,6 @@ register_benchmark(Benchmark(
      ) + REPETITION,
     _plan_sst, ranks="copies (default 1 and all cores)"))
 
-def _psst_grids(text: str, nranks: int, sweep: bool) -> List[tuple]:
-    """Process grids for nranks: all P x Q, or those of the list; in a sweep over rank counts
-    the list keeps the grids that fit each count."""
-    if text == "all":
-        return [(p, nranks // p) for p in range(1, nranks + 1) if nranks % p == 0]
-    grids = []
-    for item in words(text, None, "grids"):
-        try:
-            p, q = (int(x) for x in item.lower().split("x"))
-        except ValueError:
-            raise UsageError(f"--set grids: '{item}' is not PxQ") from None
-        if p * q == nranks:
-            grids.append((p, q))
-        elif not sweep:
-            raise UsageError(f"--set grids: {p}x{q} does not fit {nranks} ranks (--np)")
-    if not grids:
-        raise UsageError(f"--set grids: none of {text} fits {nranks} ranks")
-    return grids
-
-
 def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     counts_ = rank_counts(v["ranks"], ctx)
     return [spec for n in counts_ for spec in _plan_psst_ranks(b, v, n, len(counts_) > 1)]
@@ -141,7 +121,7 @@ def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Launch
 def _plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool) -> List[LaunchSpec]:
     m, levels = v["truncation"], v["levels"]
     nlon, nlat = sst_grid(m)
-    grids = _psst_grids(v["grids"], nranks, sweep)
+    grids = process_grids(v["grids"], nranks, "grids", sweep)
     for p, q in grids:
         if p > nlat or q > m + 1 or q > (nlat // p) * levels:
             raise UsageError(f"psst: a {p}x{q} process grid does not fit T{m} with {levels} "

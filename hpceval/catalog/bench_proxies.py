@@ -3,10 +3,10 @@
 over rank counts) and the `pop` suite."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, int_item, launch_timeout,
-                                    rank_counts, repetition_args, words)
+from hpceval.catalog.common import (REPETITION, check_memory, int_item, int_pair, launch_timeout,
+                                    process_grids, rank_counts, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
                                       register_suite)
@@ -18,27 +18,6 @@ LANDS = ("none", "continents")
 SCALINGS = ("strong", "weak")
 MAX_POINTS = 200_000_000        # the binary's limit on nx * ny
 DEFAULT_WEAK_BLOCK = "48x32"    # points per rank when weak scaling is asked for without a block
-
-
-def _pair(text: str, what: str, form: str) -> Tuple[int, int]:
-    try:
-        a, b = (int(x) for x in text.lower().split("x"))
-    except ValueError:
-        raise UsageError(f"--set {what}: '{text}' is not {form}") from None
-    if a < 1 or b < 1:
-        raise UsageError(f"--set {what}: '{text}' is not {form} with positive numbers")
-    return a, b
-
-
-def _process_grids(text: str, n: int) -> List[Tuple[int, int]]:
-    if text == "all":
-        return [(p, n // p) for p in range(1, n + 1) if n % p == 0]
-    grids = list(dict.fromkeys(_pair(item, "pgrids", "PxQ")
-                               for item in words(text, None, "pgrids")))
-    fit = [g for g in grids if g[0] * g[1] == n]
-    if not fit:
-        raise UsageError(f"--set pgrids: none of {text} fits {n} ranks")
-    return fit
 
 
 def _check_grid(nx: int, ny: int, what: str) -> None:
@@ -59,14 +38,14 @@ def _solve_seconds(nx: int, ny: int, nranks: int) -> float:
 def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     ranks = rank_counts(v["ranks"], ctx)
     scalings = words(v["scaling"], SCALINGS, "scaling")
-    grids = list(dict.fromkeys(_pair(g, "grids", "NXxNY")
+    grids = list(dict.fromkeys(int_pair(g, "grids", "NXxNY")
                                for g in words(v["grids"], None, "grids")))
     for nx, ny in grids:
         _check_grid(nx, ny, "grid")
     block_text = str(v["weak-block"]).strip()
     if block_text and "weak" not in scalings:
         raise UsageError("--set weak-block: give scaling=weak (or strong,weak) with it")
-    block = _pair(block_text or DEFAULT_WEAK_BLOCK, "weak-block", "BXxBY")
+    block = int_pair(block_text or DEFAULT_WEAK_BLOCK, "weak-block", "BXxBY")
     lands = words(v["land"], LANDS, "land")
     maps = words(v["mappings"], ("row", "col"), "mappings")
     halos = words(v["halos"], HALOS, "halos", all_ok=True)
@@ -83,7 +62,7 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
              + b.param("direct-max").to_arg(v["direct-max"]) + repetition_args(b, v))
     specs = []
     for n in ranks:
-        pgrids = _process_grids(v["pgrids"], n)
+        pgrids = process_grids(v["pgrids"], n, "pgrids")
         pg_arg = ["--pgrids", ",".join(f"{p}x{q}" for p, q in pgrids)]
         for scaling in scalings:
             if scaling == "strong":

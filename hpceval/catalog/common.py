@@ -1,7 +1,7 @@
 """Parameters every benchmark takes (the C harness's repetition control) and planning helpers."""
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import PlanContext
@@ -87,6 +87,33 @@ def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) 
             out.append(int_item(item, what, noun,
                                 accepted=", 'max' or 'sweep'" if sweep else " or 'max'"))
     return sorted(set(out))
+
+
+def int_pair(text: str, what: str, form: str) -> Tuple[int, int]:
+    """'96x64' -> (96, 64): a --set value of the form AxB with positive integers."""
+    try:
+        a, b = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--set {what}: '{text}' is not {form}") from None
+    if a < 1 or b < 1:
+        raise UsageError(f"--set {what}: '{text}' is not {form} with positive numbers")
+    return a, b
+
+
+def process_grids(text: str, n: int, what: str, sweep: bool = True) -> List[Tuple[int, int]]:
+    """Process grids P x Q for n ranks: 'all' (every P x Q = n) or those of the list that fit;
+    outside a sweep over rank counts (sweep False) a listed grid that does not fit n is an
+    error of its own."""
+    if text == "all":
+        return [(p, n // p) for p in range(1, n + 1) if n % p == 0]
+    grids = list(dict.fromkeys(int_pair(item, what, "PxQ") for item in words(text, None, what)))
+    for p, q in grids:
+        if p * q != n and not sweep:
+            raise UsageError(f"--set {what}: {p}x{q} does not fit {n} ranks (--np)")
+    fit = [g for g in grids if g[0] * g[1] == n]
+    if not fit:
+        raise UsageError(f"--set {what}: none of {text} fits {n} ranks")
+    return fit
 
 
 def rank_counts(text: Any, ctx: PlanContext) -> List[int]:

@@ -14,12 +14,12 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List
+from typing import List
 
-from hpceval import paths
 from hpceval.errors import HpcevalError, UsageError
 from hpceval.launch import CHOICES, find_launcher
 from hpceval.trace import NoTraceError, TraceError, merge_dir, summarize
+from hpceval.trace.preload import trace_env
 
 NAME = "trace"
 HELP = "trace an MPI program's calls and phases per rank into a Chrome trace (Perfetto)"
@@ -117,20 +117,14 @@ def _program(cmd: List[str]) -> str:
 
 def execute(args: argparse.Namespace) -> int:
     cmd = user_cmd = _check_usage(args)
-    lib = paths.trace_library()
     out = Path(args.output)
     raw_dir = Path(args.keep_raw) if args.keep_raw else Path(tempfile.mkdtemp(prefix="hpceval-trace-"))
-    env = dict(os.environ)
-    pre = env.get("LD_PRELOAD", "").strip()
-    tenv: Dict[str, str] = {"LD_PRELOAD": f"{lib.resolve()}:{pre}" if pre else str(lib.resolve()),
-                            "HPCEVAL_TRACE_DIR": str(raw_dir.resolve())}
-    if args.max_events is not None:
-        tenv["HPCEVAL_TRACE_MAX_EVENTS"] = str(args.max_events)
-    env.update(tenv)
-    if args.np is not None:
-        launcher = find_launcher(args.launcher, len(os.sched_getaffinity(0)))
-        cmd = launcher.command(args.np, cmd, "core", tenv)
     try:
+        tenv = trace_env(raw_dir, args.max_events)
+        env = {**os.environ, **tenv}
+        if args.np is not None:
+            launcher = find_launcher(args.launcher, len(os.sched_getaffinity(0)))
+            cmd = launcher.command(args.np, cmd, "core", tenv)
         try:
             rc = subprocess.run(cmd, env=env).returncode
         except OSError as exc:

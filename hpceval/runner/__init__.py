@@ -20,6 +20,7 @@ from hpceval.store import Store
 from hpceval.store.db import now
 from hpceval.trace.chrome import TraceError
 from hpceval.trace.merge import merge_dir
+from hpceval.trace.preload import trace_env
 
 
 @dataclass
@@ -53,14 +54,10 @@ def tracing(on: bool, env: Dict[str, str]) -> Iterator[Optional[str]]:
     if not on:
         yield None
         return
-    lib = str(paths.trace_library())
     with tempfile.TemporaryDirectory(prefix="hpceval-trace-") as d:
-        env["HPCEVAL_TRACE_DIR"] = d
         # Stored with the run and drawn in the report: the first events of each rank are
         # plenty (a ping-pong sweep would otherwise keep millions); later ones are counted.
-        env["HPCEVAL_TRACE_MAX_EVENTS"] = os.environ.get("HPCEVAL_TRACE_MAX_EVENTS",
-                                                         str(RUN_TRACE_MAX_EVENTS))
-        env["LD_PRELOAD"] = ":".join(filter(None, [lib, os.environ.get("LD_PRELOAD")]))
+        env.update(trace_env(d, os.environ.get("HPCEVAL_TRACE_MAX_EVENTS", RUN_TRACE_MAX_EVENTS)))
         yield d
 
 
