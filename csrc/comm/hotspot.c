@@ -101,7 +101,7 @@ int main(int argc, char **argv)
                     }
                 }
                 idx++;
-                /* bt.k doubles until a sample lasts >= 50 us (rank 0 decides) */
+                /* bt.k grows until samples last >= 50 us (rank 0 decides, batch.h) */
                 if (!hpc_batch_add_coll(&bt, t))
                     break;
             }

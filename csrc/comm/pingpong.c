@@ -106,8 +106,8 @@ static void pingpong_params(hpc_json *r, const void *bytes)
 
 static void measure_size(MPI_Comm pair, int rank, int n)
 {
-    /* Choose k: double it until a batch lasts >= 50 us and >= 1000 timer
-     * ticks (rank 0 decides). These batches also warm up this size. Kept
+    /* Choose k so that a batch lasts >= 50 us and >= 1000 timer ticks
+     * (rank 0 decides, batch.h). These batches also warm up this size. Kept
      * samples are one-way times: a round trip is two operations. */
     hpc_batch bt;
     hpc_batch_init(&bt, hpc_batch_tick_target(), MAX_BATCH, 2, pair);

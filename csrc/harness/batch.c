@@ -1,8 +1,10 @@
 /* batch.c - batch length calibration in front of an hpc_sampler. */
 #include "batch.h"
+#include "disturb.h"
 #include "harness.h"
 #include "timer.h"
 
+#include <math.h>
 #include <string.h>
 
 void hpc_batch_init(hpc_batch *b, double target, long cap, double ops_per_k, MPI_Comm comm)
@@ -22,12 +24,39 @@ double hpc_batch_tick_target(void)
     return target < HPC_BATCH_MIN_S ? HPC_BATCH_MIN_S : target;
 }
 
-int hpc_batch_calibrate_coll(hpc_batch *b, double t)
+/* Smallest power-of-two multiple of k (at least 2k) whose batch would last
+ * the target if one batch of k takes t; at most cap. */
+static long grown_k(const hpc_batch *b, double t)
 {
-    int done = t >= b->target || b->k >= b->cap;
-    MPI_Bcast(&done, 1, MPI_INT, 0, b->comm);
-    if (!done) {
-        b->k *= 2;
+    double want = t > 0.0 ? b->target / t * (double)b->k : (double)b->cap;
+    long k = b->k * 2;
+    while (k < b->cap && (double)k < want)
+        k *= 2;
+    return k < b->cap ? k : b->cap;
+}
+
+/* Rank 0's decision after one calibration sample: the new k, or 0 when k
+ * is settled. A sample below the target sets k from that sample's own rate
+ * (the fast samples are the warm ones); k is settled once HPC_BATCH_CONFIRM
+ * samples in a row at this k reached the target, so one cold first sample
+ * cannot lock k low. */
+static long calibration_step(hpc_batch *b, double t)
+{
+    if (b->k >= b->cap)
+        return 0;
+    if (t < b->target) {
+        b->at_k = 0;
+        return grown_k(b, t);
+    }
+    return ++b->at_k >= HPC_BATCH_CONFIRM ? 0 : b->k;
+}
+
+/* Broadcast rank 0's next k (0: settled) and apply it on every rank. */
+static int apply_k(hpc_batch *b, long next)
+{
+    MPI_Bcast(&next, 1, MPI_LONG, 0, b->comm);
+    if (next > 0) {
+        b->k = next;
         return 1;
     }
     b->calibrating = 0;
@@ -35,15 +64,53 @@ int hpc_batch_calibrate_coll(hpc_batch *b, double t)
     return 0;
 }
 
+int hpc_batch_calibrate_coll(hpc_batch *b, double t)
+{
+    int rank;
+    MPI_Comm_rank(b->comm, &rank);
+    return apply_k(b, rank == 0 ? calibration_step(b, t) : 0);
+}
+
+/* Rank 0, while sampling: after HPC_BATCH_CHECK kept samples, a median
+ * batch time under half the target means calibration was fooled (it ran
+ * while the machine was slow or cold): return a larger k to start over. */
+static long recalibration(hpc_batch *b)
+{
+    const hpc_sampler *s = &b->s;
+    if (s->n != HPC_BATCH_CHECK || b->recalibrations >= HPC_BATCH_MAX_RECAL || b->k >= b->cap)
+        return 0;
+    double batch_t = hpc_sorted_median(s->sorted, s->n) * (double)b->k * b->ops_per_k;
+    return batch_t < 0.5 * b->target ? grown_k(b, batch_t) : 0;
+}
+
 int hpc_batch_add_coll(hpc_batch *b, double t)
 {
     if (b->calibrating) {
-        if (hpc_batch_calibrate_coll(b, t))
-            return 1;
-    } else {
-        hpc_sampler_add(&b->s, t / ((double)b->k * b->ops_per_k));
+        hpc_batch_calibrate_coll(b, t);
+        return 1;  /* still calibrating, or a new sampler that wants samples */
     }
-    return hpc_sampler_more_coll(&b->s, b->comm);
+    hpc_sampler_add(&b->s, t / ((double)b->k * b->ops_per_k));
+    /* One broadcast carries both of rank 0's decisions: next k, or more. */
+    int rank;
+    MPI_Comm_rank(b->comm, &rank);
+    long d[2] = {0, 0};
+    if (rank == 0) {
+        d[0] = recalibration(b);
+        d[1] = d[0] == 0 && hpc_sampler_more(&b->s);
+    }
+    MPI_Bcast(d, 2, MPI_LONG, 0, b->comm);
+    if (d[0] > 0) {
+        /* Start over: the samples taken with the old k are dropped. */
+        hpc_sampler_free(&b->s);
+        b->recalibrations++;
+        b->k = d[0];
+        b->at_k = 0;
+        b->calibrating = 1;
+        return 1;
+    }
+    if (!d[1])
+        hpc_disturb_gather(b->comm);  /* the point is over: every rank's preemptions */
+    return (int)d[1];
 }
 
 void hpc_batch_free(hpc_batch *b)

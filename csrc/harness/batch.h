@@ -13,12 +13,17 @@
  *     ... b.s.samples[0..b.s.n-1] are times of one operation, b.s.converged, b.k ...
  *     hpc_batch_free(&b);
  *
- * Calibration: the batch length k starts at 1 and doubles after each sample
- * until rank 0's sample time reaches the target or k reaches the cap; those
- * samples are warm-up and are not kept. Then an hpc_sampler starts (with
- * hpc_reps) and every sample is kept as t / (k * ops_per_k) until
- * hpc_sampler_more_coll says stop (see sampler.h). k is a power of two, so
- * the division is exact.
+ * Calibration: k starts at 1. A sample shorter than the target sets k to
+ * the power of two that sample's rate says reaches the target (at least
+ * 2k); k is settled once HPC_BATCH_CONFIRM samples in a row at one k reach
+ * the target (or k reaches the cap). A single cold first sample (first
+ * touch, connection set-up, a late peer) therefore cannot lock k low. The
+ * calibration samples are warm-up and are not kept. Then an hpc_sampler
+ * starts (with hpc_reps) and every sample is kept as t / (k * ops_per_k)
+ * until hpc_sampler_more says stop (see sampler.h). After HPC_BATCH_CHECK
+ * kept samples, a median batch time under half the target means the
+ * calibration was fooled: k grows and sampling starts over (at most
+ * HPC_BATCH_MAX_RECAL times). k is a power of two, so the division is exact.
  *
  * All decisions are rank 0's, broadcast over comm: every rank of comm must
  * call add_coll (or calibrate_coll) after every sample, outside the timed
@@ -37,11 +42,19 @@
 
 /* A sample lasts at least this long once calibrated (seconds). */
 #define HPC_BATCH_MIN_S 50e-6
+/* Samples in a row at one k that must reach the target to settle k. */
+#define HPC_BATCH_CONFIRM 3
+/* Kept samples after which k is checked once more, and how often it may
+ * be corrected. */
+#define HPC_BATCH_CHECK 5
+#define HPC_BATCH_MAX_RECAL 2
 
 typedef struct {
     hpc_sampler s;     /* kept samples (valid once calibration is over) */
     long k;            /* operations per sample */
     int calibrating;   /* 1 while k is still being chosen */
+    int at_k;          /* calibration samples in a row at this k that reached the target */
+    int recalibrations;/* times k was corrected after sampling had started */
     double target;     /* sample time (s) at which calibration stops */
     long cap;          /* k at which calibration stops in any case */
     double ops_per_k;  /* operations per unit of k (2 for a round trip) */
@@ -52,7 +65,7 @@ void hpc_batch_init(hpc_batch *b, double target, long cap, double ops_per_k, MPI
 /* Larger of HPC_BATCH_MIN_S and 1000 timer ticks. */
 double hpc_batch_tick_target(void);
 /* Calibration step with rank 0's sample time t: returns 1 while k is still
- * being chosen (k has doubled), 0 once it is settled (the sampler is then
+ * being chosen (k may have grown), 0 once it is settled (the sampler is then
  * initialised). Collective over comm. */
 int hpc_batch_calibrate_coll(hpc_batch *b, double t);
 /* Feed one sample (rank 0's time of k operations); returns whether to take

@@ -26,7 +26,7 @@ static const hpc_option common_options[] = {
     {.name = "warmup", .type = HPC_INT, .def = "1", .min = 0, .max = 1000000,
      .help = "repetitions run before samples are kept"},
     {.name = "min-reps", .type = HPC_INT, .def = "10", .min = 1, .max = 1000000,
-     .help = "samples kept at least (unless the budget runs out)"},
+     .help = "samples kept at least, whatever the budget"},
     {.name = "max-reps", .type = HPC_INT, .def = "1000", .min = 1, .max = 1000000,
      .help = "samples kept at most"},
     {.name = "ci-target", .type = HPC_DOUBLE, .def = "0.02", .min = 0.0001, .max = 1,

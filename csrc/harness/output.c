@@ -1,5 +1,6 @@
 /* output.c - JSON Lines writer for meta/result/warning/error/end records. */
 #include "output.h"
+#include "disturb.h"
 #include "phases.h"
 #include "options.h"
 
@@ -389,6 +390,18 @@ void hpc_result_stats(hpc_json *j, const hpc_stats *s, int converged)
     hpc_json_close(j);
     hpc_json_bool(j, "converged", converged);
     hpc_json_str(j, "check", "ok");
+    hpc_disturbance d;
+    const char *why = hpc_disturb_judge(&d, s->n);
+    if (why)
+        hpc_json_str(j, "disturbed", why);
+    else
+        hpc_json_bool(j, "disturbed", 0);
+    hpc_json_object(j, "quiet");
+    hpc_json_num(j, "seconds", d.seconds);
+    hpc_json_int(j, "preemptions", d.preemptions);
+    if (d.steal >= 0)
+        hpc_json_num(j, "steal", d.steal);
+    hpc_json_close(j);
 }
 
 void hpc_warn(const char *fmt, ...)

@@ -1,5 +1,6 @@
 /* sampler.c - repetition control: warm-up, CI-based stopping, time budget. */
 #include "sampler.h"
+#include "disturb.h"
 #include "stats.h"
 #include "timer.h"
 
@@ -15,6 +16,7 @@ void hpc_sampler_init(hpc_sampler *s, const hpc_rep *rep)
     if (!s->samples || !s->sorted)
         abort();
     s->t_start = hpc_now();
+    hpc_disturb_start();  /* a new point: its disturbance window opens */
 }
 
 void hpc_sampler_free(hpc_sampler *s)
@@ -57,10 +59,15 @@ double hpc_sampler_rel_ci(const hpc_sampler *s)
 int hpc_sampler_more(hpc_sampler *s)
 {
     const hpc_rep *r = &s->rep;
-    s->converged = s->n >= r->min_reps && hpc_sampler_rel_ci(s) <= r->ci_target;
+    /* Below 6 samples the median's distribution-free interval [min, max]
+     * covers less than 95%: no CI, so never "converged". */
+    s->converged = s->n >= r->min_reps && s->n >= HPC_CI_MIN_N &&
+                   hpc_sampler_rel_ci(s) <= r->ci_target;
 
-    if (s->nwarm < r->warmup || s->n == 0)
-        return 1;  /* warm-up and one kept sample whatever the budget */
+    /* Warm-up and --min-reps samples whatever the budget: a point cut below
+     * its minimum has no honest CI (the launch's time limit still applies). */
+    if (s->nwarm < r->warmup || s->n < r->min_reps)
+        return 1;
     if (s->converged || s->n >= r->max_reps)
         return 0;
     return hpc_now() - s->t_start < r->budget_s;
@@ -73,5 +80,7 @@ int hpc_sampler_more_coll(hpc_sampler *s, MPI_Comm comm)
     if (rank == 0)
         more = hpc_sampler_more(s);
     MPI_Bcast(&more, 1, MPI_INT, 0, comm);
+    if (!more)
+        hpc_disturb_gather(comm);  /* the point is over: every rank's preemptions */
     return more;
 }

@@ -11,14 +11,18 @@
  *
  * The first rep.warmup samples are discarded. Then samples are kept until
  *   (n >= min_reps and CI half-width / median <= ci_target)   -> converged
- *   or n >= max_reps or budget_s seconds have passed since init.
- * At least one sample is always kept. The decision is taken between samples,
+ *   or n >= max_reps or budget_s seconds have passed since init,
+ * but never fewer than min_reps: the budget does not cut a point below its
+ * minimum (min_reps <= max_reps is checked when options are parsed). The decision is taken between samples,
  * never inside a timed region.
  */
 #ifndef HPC_SAMPLER_H
 #define HPC_SAMPLER_H
 
 #include <mpi.h>
+
+/* Fewest samples whose median has a 95% distribution-free CI. */
+#define HPC_CI_MIN_N 6
 
 typedef struct {
     int warmup, min_reps, max_reps;

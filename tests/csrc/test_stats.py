@@ -57,6 +57,13 @@ def test_sampler_stops_at_max_reps_when_noisy():
 
 
 def test_sampler_respects_the_time_budget():
-    # budget 0: one kept sample after warm-up, whatever the noise
-    r = probe("2 10 1000 0.001 0", np.random.default_rng(2).uniform(1, 2, 100))
+    # budget 0 with min-reps 1: one kept sample after warm-up, whatever the noise
+    r = probe("2 1 1000 0.001 0", np.random.default_rng(2).uniform(1, 2, 100))
     assert r["n"] == 1 and r["consumed"] == 3 and r["converged"] == 0
+
+
+def test_budget_never_cuts_a_point_below_min_reps():
+    # budget 0, min-reps 10: the minimum is kept (the memory suite's STREAM best once rested
+    # on n = 1), and not one sample more
+    r = probe("2 10 1000 0.001 0", np.random.default_rng(3).uniform(1, 2, 100))
+    assert r["n"] == 10 and r["consumed"] == 12 and r["converged"] == 0

@@ -627,8 +627,8 @@ void comm_p2p_point(MPI_Comm act, const comm_role *me, const comm_p2p_cfg *cfg, 
     if (cfg->proto == PROTO_PERSISTENT)
         make_persistent(&j);
 
-    /* Operations per sample: double until a sample lasts >= 50 us and
-     * >= 1000 timer ticks (rank 0 decides); these samples warm up too.
+    /* Operations per sample: chosen so that a sample lasts >= 50 us and
+     * >= 1000 timer ticks (rank 0 decides, batch.h); these samples warm up too.
      * Kept samples are times of one operation (see comm.h). */
     double per = 1.0;
     if (cfg->mode == MODE_PINGPONG && !passive(cfg->proto))
