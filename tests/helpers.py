@@ -12,7 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "build" / "bin"
 
 # Tiny, fast settings for real runs in tests.
-FAST = ["--set", "budget=0.05", "--set", "min-reps=3", "--set", "max-reps=20", "--set", "warmup=1"]
+# Points this short rarely converge: no re-measuring of headline points (tests/runner/
+# test_remeasure.py tests that).
+FAST = ["--set", "budget=0.05", "--set", "min-reps=3", "--set", "max-reps=20", "--set", "warmup=1",
+        "--no-remeasure"]
 
 
 class CLI:

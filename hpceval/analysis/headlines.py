@@ -6,6 +6,8 @@ import json
 import math
 from typing import Any, Callable, Dict, List, Optional
 
+from hpceval.quality import best_points
+
 Record = Dict[str, Any]
 
 
@@ -26,9 +28,12 @@ def size_label(n: float) -> str:
 
 def select(records: List[Record], benchmark: str, metric: Optional[str] = None,
            **params: Any) -> List[Record]:
-    return [r for r in records if r.get("benchmark") == benchmark
-            and (metric is None or r.get("metric") == metric) and isinstance(r.get("stats"), dict)
-            and all((r.get("params") or {}).get(k) == v for k, v in params.items())]
+    """The records of one benchmark (and metric, and params); a point measured more than once
+    (a re-measured headline) appears once, as its best measurement (hpceval.quality)."""
+    return best_points(r for r in records if r.get("benchmark") == benchmark
+                       and (metric is None or r.get("metric") == metric)
+                       and isinstance(r.get("stats"), dict)
+                       and all((r.get("params") or {}).get(k) == v for k, v in params.items()))
 
 
 def _groups(recs: List[Record], x: str) -> List[List[Record]]:
@@ -115,6 +120,11 @@ def headlines(records: List[Record]) -> List[Dict[str, Any]]:
     for rec in _best_solver(records):
         add(_solver_label(rec), rec)
     return rows
+
+
+def headline_records(records: List[Record]) -> List[Record]:
+    """The records behind the headline rows."""
+    return [h["record"] for h in headlines(records)]
 
 
 def on_largest_grid(records: List[Record], benchmark: str, metric: str) -> List[Record]:

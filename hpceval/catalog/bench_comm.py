@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, pow2_sizes,
-                                    repetition_args, words)
+from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, narrow_sizes,
+                                    pow2_sizes, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,
                                       register_benchmark, register_suite)
@@ -44,7 +44,7 @@ register_benchmark(Benchmark(
     "pingpong", "communication",
     "MPI_Send/MPI_Recv ping-pong between ranks 0 and 1: latency (half round trip) and bandwidth",
     (Param("sizes", "sizes", PINGPONG_SIZES, "message sizes in bytes", 0, 1 << 30),) + REPETITION,
-    _plan_pingpong, ranks=">=2 (--np, default 2)"))
+    _plan_pingpong, ranks=">=2 (--np, default 2)", narrow=narrow_sizes))
 
 
 # ---------------------------------------------------------------- helpers

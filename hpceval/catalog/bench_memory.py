@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, counts, launch_timeout,
-                                    pow2_sizes, repetition_args, words)
+                                    narrow_sizes, narrow_whole, pow2_sizes, repetition_args,
+                                    words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 from hpceval.errors import UsageError
@@ -101,7 +102,7 @@ register_benchmark(Benchmark(
            choices=("no", "yes")),
      Param("loads", "size", 0, "dependent loads per sample (0: ~10 ms worth)", 0, 1 << 36),
      ) + REPETITION,
-    _plan_mem_latency))
+    _plan_mem_latency, narrow=narrow_sizes))
 
 
 # ---------------------------------------------------------------- mem-bandwidth
@@ -201,4 +202,4 @@ register_benchmark(Benchmark(
            "OpenMP thread counts, comma-separated ('max' = all cores, 'sweep' = 1, 2, 4 .. all)"),
      Param("bind", "str", "close", "OMP_PROC_BIND policies, comma-separated: close, spread"),
      ) + REPETITION,
-    _plan_stream))
+    _plan_stream, narrow=narrow_whole))

@@ -1,10 +1,11 @@
 """Parameters every benchmark takes (the C harness's repetition control) and planning helpers."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+import dataclasses
+from typing import Any, Dict, List, Optional, Tuple
 
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import PlanContext
+from hpceval.catalog.registry import LaunchSpec, PlanContext
 from hpceval.errors import UsageError
 
 REPETITION = (
@@ -36,6 +37,21 @@ def launch_timeout(values: Dict[str, Any], points: int, fixed_s: float = 60.0) -
     """A generous limit: every point may spend its whole budget, three times over, plus start-up.
     A hung rank is killed after this."""
     return fixed_s + 3.0 * float(values["budget"]) * max(points, 1)
+
+
+def narrow_sizes(spec: LaunchSpec, params: Dict[str, Any]) -> Optional[LaunchSpec]:
+    """Re-measure one size of a --sizes sweep: the same launch with --sizes <bytes>."""
+    if "--sizes" not in spec.args or not isinstance(params.get("bytes"), int):
+        return None
+    args = list(spec.args)
+    args[args.index("--sizes") + 1] = str(params["bytes"])
+    return dataclasses.replace(spec, args=args, label=f"{spec.label} ({params['bytes']} B again)",
+                               expected_results=1, timeout_s=min(spec.timeout_s, 120.0))
+
+
+def narrow_whole(spec: LaunchSpec, params: Dict[str, Any]) -> Optional[LaunchSpec]:
+    """A launch whose points share their repetitions (STREAM's four kernels) runs again whole."""
+    return dataclasses.replace(spec, label=f"{spec.label} (again)")
 
 
 def pow2_sizes(lo: int, hi: int, midpoints: bool = False) -> List[int]:

@@ -3,7 +3,7 @@ named list of benchmarks with settings. New benchmarks register themselves here 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpceval.catalog.params import Param
 from hpceval.errors import UsageError
@@ -40,6 +40,9 @@ class Benchmark:
     params: Tuple[Param, ...]
     planner: Callable[["Benchmark", Dict[str, Any], PlanContext], List[LaunchSpec]]
     ranks: str = "1"                 # how many ranks it uses, for `hpceval list`
+    # The launch that measures one point of `spec` again (a disturbed or unconverged headline),
+    # from that point's record params; None: the benchmark cannot re-measure a single point.
+    narrow: Optional[Callable[[LaunchSpec, Dict[str, Any]], Optional[LaunchSpec]]] = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 
+from hpceval.analysis.headlines import headline_records
 from hpceval.cli.common import add_db, console, db_path, headline_table
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
@@ -26,6 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="set a benchmark parameter (BENCHMARK.NAME=VALUE for one benchmark)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="time limit per launch in seconds (default: from the plan)")
+    p.add_argument("--no-remeasure", action="store_true",
+                   help="do not measure disturbed or unconverged headline points again")
     p.add_argument("--trace", action="store_true",
                    help="trace every launch (PMPI library, docs/trace.md) and store the traces; "
                         "timings then include the tracing overhead")
@@ -37,7 +40,8 @@ def execute(args: argparse.Namespace) -> int:
     db = db_path(args)
     result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db,
                       launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout,
-                      trace=args.trace)
+                      trace=args.trace,
+                      headlines=None if args.no_remeasure else headline_records)
     store = Store(db)
     run = store.get_run(result.run_id, traces=False)
     store.close()

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from hpceval import paths
 from hpceval.analysis import headlines, value
+from hpceval.quality import verdict
 from hpceval.store import Store
 
 
@@ -50,14 +51,14 @@ def fmt_value(v: float) -> str:
 def headline_table(records: list, title: str) -> Table:
     """The run's headline figures with their statistic, n and CI (terminal form)."""
     table = Table(title=title, title_justify="left")
-    for col in ("figure", "value", "unit", "statistic", "n", "95% CI of median", "converged"):
+    for col in ("figure", "value", "unit", "statistic", "n", "95% CI of median", "quality"):
         table.add_column(col, justify="right" if col in ("value", "n") else "left")
     for h in headlines(records):
         r = h["record"]
         s = r["stats"]
         table.add_row(escape(h["label"]), fmt_value(value(r)), r["unit"], r["statistic"], str(s["n"]),
                       f"{fmt_value(s['ci_low'])} .. {fmt_value(s['ci_high'])}",
-                      "yes" if r.get("converged", True) else "no")
+                      escape(verdict(r)))
     return table
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from hpceval.analysis import headlines, select, value
 from hpceval.analysis import stream_points as _stream_points
+from hpceval.quality import verdict
 
 MISSING = "—"
 KERNEL_ORDER = ("copy", "scale", "add", "triad")  # STREAM's own order, not alphabetical
@@ -101,7 +102,7 @@ def _headline_row(quantity: str, rec: dict) -> dict:
     return {"quantity": quantity, "point": fmt_params(rec.get("params")),
             "value": fmt_num(value(rec)), "unit": rec.get("unit") or "",
             "statistic": rec.get("statistic") or "median", "n": fmt_num(stats.get("n")),
-            "ci": fmt_ci(stats), "converged": converged(rec)}
+            "ci": fmt_ci(stats), "converged": converged(rec), "quality": verdict(rec)}
 
 
 def headline_rows(run: dict) -> list[dict]:

@@ -7,13 +7,14 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from hpceval import paths
-from hpceval.catalog import LaunchSpec, PlanContext, plan_targets
+from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
 from hpceval.errors import UsageError
 from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
 from hpceval.launch import find_launcher
+from hpceval.quality import mark_spread, worth_remeasuring
 from hpceval.runner.execute import Outcome, execute
 from hpceval.runner.progress import ProgressDisplay
 from hpceval.store import Store
@@ -29,6 +30,7 @@ class RunResult:
     status: str
     failures: List[str] = field(default_factory=list)
     usage_errors: List[str] = field(default_factory=list)
+    remeasured: int = 0                # launches that measured a headline point again
 
 
 def plan_context(nranks: Optional[int]) -> PlanContext:
@@ -72,10 +74,88 @@ def collect_trace(trace_dir: str, out: Outcome) -> Optional[Dict[str, Any]]:
         return None
 
 
+class _Session:
+    """The launches of one run: each is executed, its records checked for spread and stored,
+    and kept (with its spec) so that headline points can be measured again."""
+
+    def __init__(self, store: Store, run_id: int, launcher, ctx: PlanContext,
+                 display: ProgressDisplay, timeout_s: Optional[float]):
+        self.store, self.run_id, self.launcher, self.ctx = store, run_id, launcher, ctx
+        self.display, self.timeout_s = display, timeout_s
+        self.done: List[Tuple[LaunchSpec, Outcome]] = []
+        self.index = 0
+
+    def launch(self, spec: LaunchSpec, remeasure: Optional[int] = None) -> Outcome:
+        self.index += 1
+        env = dict(spec.env)
+        over = self.launcher.oversubscribed(spec.nranks)
+        if over:
+            env["HPCEVAL_OVERSUBSCRIBED"] = "1"   # the harness notes it in its records
+        argv = [str(paths.binary(spec.binary))] + spec.args
+        with tracing(spec.trace, env) as trace_dir:
+            command = self.launcher.command(spec.nranks, argv, spec.bind, env)
+            self.display.start(self.index, spec.label, spec.expected_results)
+            out = execute(command, env, self.timeout_s or spec.timeout_s, now(),
+                          on_record=lambda _r: self.display.advance())
+            trace = collect_trace(trace_dir, out) if trace_dir else None
+        if over:
+            out.warnings.append(f"{spec.nranks} ranks on {self.ctx.cores} cores: oversubscribed, "
+                                "timings are disturbed")
+        mark_spread(out.results)
+        for rec in out.results if remeasure else ():
+            rec["remeasured"] = remeasure
+        self.store.add_launch(self.run_id, _launch_record(spec, out), out.results, trace)
+        self.display.finish(self.index, spec.label, out.status, out.elapsed_s, len(out.results),
+                            out.message)
+        self.done.append((spec, out))
+        return out
+
+
+# Rounds of re-measuring disturbed or unconverged headline points, at most.
+MAX_REMEASURE = 2
+
+
+def _to_remeasure(session: _Session, pick: Callable[[List[Dict[str, Any]]], List[Dict[str, Any]]]
+                  ) -> List[LaunchSpec]:
+    """Narrowed launches for the headline points (as `pick` chooses them from every record so
+    far) that are disturbed, or unconverged when the budget (not --max-reps) cut them short:
+    once per launch."""
+    done = {id(r): (spec, out) for spec, out in session.done for r in out.results}
+    todo: Dict[str, LaunchSpec] = {}
+    for rec in pick([r for _, out in session.done for r in out.results]):
+        spec, out = done.get(id(rec), (None, None))
+        if spec is None or not worth_remeasuring(rec, ((out.meta or {}).get("rep") or {})):
+            continue
+        narrow = BENCHMARKS[spec.benchmark].narrow
+        again = narrow(spec, rec.get("params") or {}) if narrow else None
+        if again is not None:
+            todo.setdefault(again.label, again)
+    return list(todo.values())
+
+
+def _remeasure(session: _Session, pick, result: "RunResult") -> str:
+    """Measure unclean headline points again, a bounded number of rounds; the best measurement
+    of a point speaks for it (hpceval.quality). Returns the run status."""
+    for attempt in range(1, MAX_REMEASURE + 1):
+        todo = _to_remeasure(session, pick)
+        session.display.total += len(todo)
+        for spec in todo:
+            out = session.launch(spec, remeasure=attempt)
+            result.remeasured += 1
+            if out.status == "interrupted":
+                raise KeyboardInterrupt
+            if out.status != "ok":
+                result.failures.append(f"{spec.label}: {out.message}")
+                return "failed"
+    return "ok"
+
+
 def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Optional[int] = None,
              db: str, launcher_choice: str = "auto", tags: Sequence[str] = (),
              timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None,
-             trace: bool = False) -> RunResult:
+             trace: bool = False, headlines: Optional[Callable] = None) -> RunResult:
+    """Plan, launch and store; with `headlines` (records -> the headline records), re-measure
+    the headline points that came out disturbed or unconverged."""
     if nranks is not None and nranks < 1:
         raise UsageError(f"--np {nranks}: need at least 1 rank")
     ctx = plan_context(nranks)
@@ -96,31 +176,20 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     run_id = store.create_run(suite, tags, fingerprint, shlex.join(sys.argv), settings)
     result = RunResult(run_id, "ok")
     display = progress or ProgressDisplay(len(specs))
+    session = _Session(store, run_id, launcher, ctx, display, timeout_s)
     status = "ok"
     try:
         with display:
-            for i, spec in enumerate(specs, 1):
-                env = dict(spec.env)
-                if launcher.oversubscribed(spec.nranks):
-                    env["HPCEVAL_OVERSUBSCRIBED"] = "1"   # the harness notes it in its records
-                argv = [str(paths.binary(spec.binary))] + spec.args
-                with tracing(spec.trace, env) as trace_dir:
-                    command = launcher.command(spec.nranks, argv, spec.bind, env)
-                    display.start(i, spec.label, spec.expected_results)
-                    out = execute(command, env, timeout_s or spec.timeout_s, now(),
-                                  on_record=lambda _r: display.advance())
-                    trace = collect_trace(trace_dir, out) if trace_dir else None
-                if launcher.oversubscribed(spec.nranks):
-                    out.warnings.append(f"{spec.nranks} ranks on {ctx.cores} cores: oversubscribed, "
-                                        "timings are disturbed")
-                store.add_launch(run_id, _launch_record(spec, out), out.results, trace)
-                display.finish(i, spec.label, out.status, out.elapsed_s, len(out.results), out.message)
+            for spec in specs:
+                out = session.launch(spec)
                 if out.status == "interrupted":
                     raise KeyboardInterrupt
                 if out.status != "ok":
                     status = "failed"
                     (result.usage_errors if out.usage_error else result.failures).append(
                         f"{spec.label}: {out.message}")
+            if headlines is not None and status == "ok":
+                status = _remeasure(session, headlines, result)
     except KeyboardInterrupt:
         store.finish_run(run_id, "interrupted")
         raise
