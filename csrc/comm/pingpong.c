@@ -9,6 +9,10 @@
  * Both results come from the same samples. Ranks other than 0 and 1 only
  * wait.
  *
+ * After the listed sizes, up to --refine more are measured where the curve
+ * jumps (a protocol switch), bisecting until the switch is bracketed to
+ * --resolution bytes (lib/refine.h).
+ *
  * Verification, outside the timed region: before each batch each rank
  * clears its receive buffer and fills its send buffer with a pattern seeded
  * by (size, sample, rank); after the batch both ranks check what they
@@ -16,6 +20,7 @@
  */
 #include "harness.h"
 #include "lib/comm.h"
+#include "lib/refine.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -26,6 +31,13 @@ static hpc_option options[] = {
      .def = "0,1,2,3,4,7,8,16,32,64,128,256,512,1000,1024,2048,4096,8192,16384,"
             "32768,65536,65537,131072,262144,524288,1000000,1048576,2097152,4194304",
      .min = 0, .max = INT_MAX, .help = "message sizes in bytes"},
+    {.name = "refine", .type = HPC_INT, .def = "24", .min = 0, .max = 1000,
+     .help = "sizes added at most to bracket protocol switches (0: the listed sizes only)"},
+    {.name = "refine-tol", .type = HPC_DOUBLE, .def = "0.1", .min = 0.001, .max = 10,
+     .help = "a line through neighbouring sizes that misses by this much (relative) suggests a "
+             "switch"},
+    {.name = "resolution", .type = HPC_SIZE, .def = "16", .min = 1, .max = INT_MAX,
+     .help = "bracket a switch to this many bytes"},
     {0}};
 
 enum { TAG = 1 };
@@ -104,7 +116,9 @@ static void pingpong_params(hpc_json *r, const void *bytes)
     hpc_json_str(r, "ranks", "0-1");
 }
 
-static void measure_size(MPI_Comm pair, int rank, int n)
+/* Measures one size and writes its records; on rank 0, *out gets the
+ * median one-way time (seconds) and its CI. */
+static void measure_size(MPI_Comm pair, int rank, int n, comm_sized *out)
 {
     /* Choose k so that a batch lasts >= 50 us and >= 1000 timer ticks
      * (rank 0 decides, batch.h). These batches also warm up this size. Kept
@@ -119,7 +133,19 @@ static void measure_size(MPI_Comm pair, int rank, int n)
     if (n > 0)
         comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, n,
                         "round_trips_per_sample", pingpong_params, &n);
+    if (rank == 0) {
+        hpc_stats st;
+        hpc_stats_compute(bt.s.samples, bt.s.n, &st);
+        *out = (comm_sized){n, st.median, st.ci_low, st.ci_high};
+    }
     hpc_batch_free(&bt);
+}
+
+static void measure_cb(long long n, void *pair, comm_sized *out)
+{
+    int rank;
+    MPI_Comm_rank(*(MPI_Comm *)pair, &rank);
+    measure_size(*(MPI_Comm *)pair, rank, (int)n, out);
 }
 
 int main(int argc, char **argv)
@@ -143,8 +169,16 @@ int main(int argc, char **argv)
     if (hpc_rank < 2) {
         sbuf = comm_alloc((size_t)max);
         rbuf = comm_alloc((size_t)max);
+        comm_refine_cfg rc = {(int)hpc_opt_int("refine"), hpc_opt_int("resolution"),
+                              hpc_opt_double("refine-tol")};
+        comm_sized *pts = malloc(sizeof *pts * (size_t)(nsizes + rc.max_points));
+        if (!pts)
+            abort();
+        int npts = 0;
         for (int i = 0; i < nsizes; i++)
-            measure_size(pair, hpc_rank, (int)sizes[i]);
+            measure_size(pair, hpc_rank, (int)sizes[i], &pts[npts++]);
+        comm_refine_switches(pts, &npts, &rc, measure_cb, &pair, pair);
+        free(pts);
         free(sbuf);
         free(rbuf);
         MPI_Comm_free(&pair);

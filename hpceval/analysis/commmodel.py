@@ -22,6 +22,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from scipy.optimize import nnls
 
+from hpceval.quality import field as record_field
+
 
 @dataclass
 class Region:
@@ -177,3 +179,37 @@ def run_models(run: dict, min_sizes: int = 6, **kw) -> Dict[str, Model]:
         if len(pts) >= min_sizes:
             models[key] = fit_piecewise([b for b, _ in pts], [t for _, t in pts], **kw)
     return models
+
+
+# A bracket from the binaries' adaptive refinement (lib/refine.h): sizes this close together
+# only come from bisecting a suspected switch.
+BRACKET_BYTES = 16
+BRACKET_REL = 1 / 256
+STEP = 0.05          # a step in time of at least this much (relative) across the bracket
+
+
+@dataclass
+class Switch:
+    series: str
+    n_before: int      # the last size measured on the low side (bytes)
+    n_after: int       # the first on the high side
+    t_before: float    # us
+    t_after: float
+
+
+def switches(run: dict) -> List[Switch]:
+    """Protocol switches the refinement bracketed: consecutive sizes, one of them added by the
+    refinement ("refined" records), at most BRACKET_BYTES (or BRACKET_REL of the size) apart,
+    whose times differ by at least STEP. The piecewise fit may spend its few regions elsewhere;
+    a bracket is a measurement, not a fit."""
+    refined = {(r.get("benchmark"), (r.get("params") or {}).get("bytes"))
+               for r in run.get("records") or [] if record_field(r, "refined")}
+    out = []
+    for key, pts in message_times(run).items():
+        bench = "pingpong" if key == "pingpong" else "p2p"
+        for (a, ta), (b, tb) in zip(pts, pts[1:]):
+            close = b - a <= max(BRACKET_BYTES, BRACKET_REL * a)
+            added = (bench, a) in refined or (bench, b) in refined
+            if close and added and abs(tb - ta) >= STEP * min(ta, tb):
+                out.append(Switch(key, a, b, ta, tb))
+    return out

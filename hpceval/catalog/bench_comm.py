@@ -34,16 +34,23 @@ def _plan_pingpong(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[La
     if nranks < 2:
         raise UsageError(f"pingpong needs at least 2 ranks, --np {nranks} given")
     sizes = v["sizes"]
-    args = b.param("sizes").to_arg(sizes) + repetition_args(b, v)
+    args = _args(b, v, ("sizes", "refine", "refine-tol", "resolution")) + repetition_args(b, v)
     results = 2 * len(sizes) - (1 if 0 in sizes else 0)
     return [LaunchSpec(b.name, f"pingpong np={nranks}", "pingpong", args, nranks, "core",
-                       expected_results=results, timeout_s=launch_timeout(v, len(sizes)))]
+                       expected_results=results,
+                       timeout_s=launch_timeout(v, len(sizes) + v["refine"]))]
 
 
 register_benchmark(Benchmark(
     "pingpong", "communication",
     "MPI_Send/MPI_Recv ping-pong between ranks 0 and 1: latency (half round trip) and bandwidth",
-    (Param("sizes", "sizes", PINGPONG_SIZES, "message sizes in bytes", 0, 1 << 30),) + REPETITION,
+    (Param("sizes", "sizes", PINGPONG_SIZES, "message sizes in bytes", 0, 1 << 30),
+     Param("refine", "int", 24, "sizes added at most to bracket protocol switches (bisection "
+           "where the curve jumps; 0: the listed sizes only)", 0, 1000),
+     Param("refine-tol", "float", 0.1, "a line through neighbouring sizes that misses by this "
+           "much (relative) suggests a switch", 0.001, 10.0),
+     Param("resolution", "size", 16, "bracket a switch to this many bytes", 1, 1 << 30),
+     ) + REPETITION,
     _plan_pingpong, ranks=">=2 (--np, default 2)", narrow=narrow_sizes))
 
 

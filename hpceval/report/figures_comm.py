@@ -10,7 +10,7 @@ from typing import Dict, List, Optional
 import numpy as np
 from matplotlib.figure import Figure
 
-from hpceval.analysis.commmodel import fit_piecewise, message_times, run_models
+from hpceval.analysis.commmodel import fit_piecewise, message_times, run_models, switches
 
 from .data import fmt_num, human_bytes, records, run_label, value
 from .figures import (ZERO_X, FigureSpec, _bytes_axis, _figure, _plain_log_y, _text,
@@ -365,3 +365,19 @@ def model_table(run: dict) -> Optional[Table]:
 
 
 register_table(TableSpec(SECTION, "Fitted message-time models (Hockney, piecewise)", model_table))
+
+
+def switch_table(run: dict) -> Optional[Table]:
+    found = switches(run)
+    if not found:
+        return None
+    rows = [[s.series, f"{s.n_before:,} B – {s.n_after:,} B", fmt_num(s.t_before),
+             fmt_num(s.t_after), f"{100 * (s.t_after - s.t_before) / s.t_before:+.0f}%"]
+            for s in found]
+    return Table(["series", "between", "time before [µs]", "time after [µs]", "step"], rows,
+                 "Where a message-time curve jumps (an eager → rendezvous switch, a copy method "
+                 "changing): the benchmark bisected each suspected interval of its sweep down to "
+                 "16 bytes; listed where the two sizes' times differ by at least 5%.")
+
+
+register_table(TableSpec(SECTION, "Protocol switches bracketed by refinement", switch_table))

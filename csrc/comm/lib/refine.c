@@ -1,0 +1,150 @@
+/* refine.c - bracket protocol switches by bisection (see refine.h). */
+#include "refine.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int comm_refining;
+
+typedef struct {
+    double a, b;  /* t = a + b n */
+} line;
+
+
+static int by_size(const void *x, const void *y)
+{
+    long long p = ((const comm_sized *)x)->n, q = ((const comm_sized *)y)->n;
+    return (p > q) - (p < q);
+}
+
+static line through(const comm_sized *p, const comm_sized *q)
+{
+    double b = (q->t - p->t) / (double)(q->n - p->n);
+    return (line){p->t - b * (double)p->n, b};
+}
+
+static double miss(line l, const comm_sized *p)
+{
+    double fit = l.a + l.b * (double)p->n;
+    return fabs(p->t - fit) / (p->t > 0 ? p->t : 1e-300);
+}
+
+/* The points of the lines beside interval (i, i+1): i and the nearest point
+ * at or below 3/4 of it, i+1 and the nearest point at or above 4/3 of it
+ * (points closer together would make the slope mostly noise). */
+static int side_points(const comm_sized *d, int nd, int i, comm_sized lo[2], comm_sized hi[2])
+{
+    int j = i - 1, k = i + 2;
+    while (j >= 0 && (double)d[j].n > 0.75 * (double)d[i].n)
+        j--;
+    while (k < nd && (double)d[k].n < (4.0 / 3.0) * (double)d[i + 1].n)
+        k++;
+    if (j < 0 || k >= nd)
+        return 0;
+    lo[0] = d[j], lo[1] = d[i], hi[0] = d[i + 1], hi[1] = d[k];
+    return 1;
+}
+
+/* Rank 0: the smallest suspected interval outside the given-up ranges
+ * (closed[0..nclosed-1], pairs of sizes), or -1. Smallest first: switches
+ * between protocols sit at small and middle sizes, and points there are cheap. */
+static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
+                   const long long *closed, int nclosed, comm_sized lo[2], comm_sized hi[2])
+{
+    for (int i = 0; i + 1 < nd; i++) {
+        if (d[i + 1].n - d[i].n <= cfg->resolution || !side_points(d, nd, i, lo, hi))
+            continue;
+        if (miss(through(&lo[0], &lo[1]), &hi[0]) <= cfg->tol ||
+            miss(through(&hi[0], &hi[1]), &lo[1]) <= cfg->tol)
+            continue;
+        int inside = 0;
+        for (int c = 0; c < nclosed && !inside; c++)
+            inside = d[i].n >= closed[2 * c] && d[i + 1].n <= closed[2 * c + 1];
+        if (!inside)
+            return i;
+    }
+    return -1;
+}
+
+/* Rank 0: do the bracket's ends still differ by more than their noise (the
+ * 95% CIs of their medians do not overlap)? */
+static int stepped(const comm_sized *a, const comm_sized *b)
+{
+    return a->hi < b->lo || b->hi < a->lo;
+}
+
+/* Bisect (a, b): the midpoint is measured and the half whose ends differ
+ * more keeps the bracket. A step adds its height to one half, while the
+ * smooth change of the curve splits between the halves; unlike lines drawn
+ * from outside the bracket, this does not need the region to be straight
+ * (an eager region rarely is over a factor of two). Every measured point is
+ * appended to pts. Returns 1 when the bracket was narrowed to the
+ * resolution and its ends still differ by a step: a switch; 0 when the step
+ * faded (noise, or a gradual change such as a cache filling up). */
+static int bisect(comm_sized *pts, int *npts, int limit, comm_sized a, comm_sized b,
+                  const comm_refine_cfg *cfg, comm_measure_fn fn, void *ctx, MPI_Comm comm,
+                  int rank)
+{
+    for (;;) {
+        int go = b.n - a.n > cfg->resolution && *npts < limit;
+        if (rank == 0 && go)
+            go = stepped(&a, &b);
+        MPI_Bcast(&go, 1, MPI_INT, 0, comm);
+        if (!go)
+            break;
+        comm_sized m = {a.n + (b.n - a.n) / 2, 0, 0, 0};
+        comm_refining = 1;
+        fn(m.n, ctx, &m);
+        comm_refining = 0;
+        pts[(*npts)++] = m;
+        int upper = 0;
+        if (rank == 0)
+            upper = fabs(b.t - m.t) > fabs(m.t - a.t);
+        MPI_Bcast(&upper, 1, MPI_INT, 0, comm);
+        if (upper)
+            a = m;
+        else
+            b = m;
+    }
+    int step = 0;
+    if (rank == 0)
+        step = b.n - a.n <= cfg->resolution && stepped(&a, &b);
+    MPI_Bcast(&step, 1, MPI_INT, 0, comm);
+    return step;
+}
+
+int comm_refine_switches(comm_sized *pts, int *npts, const comm_refine_cfg *cfg,
+                         comm_measure_fn fn, void *ctx, MPI_Comm comm)
+{
+    int rank, found = 0, limit = *npts + cfg->max_points, nclosed = 0;
+    MPI_Comm_rank(comm, &rank);
+    long long *closed = malloc(sizeof *closed * 2 * (size_t)(cfg->max_points + 1));
+    if (!closed)
+        abort();
+    for (;;) {
+        /* Judged with every point so far: a bracket already narrowed is
+         * closed, and beside it one of the two lines still fits. */
+        comm_sized lo[2], hi[2];
+        int i = -1;
+        if (rank == 0) {
+            qsort(pts, (size_t)*npts, sizeof *pts, by_size);
+            i = *npts < limit ? suspect(pts, *npts, cfg, closed, nclosed, lo, hi) : -1;
+        }
+        MPI_Bcast(&i, 1, MPI_INT, 0, comm);
+        if (i < 0)
+            break;
+        /* Every rank bisects the same sizes; only rank 0's times decide. */
+        MPI_Bcast(&lo[1], (int)sizeof lo[1], MPI_BYTE, 0, comm);
+        MPI_Bcast(&hi[0], (int)sizeof hi[0], MPI_BYTE, 0, comm);
+        long long ab[2] = {lo[1].n, hi[0].n};
+        if (bisect(pts, npts, limit, lo[1], hi[0], cfg, fn, ctx, comm, rank))
+            found++;
+        else if (rank == 0) {
+            closed[2 * nclosed] = ab[0];
+            closed[2 * nclosed + 1] = ab[1];
+            nclosed++;
+        }
+    }
+    free(closed);
+    return found;
+}

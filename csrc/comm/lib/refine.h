@@ -1,0 +1,48 @@
+/* refine.h - where does a message-time curve jump? Adaptive refinement
+ * around protocol switches (eager -> rendezvous), as the SP2 study located
+ * them, without a dense sweep.
+ *
+ * After a sweep of sizes, an interval (a, b) is a suspected switch when the
+ * line through the points below it misses b and the line through the
+ * points above it misses a, both by more than tol (relative): a Hockney
+ * region t = t0 + n / r is a straight line, a switch is a step or a kink.
+ * Each suspected interval is bisected: the midpoint is measured and the
+ * half whose ends differ more keeps the bracket, until b - a <= resolution
+ * bytes, or until the CIs of the ends' medians overlap (no step: noise or a
+ * gradual change; the interval is given up). So a switch is bracketed to
+ * within one refinement step at a cost of about log2((b - a) / resolution)
+ * points, wherever it lies. Points measured while refining are written with
+ * "refined": true (comm_refining).
+ */
+#ifndef HPC_COMM_REFINE_H
+#define HPC_COMM_REFINE_H
+
+#include <mpi.h>
+
+typedef struct {
+    long long n;      /* message size, bytes */
+    double t;         /* median time of one operation (valid on rank 0) */
+    double lo, hi;    /* its 95% CI */
+} comm_sized;
+
+/* Measure size n (collective over the refinement's comm); on rank 0 fill
+ * out->t, lo, hi. */
+typedef void (*comm_measure_fn)(long long n, void *ctx, comm_sized *out);
+
+typedef struct {
+    int max_points;        /* sizes added at most, over all switches */
+    long long resolution;  /* bisect until the bracket is this narrow (bytes) */
+    double tol;            /* relative miss of a line that suggests a switch */
+} comm_refine_cfg;
+
+/* 1 while comm_refine_switches measures: records then say "refined": true. */
+extern int comm_refining;
+
+/* pts[0..*npts-1]: the sweep's points (rank 0's values count); room for
+ * cfg->max_points more. Measures the new sizes with fn and appends them.
+ * Collective over comm (rank 0 decides). Returns the number of switches
+ * bracketed. */
+int comm_refine_switches(comm_sized *pts, int *npts, const comm_refine_cfg *cfg,
+                         comm_measure_fn fn, void *ctx, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,44 @@
+"""Protocol switches found by the ping-pong's adaptive refinement (csrc/comm/lib/refine.c),
+with two eager limits of Open MPI's shared-memory transport: the SP2 study's test, which the
+old fixed grid put one grid point late (or, with a 16 KiB limit, at 2-4 KiB)."""
+import os
+import subprocess
+
+import pytest
+
+from helpers import CLI
+from hpceval.analysis.commmodel import switches
+
+
+def _openmpi() -> bool:
+    try:
+        out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return False
+    return "Open MPI" in out.stdout + out.stderr
+
+
+@pytest.mark.skipif(not _openmpi(), reason="the eager limit is set through Open MPI's vader BTL")
+@pytest.mark.parametrize("limit", [4096, 16384])
+def test_the_eager_limit_is_bracketed_to_16_bytes(tmp_path, bindir, limit):
+    cli = CLI(tmp_path / "r.sqlite")
+    p = cli("run", "pingpong", "--set", "sizes=512,1K,2K,4K,8K,16K,32K,64K", "--set",
+            "budget=0.1", "--no-remeasure",
+            env={"OMPI_MCA_btl_vader_eager_limit": str(limit)})
+    assert p.returncode == 0, p.stderr
+    [run] = cli.export()
+    found = [(s.n_before, s.n_after) for s in switches(run)]
+    # The message header makes the switch fall a little below the limit (4032 / 4048 B for
+    # 4096 here): within 128 bytes under it, bracketed to the 16-byte resolution.
+    assert any(limit - 128 <= a < b <= limit and b - a <= 16 for a, b in found), found
+    refined = [r for r in run["records"] if (r.get("extra") or {}).get("refined")]
+    assert 0 < len(refined) // 2 <= 24            # latency and bandwidth per added size
+
+
+def test_refinement_can_be_switched_off(tmp_path, bindir):
+    cli = CLI(tmp_path / "r.sqlite")
+    p = cli("run", "pingpong", "--set", "sizes=1K,2K,4K,8K,16K", "--set", "refine=0",
+            "--set", "budget=0.05", "--no-remeasure")
+    assert p.returncode == 0, p.stderr
+    [run] = cli.export()
+    assert sorted({r["params"]["bytes"] for r in run["records"]}) == [1024, 2048, 4096, 8192, 16384]
