@@ -36,7 +36,24 @@ def test_invalid_results(mutate, message):
     ("not json", "not JSON"), ("[1, 2]", "not a JSON object"),
     ('{"record_version": 1, "type": "error", "benchmark": "x"}', "'message' is a required"),
     ('{"record_version": 1, "type": "result", "benchmark": "x", "stats": {"min": NaN}}', "non-finite number NaN"),
+    # json reads a literal beyond the double range as inf, silently
+    ('{"record_version": 1, "type": "end", "benchmark": "x", "status": "ok", "elapsed_s": 1e999}',
+     "non-finite number 1e999"),
+    ('{"record_version": 1, "type": "end", "benchmark": "x", "status": "ok", "elapsed_s": -2e400}',
+     "non-finite number -2e400"),
 ])
 def test_invalid_lines(line, message):
     with pytest.raises(RecordError, match=message):
         parse_record(line)
+
+
+@pytest.mark.parametrize("where", [
+    lambda r: r.update(err_l2=None),                    # an extra key: where NaN used to go
+    lambda r: r.update(phases={"x": {"per_rank": [1.0, None]}}),
+])
+def test_null_is_refused(where):
+    """A null stands where a writer had no finite number (older binaries wrote NaN as null)."""
+    rec = json.loads(json.dumps(RESULT))
+    where(rec)
+    with pytest.raises(RecordError, match="None"):
+        parse_record(json.dumps(rec))

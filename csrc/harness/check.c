@@ -2,6 +2,7 @@
 #include "check.h"
 #include "output.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,4 +79,45 @@ void hpc_fail(const char *fmt, ...)
     hpc_write_error(msg, 1);
     MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);  /* not reached */
+}
+
+/* hpc_fail("<what>: <tail>"), what formatted with ap. It does not return, so the callers'
+ * va_start needs no va_end. */
+static void fail_what(const char *tail, const char *what, va_list ap)
+    __attribute__((noreturn));
+static void fail_what(const char *tail, const char *what, va_list ap)
+{
+    char w[768];
+    vsnprintf(w, sizeof w, what, ap);
+    hpc_fail("%s: %s", w, tail);
+}
+
+void hpc_check_bound(double value, double bound, const char *what, ...)
+{
+    if (isfinite(value) && value <= bound)
+        return;
+    char tail[128];
+    if (isfinite(value))
+        snprintf(tail, sizeof tail, "%.3g exceeds the bound %g", value, bound);
+    else
+        snprintf(tail, sizeof tail, "%g is not finite (bound %g): the computation blew up",
+                 value, bound);
+    va_list ap;
+    va_start(ap, what);
+    fail_what(tail, what, ap);
+}
+
+void hpc_check_finite(const double *x, size_t n, const char *what, ...)
+{
+    size_t i = 0;
+    while (i < n && isfinite(x[i]))
+        i++;
+    if (i == n)
+        return;
+    char tail[128];
+    snprintf(tail, sizeof tail, "element %zu of %zu is %g, not finite: the computation blew up",
+             i, n, x[i]);
+    va_list ap;
+    va_start(ap, what);
+    fail_what(tail, what, ap);
 }

@@ -1,5 +1,6 @@
 /* output.c - JSON Lines writer for meta/result/warning/error/end records. */
 #include "output.h"
+#include "check.h"
 #include "disturb.h"
 #include "phases.h"
 #include "options.h"
@@ -115,18 +116,17 @@ void hpc_json_int(hpc_json *j, const char *key, long long v)
     puts_(j, b);
 }
 
-/* JSON has no NaN or Infinity: such a value is a bug, written as null so the
- * line still parses, and reported on stderr. */
+/* JSON has no NaN or Infinity, and a non-finite value is never a measurement (a blown-up
+ * model, a rate over a zero time): the writing rank fails (error record, exit 1) rather than
+ * write a record that looks valid with null or a made-up number in it. Other ranks write
+ * nothing, so their copies of a record do not matter. */
 static void number(hpc_json *j, const char *key, double v, const char *fmt)
 {
     char b[40];
+    if (!isfinite(v) && writer)
+        hpc_fail("internal error: the value of '%s' is %g, not a finite number; no record "
+                 "written", key ? key : "(array element)", v);
     member(j, key);
-    if (!isfinite(v)) {
-        fprintf(stderr, "hpceval-%s: internal error: non-finite value for '%s'\n",
-                bench_name, key ? key : "(array element)");
-        puts_(j, "null");
-        return;
-    }
     snprintf(b, sizeof b, fmt, v);
     puts_(j, b);
 }

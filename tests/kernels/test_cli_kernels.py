@@ -30,6 +30,22 @@ def test_sst_one_copy_and_two(cli, tmp_path):
     assert {"run1-sst_levels.svg", "run1-sst_contention.svg"} <= names
 
 
+def test_blown_up_sst_fails_the_run(cli):
+    """A blown-up integration marks the run failed and stores no rate for it; the point before
+    it (T5, stable at that step) stays stored, with its start and the bound it met."""
+    p = cli("run", "sst", "--set", "truncations=5,42", "--set", "levels=1", "--set", "copies=1",
+            "--set", "test=6", "--set", "dt=7200", "--set", "days=2", *TINY)
+    assert p.returncode == 1
+    assert "test case 6 at T42" in one_line_error(p.stderr)
+    [run] = cli.export("latest")
+    assert run["status"] == "failed"
+    [launch] = run["launches"]
+    assert launch["status"] == "failed" and "not finite" in launch["message"]
+    assert {r["params"]["truncation"] for r in run["records"]} == {5}
+    for r in run["records"]:
+        assert r["params"]["start"] == "classic" and r["extra"]["err_bound"] == 0.15
+
+
 def test_column_through_cli(cli, tmp_path):
     p = cli("run", "column", "--set", "nlons=1,16,512", *TINY)
     assert p.returncode == 0, p.stderr

@@ -70,6 +70,23 @@ def test_case2_parallel_round_off():
     assert max(t["err_l1"], t["err_l2"], t["err_linf"]) < 1e-12
 
 
+@pytest.mark.parametrize("start", ["classic", "euler"])
+def test_case6_checked_for_either_start(start):
+    """Test case 6's errors are checked against their bound as in sst, with either leapfrog start
+    (the parallel steps follow the serial model's start pass for pass)."""
+    p, res = mpirun(2, "--truncation", "10", "--test", "6", "--grids", "1x2,2x1", "--mappings",
+                    "row", "--sums", "ring", "--transposes", "pairwise", "--days", "0.5",
+                    "--start", start, *TINY)
+    assert p.returncode == 0, p.stderr
+    times = [r for r in res if r["metric"] == "run_time"]
+    assert len(times) == 2
+    for t in times:
+        assert t["params"]["start"] == start and t["err_bound"] == 0.15
+        assert 0 < max(t["err_l1"], t["err_l2"], t["err_linf"]) < 0.15 / 10
+        assert t["max_rel_diff_vs_serial"] <= 1e-12
+        assert t["passes"] == t["steps"] + (start == "classic")
+
+
 @pytest.mark.parametrize("fft", ["alltoallv", "distributed"])
 def test_corrupt_state_fails(fft):
     p, _ = mpirun(2, "--truncation", "5", "--grids", "1x2", "--transposes", fft, "--inject",

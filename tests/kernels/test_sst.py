@@ -1,6 +1,7 @@
 """The shallow water model: Williamson test case 2 at round-off level (both flow angles, both time
-schemes, several levels), the exact operation count, test case 6 reported, a corrupted state
-caught, aliasing grids and bad levels refused."""
+schemes, several levels), the exact operation count, test cases 1 and 6 within their error bounds
+and a blown-up run failing with no rate, the classic and Euler starts, a corrupted state caught,
+aliasing grids and bad levels refused."""
 import math
 
 import pytest
@@ -72,6 +73,50 @@ def test_case6_reported(bindir):
     assert all(1e-5 < e < 0.1 for e in errs.values()), errs
 
 
+@pytest.mark.parametrize("test,bound", [("1", 0.5 * (42 / 21) ** 2), ("6", 0.15)])
+def test_cases_1_and_6_within_their_bounds(bindir, test, bound):
+    p, recs = run(bindir, "sst", "--truncations", "21", "--test", test, "--days", "1", *ONE)
+    assert p.returncode == 0, p.stderr
+    errs = errors(recs)
+    assert len(errs) == 3 and all(0 < e < bound / 3 for e in errs.values()), errs
+    for r in results(recs):
+        assert r["err_bound"] == pytest.approx(bound) and r["params"]["start"] == "classic"
+
+
+@pytest.mark.parametrize("test", ["1", "6"])
+def test_blow_up_fails_with_no_rate(bindir, test):
+    """The issue's runs: a step far beyond the stable one. They used to end "ok" with errors of
+    5e72 or null and a rate of 20 GFlop/s."""
+    p, recs = run(bindir, "sst", "--truncations", "42", "--test", test, "--dt", "7200", "--days",
+                  "2", *ONE)
+    assert p.returncode == 1
+    [err] = [r for r in recs if r["type"] == "error"]
+    assert f"test case {test} at T42" in err["message"]
+    assert "exceeds the bound" in err["message"] or "not finite" in err["message"]
+    assert not results(recs) and not [r for r in recs if r["type"] == "end"]
+
+
+def test_classic_and_euler_starts(bindir):
+    """The classic start (forward dt/2, centred dt: STSWM's) is the default; Euler's forward dt
+    gives case 1 errors a little different, both within the bound, and each record says which."""
+    errs = {}
+    for start in ("classic", "euler"):
+        args = ["--start", start] if start == "euler" else []
+        p, recs = run(bindir, "sst", "--truncations", "21", "--test", "1", "--days", "1", *args,
+                      *ONE)
+        assert p.returncode == 0, p.stderr
+        [meta] = [r for r in recs if r["type"] == "meta"]
+        assert meta["options"]["start"] == start
+        assert {r["params"]["start"] for r in results(recs)} == {start}
+        [mf] = results(recs, "mflops")
+        assert mf["passes"] == mf["steps"] + (start == "classic")
+        errs[start] = {k[3]: e for k, e in errors(recs).items()}
+        assert all(e < mf["err_bound"] for e in errs[start].values())
+    for norm in ("l1", "l2", "linf"):
+        assert errs["classic"][norm] != pytest.approx(errs["euler"][norm], rel=1e-3), errs
+        assert errs["classic"][norm] == pytest.approx(errs["euler"][norm], rel=0.1), errs
+
+
 def test_case1_converges_with_truncation(bindir):
     p, recs = run(bindir, "sst", "--truncations", "10,21", "--test", "1", "--days", "1",
                   "--alpha", repr(math.pi / 4), *ONE)
@@ -89,7 +134,7 @@ def test_corrupt_state_fails(bindir):
     p, recs = run(bindir, "sst", "--truncations", "10", "--days", "0.5", "--inject", "corrupt",
                   *ONE)
     assert p.returncode == 1
-    assert "exceed the bound" in p.stderr
+    assert "exceeds the bound 1e-11" in p.stderr
     assert not results(recs)
 
 
@@ -100,6 +145,7 @@ def test_corrupt_state_fails(bindir):
     (["--truncations", "10,21", "--nlon", "64"], "one truncation"),
     (["--test", "3"], "--test"),
     (["--test", "0"], "--test"),
+    (["--start", "leapfrog"], "'leapfrog' is not one of classic|euler"),
 ])
 def test_bad_input(bindir, args, msg):
     p, _ = run(bindir, "sst", *args, *ONE)

@@ -11,6 +11,9 @@
 #include <fftw3.h>
 
 enum { SST_EXPLICIT, SST_SEMI_IMPLICIT };
+/* How the leapfrog starts from one time level (sst_model.c: "Start"). */
+enum { SST_START_EULER, SST_START_CLASSIC };
+extern const char *const sst_start_names[2];  /* "euler", "classic" */
 
 /* The serial step's phases (sst_run times them when s->phases is set). */
 enum { SST_PH_LEGENDRE, SST_PH_FFT, SST_PH_GRID, SST_PH_SPECTRAL, SST_NPH };
@@ -21,6 +24,7 @@ typedef struct {
     int nc;              /* complex Fourier coefficients per transform: nlon/2 + 1 */
     long ncoef;          /* spectral coefficients per level: (M+1)(M+2)/2 */
     long *off;           /* off[m]: first coefficient of wavenumber m (n = m..M follow) */
+    int start;           /* SST_START_EULER or SST_START_CLASSIC */
     double a, omega, g, phibar, dt, robert;
     double *mu, *w;      /* Gaussian latitudes (sin) and weights, nlat */
     double *rinv, *r2;   /* 1/(a(1-mu^2)) and 1/(2(1-mu^2)) per latitude */
@@ -32,7 +36,9 @@ typedef struct {
     double *fcor;        /* Coriolis parameter [lat][lon] */
     /* Spectral state (three time levels) [coef][level] complex. */
     double complex *z[3], *d[3], *p[3];
-    int old, cur, nxt, first_step;
+    int old, cur, nxt;
+    int first_step;      /* a start pass: no Robert-Asselin filter */
+    int centred_start;   /* the classic start's second pass: old stays the initial state */
     int advect_only;     /* test case 1: winds fixed, only Phi advances */
     /* Transform work arrays. */
     double *SP, *SH;     /* synthesis inputs [coef][8L], [coef][4L] */
@@ -54,19 +60,23 @@ const char *sst_check_args(int M, int *nlon, int *nlat, int L);
 /* The operation count of a step (sst_model.c's header), into flops_step. */
 void sst_count_flops(sst_model *s);
 void sst_init(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double dt,
-              double robert);
+              double robert, int start);
 void sst_free(sst_model *s);
 
 /* The g5 field slots: C, E, A, B, D (the P analysis uses the first four, H the last three). */
 enum { SST_C, SST_E, SST_A, SST_B, SST_D };
 
-/* The pieces of one step, per wavenumber m and a range of latitudes [j0, j1)
- * (sst_run calls them for everything; the parallel model on its share):
+/* The pieces of one pass through the step code, per wavenumber m and a range of latitudes
+ * [j0, j1) (sst_run calls them for everything; the parallel model on its share); n counts the
+ * passes, sst_passes(s, nsteps) of them advance nsteps time steps:
  *   sst_begin_step(n); per m: sst_prep_m, sst_synth_m -> FP, FH rows 0..j1-j0,
  *   sst_fourier_row (zeta, Phi', U, V of a row and level); inverse FFTs;
  *   sst_grid_row per latitude and level; forward FFTs into FA rows 0..j1-j0;
  *   per m: sst_analyse_m -> AP, AH (partial sums over the latitudes given),
  *   sst_update_m(m, sst_tau(n)); sst_end_step. */
+int sst_passes(const sst_model *s, int nsteps);
+/* The flops of those passes (the start passes have no Robert-Asselin filter). */
+double sst_run_flops(const sst_model *s, int nsteps);
 void sst_begin_step(sst_model *s, int n);
 double sst_tau(const sst_model *s, int n);
 void sst_prep_m(sst_model *s, int m);
@@ -84,7 +94,7 @@ void sst_end_step(sst_model *s);
 void sst_set_tc1(sst_model *s, double alpha);
 void sst_set_tc2(sst_model *s, double alpha);
 void sst_set_tc6(sst_model *s);
-/* nsteps leapfrog steps (the first a forward half step). */
+/* nsteps time steps: the start (sst_model.c), then leapfrog steps. */
 void sst_run(sst_model *s, int nsteps);
 /* Height (m) of the current state on the grid, [lat][lon] for level l. */
 void sst_height(sst_model *s, double *h, int l);
@@ -93,6 +103,9 @@ void sst_height(sst_model *s, double *h, int l);
 void sst_tc1_height(const sst_model *s, double alpha, double t, double *h);
 void sst_tc2_height(const sst_model *s, double alpha, double *h);
 void sst_tc6_height(const sst_model *s, double t, double *h);
+/* The largest normalised l1, l2, linf height error a correct run of test case 1, 2 or 6 at
+ * truncation M over days stays below (sst_model.c says where the numbers come from). */
+double sst_error_bound(int test, int M, double days);
 /* Williamson's normalised l1, l2, linf errors of h against ht. */
 void sst_errors(const sst_model *s, const double *h, const double *ht, double err[3]);
 
