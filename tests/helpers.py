@@ -13,9 +13,10 @@ BIN = ROOT / "build" / "bin"
 
 # Tiny, fast settings for real runs in tests.
 # Points this short rarely converge: no re-measuring of headline points (tests/runner/
-# test_remeasure.py tests that).
+# test_remeasure.py tests that), and only the listed sizes (tests/comm/test_switches.py tests
+# the refinement).
 FAST = ["--set", "budget=0.05", "--set", "min-reps=3", "--set", "max-reps=20", "--set", "warmup=1",
-        "--no-remeasure"]
+        "--set", "refine=0", "--no-remeasure"]
 
 
 class CLI:

@@ -37,8 +37,12 @@ static hpc_option options[] = {
      .help = "pin rank 0 to this CPU (-1: leave the affinity as it is)"},
     {.name = "node", .type = HPC_INT, .def = "-1", .min = -1, .max = 4095,
      .help = "NUMA node the working set lives on (-1: first touch by the measuring CPU)"},
-    {.name = "order", .type = HPC_CHOICE, .def = "random", .choices = "random|linear",
-     .help = "random single cycle (defeats prefetch) or linear: element i -> i+1"},
+    {.name = "order", .type = HPC_CHOICE, .def = "random", .choices = "random|window|linear",
+     .help = "random single cycle (defeats prefetch; TLB misses included, as lat_mem_rd -t), "
+             "window: random inside --window-sized windows visited in random order (TLB "
+             "misses mostly avoided, as multichase), or linear: element i -> i+1"},
+    {.name = "window", .type = HPC_SIZE, .def = "256K", .min = 64, .max = 1LL << 40,
+     .help = "order window: bytes per window (multichase's TLB locality, 64 base pages)"},
     {.name = "pages", .type = HPC_CHOICE, .def = "base", .choices = "base|thp|huge",
      .help = "base pages, transparent huge pages (madvise) or explicit 2 MiB pages"},
     {.name = "loads", .type = HPC_SIZE, .def = "0", .min = 0, .max = 1LL << 36,
@@ -53,7 +57,8 @@ static const double SAMPLE_SECONDS = 10e-3;  /* target length of one auto-sized 
 
 static void *volatile sink;  /* the chase's result is used: the loop cannot be dropped */
 
-static int linear;                     /* --order linear */
+static const char *order;              /* --order */
+static size_t window;                  /* --window, order window */
 static hpc_pages pages_want, pages_got;
 static int cpu_opt, node_opt, home_node = -1;
 static long long huge_bytes = -1;
@@ -61,10 +66,12 @@ static long long huge_bytes = -1;
 static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64_t seed)
 {
     size_t m = ws / stride;
-    if (linear)
+    if (order[0] == 'l')
         chase_build_line(buf, m, stride);
-    else
+    else if (order[0] == 'r')
         chase_build_cycle(buf, m, stride, hpc_seed(seed, ws, stride));
+    else if (chase_build_windows(buf, m, stride, window / stride, hpc_seed(seed, ws, stride)))
+        hpc_fail("cannot allocate the visiting order of %zu elements", m);
     if (hpc_inject == HPC_INJECT_CORRUPT)
         *ELEM(m / 2) = ELEM(m / 2);  /* a self-loop: the walk gets stuck there */
 
@@ -120,7 +127,9 @@ static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64
     hpc_result_begin(&r, "latency", "ns", "median", "lower");
     hpc_json_int(&r, "bytes", (long long)ws);
     hpc_json_int(&r, "stride", (long long)stride);
-    hpc_json_str(&r, "order", linear ? "linear" : "random");
+    hpc_json_str(&r, "order", order);
+    if (order[0] == 'w')
+        hpc_json_int(&r, "window", (long long)window);
     hpc_json_str(&r, "pages", pages_want == HPC_PAGES_HUGE ? "huge-2M" : hpc_pages_name(pages_want));
     hpc_json_int(&r, "cpu", cpu_opt);
     hpc_json_int(&r, "node", node_opt);
@@ -172,7 +181,10 @@ int main(int argc, char **argv)
 
     cpu_opt = (int)cpu;
     node_opt = (int)hpc_opt_int("node");
-    linear = strcmp(hpc_opt_str("order"), "linear") == 0;
+    order = hpc_opt_str("order");
+    window = (size_t)hpc_opt_int("window");
+    hpc_usage_check(order[0] == 'w' && window % (size_t)stride, "option --window: %zu bytes is "
+                    "not a multiple of --stride %lld", window, stride);
     const char *pg = hpc_opt_str("pages");
     pages_want = pg[0] == 'b' ? HPC_PAGES_BASE : pg[0] == 't' ? HPC_PAGES_THP : HPC_PAGES_HUGE;
     hpc_usage_check(cpu >= 0 && !hpc_cpu_exists((int)cpu), "option --cpu: CPU %lld does not "

@@ -77,6 +77,8 @@ HEADLINES = [
      _CLASSIC_CHASE),
     ("Memory latency, largest set ({})", "mem-latency", "latency", "bytes", _largest,
      _CLASSIC_CHASE),
+    ("Memory latency, TLB-friendly windows, largest set ({})", "mem-latency", "latency", "bytes",
+     _largest, {"order": "window", "node": -1}),
 ]
 
 
@@ -105,7 +107,7 @@ def headlines(records: List[Record]) -> List[Dict[str, Any]]:
     for label, bench, metric, x, choose, prefer in HEADLINES:
         groups = _groups(select(records, bench, metric), x)
         groups = [g for g in groups if all(g[0]["params"].get(k, v) == v
-                                           for k, v in prefer.items())] or groups
+                                           for k, v in prefer.items())]
         # One row per quantity: the main sweep (the group with the most points) speaks for it.
         for group in sorted(groups, key=len, reverse=True)[:1]:
             rec = choose(group, x)

@@ -67,13 +67,23 @@ def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
     specs = []
     rep = repetition_args(b, v)
     common = b.param("stride").to_arg(v["stride"]) + ["--loads", str(v["loads"])]
-    for order in words(v["order"], ("random", "linear"), "order"):
+    common += ["--window", str(v["window"] or 256 << 10)]
+    orders = words(v["order"], ("random", "window", "linear"), "order")
+    for order in orders:
         for pages in words(v["pages"], PAGES, "pages"):
             args = (b.param("sizes").to_arg(sizes) + common + ["--order", order, "--pages", pages,
                     "--cpu", str(v["cpu"]), "--node", str(v["node"])] + rep)
             specs.append(LaunchSpec(b.name, f"mem-latency {order} {pages}", "mem-latency", args,
                                     1, "core", expected_results=len(sizes),
                                     timeout_s=launch_timeout(v, len(sizes))))
+    if v["window"] and "random" in orders and "window" not in orders:
+        # Main memory's two latencies side by side: fully random (TLB misses included, as
+        # lat_mem_rd -t) and TLB-friendly windows (as multichase), at the largest set.
+        args = (b.param("sizes").to_arg([max(sizes)]) + common + ["--order", "window", "--pages",
+                words(v["pages"], PAGES, "pages")[0], "--cpu", str(v["cpu"]), "--node",
+                str(v["node"])] + rep)
+        specs.append(LaunchSpec(b.name, "mem-latency window", "mem-latency", args, 1, "core",
+                                expected_results=1, timeout_s=launch_timeout(v, 1)))
     if v["matrix"] == "yes":
         # The EV7 core x memory-home matrix: main-memory latency for every (CPU, node) pair.
         big = [max(sizes)]
@@ -93,7 +103,8 @@ register_benchmark(Benchmark(
     "page size, core and NUMA home as parameters",
     (Param("sizes", "sizes", [], "working sets in bytes (default 4K..max(256M, 4x LLC))", 256, 1 << 40),
      Param("stride", "size", 64, "bytes between pointers (a cache line)", 8, 1 << 20),
-     Param("order", "str", "random", "random (defeats prefetch), linear, or both: random,linear"),
+     Param("order", "str", "random", "random (defeats prefetch), window (random inside "
+           "TLB-friendly windows), linear; comma-separated for several"),
      Param("pages", "str", "base", "page kinds, comma-separated: base, thp (madvise), huge (2 MiB "
            "hugetlb; base pages and a warning where none are reserved)"),
      Param("cpu", "int", -1, "CPU to pin to (-1: the launcher's binding)", -1, 1 << 20),
@@ -101,6 +112,9 @@ register_benchmark(Benchmark(
      Param("matrix", "choice", "no", "also the core x NUMA-node latency matrix at the largest size",
            choices=("no", "yes")),
      Param("loads", "size", 0, "dependent loads per sample (0: ~10 ms worth)", 0, 1 << 36),
+     Param("window", "size", 256 << 10, "TLB-friendly flavour: random inside windows of this "
+           "many bytes (multichase's 64 pages), measured at the largest set beside the fully "
+           "random chase (0: not measured); with order=window, the whole sweep", 0, 1 << 40),
      ) + REPETITION,
     _plan_mem_latency, narrow=narrow_sizes))
 

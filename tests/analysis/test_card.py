@@ -32,7 +32,7 @@ def test_fills_what_is_measured_and_says_not_measured_for_the_rest():
     assert c[("Memory latency", "L1")]["value"] == 1.1          # largest set <= half of L1
     assert c[("Memory latency", "L2")]["value"] == 4.0
     assert c[("Memory latency", "L3")]["value"] == 15.0
-    assert c[("Memory latency", "Main memory")]["value"] == 90.0
+    assert c[("Memory latency", "Main memory, fully random (TLB misses included)")]["value"] == 90.0
     assert c[("MPI intra-node", "Latency")]["value"] == 0.2
     assert c[("MPI intra-node", "Bandwidth")]["value"] == 9000.0  # the peak
     assert c[("Collectives", "Barrier")]["value"] == 2.5 and "4 ranks" in c[("Collectives", "Barrier")]["point"]

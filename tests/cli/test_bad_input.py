@@ -52,6 +52,7 @@ def test_corrupt_database(cli, tmp_path):
 
 def _ok_then(cli, inject, *extra):
     return cli("run", "mem-latency", "pingpong", *FAST, "--set", "mem-latency.sizes=4K,64K",
+               "--set", "mem-latency.window=0",
                "--set", "pingpong.sizes=8,1K", "--set", f"pingpong.inject={inject}", *extra)
 
 

@@ -31,8 +31,11 @@ def test_run_stores_every_benchmark(small_run):
     bw = {r["params"]["bytes"] for r in recs if r["benchmark"] == "pingpong" and r["metric"] == "bandwidth"}
     assert sorted(lat) == [0, 8, 1024, 65536] and sorted(bw) == [8, 1024, 65536]
     assert 0 < lat[8]["stats"]["median"] < 1000          # microseconds
-    mem = sorted(r["params"]["bytes"] for r in recs if r["benchmark"] == "mem-latency")
+    mem = sorted(r["params"]["bytes"] for r in recs if r["benchmark"] == "mem-latency"
+                 and r["params"]["order"] == "random")
     assert mem == [4096, 65536, 1 << 20]
+    [window] = [r for r in recs if r["benchmark"] == "mem-latency" and r["params"]["order"] == "window"]
+    assert window["params"]["bytes"] == 1 << 20 and window["params"]["window"] == 256 << 10
     stream = {(r["params"]["kernel"], r["params"]["threads"]) for r in recs if r["benchmark"] == "stream"}
     assert stream == {(k, t) for k in ("copy", "scale", "add", "triad") for t in (1, 2)}
     for r in recs:
@@ -46,7 +49,7 @@ def test_run_records_how_it_ran(small_run):
     fp = run["fingerprint"]
     assert fp["cores"] >= 1 and fp["caches"] and fp["mpi"]["flavour"] in ("openmpi", "mpich", "slurm")
     assert fp["compiler"].get("cflags")
-    assert len(run["launches"]) == 4
+    assert len(run["launches"]) == 5          # mem-latency: the sweep and the TLB-friendly point
     for l in run["launches"]:
         assert l["status"] == "ok" and l["meta"]["mpi_library"]
         assert "hpceval-" in l["command"]
@@ -65,7 +68,7 @@ def test_show_runs_export_report(small_run, tmp_path):
     assert p.returncode == 0 and '"records"' in p.stdout
     p = cli("export", "1", "--format", "csv")
     lines = p.stdout.strip().splitlines()
-    assert lines[0].startswith("run_id,run_uuid,started") and len(lines) == 1 + 4 + 3 + 3 + 8
+    assert lines[0].startswith("run_id,run_uuid,started") and len(lines) == 1 + 4 + 3 + 3 + 1 + 8
     out = tmp_path / "r.html"
     p = cli("report", "-o", str(out))
     assert p.returncode == 0, p.stderr

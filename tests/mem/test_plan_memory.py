@@ -40,7 +40,10 @@ def test_latency_orders_pages_and_matrix():
                                            "sizes=4K,1M"], CTX)
     curves = [s for s in specs if arg(s, "--cpu") == "-1"]
     assert [(arg(s, "--order"), arg(s, "--pages")) for s in curves] == [
-        ("random", "base"), ("random", "huge"), ("linear", "base"), ("linear", "huge")]
+        ("random", "base"), ("random", "huge"), ("linear", "base"), ("linear", "huge"),
+        ("window", "base")]
+    # the TLB-friendly flavour at the largest set only, beside the fully random sweep
+    assert arg(curves[-1], "--sizes") == "1048576" and arg(curves[-1], "--window") == "262144"
     matrix = [s for s in specs if arg(s, "--cpu") != "-1"]
     assert len(matrix) == CTX.cores * numa_nodes()
     assert {(arg(s, "--cpu"), arg(s, "--node")) for s in matrix} == {
@@ -89,3 +92,11 @@ def test_bad_plans_are_refused_before_launch(targets, sets, message):
 def test_log_sizes():
     s = log_sizes(1024, 4096, 4)
     assert s == [1024, 1216, 1472, 1728, 2048, 2432, 2880, 3456, 4096]
+
+
+def test_latency_window_flavour_can_be_left_out_or_swept():
+    specs = plan_targets(["mem-latency"], ["sizes=4K,1M", "window=0"], CTX)
+    assert [arg(s, "--order") for s in specs] == ["random"]
+    specs = plan_targets(["mem-latency"], ["sizes=4K,1M", "order=window", "window=64K"], CTX)
+    assert [(arg(s, "--order"), arg(s, "--sizes"), arg(s, "--window")) for s in specs] == [
+        ("window", "4096,1048576", "65536")]

@@ -34,6 +34,50 @@ void chase_build_cycle(char *buf, size_t m, size_t stride, uint64_t seed)
     }
 }
 
+/* Fisher-Yates shuffle of idx[0..n-1]. */
+static void shuffle(size_t *idx, size_t n, uint64_t *state)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)(rng_next(state) % i);
+        size_t t = idx[i - 1];
+        idx[i - 1] = idx[j];
+        idx[j] = t;
+    }
+}
+
+/* TLB-friendly order (multichase's "TLB locality"): the working set is cut
+ * into windows of w elements; the cycle visits the windows in a random order
+ * and, inside each, every element in a random order, so loads miss the
+ * caches but a TLB entry serves a whole window. Returns 0, or -1 when the
+ * order cannot be allocated. */
+int chase_build_windows(char *buf, size_t m, size_t stride, size_t w, uint64_t seed)
+{
+    uint64_t state = seed;
+    size_t nw = (m + w - 1) / w;
+    size_t *order = malloc(m * sizeof *order), *wins = malloc(nw * sizeof *wins);
+    if (!order || !wins) {
+        free(order);
+        free(wins);
+        return -1;
+    }
+    for (size_t k = 0; k < nw; k++)
+        wins[k] = k;
+    shuffle(wins, nw, &state);
+    size_t pos = 0;
+    for (size_t k = 0; k < nw; k++) {
+        size_t first = wins[k] * w, len = first + w <= m ? w : m - first;
+        for (size_t e = 0; e < len; e++)
+            order[pos + e] = first + e;
+        shuffle(order + pos, len, &state);
+        pos += len;
+    }
+    for (size_t k = 0; k < m; k++)
+        *ELEM(order[k]) = ELEM(order[(k + 1) % m]);
+    free(order);
+    free(wins);
+    return 0;
+}
+
 /* Linear order: element i points to element i+1, the last one to element 0. */
 void chase_build_line(char *buf, size_t m, size_t stride)
 {
