@@ -13,10 +13,11 @@ BIN = ROOT / "build" / "bin"
 
 # Tiny, fast settings for real runs in tests.
 # Points this short rarely converge: no re-measuring of headline points (tests/runner/
-# test_remeasure.py tests that), and only the listed sizes (tests/comm/test_switches.py tests
+# test_remeasure.py tests that), no cache probe (tests/runner/test_llcprobe.py tests it).
+# Tests that count ping-pong sizes add "pingpong.refine=0" (tests/comm/test_switches.py tests
 # the refinement).
 FAST = ["--set", "budget=0.05", "--set", "min-reps=3", "--set", "max-reps=20", "--set", "warmup=1",
-        "--set", "refine=0", "--no-remeasure"]
+        "--no-remeasure", "--llc", "reported"]
 
 
 class CLI:

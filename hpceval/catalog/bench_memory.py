@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, counts, launch_timeout,
-                                    narrow_sizes, narrow_whole, pow2_sizes, repetition_args,
-                                    words)
+from hpceval.catalog.common import (REPETITION, check_memory, counts, default_bytes,
+                                    launch_timeout, narrow_sizes, narrow_whole, pow2_sizes,
+                                    repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 from hpceval.errors import UsageError
@@ -58,7 +58,8 @@ def _pinned_env(threads: int, bind: str = "close") -> Dict[str, str]:
 # ---------------------------------------------------------------- mem-latency
 
 def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    sizes = v["sizes"] or pow2_sizes(4 << 10, max(256 << 20, 4 * ctx.llc_bytes), midpoints=True)
+    top = default_bytes(max(256 << 20, 4 * ctx.llc_bytes), ctx)
+    sizes = v["sizes"] or pow2_sizes(4 << 10, top, midpoints=True)
     check_memory(max(sizes), ctx, "mem-latency working set")
     _check_cpu(v["cpu"], ctx)
     nodes = numa_nodes()
@@ -116,13 +117,15 @@ register_benchmark(Benchmark(
            "many bytes (multichase's 64 pages), measured at the largest set beside the fully "
            "random chase (0: not measured); with order=window, the whole sweep", 0, 1 << 40),
      ) + REPETITION,
-    _plan_mem_latency, narrow=narrow_sizes))
+    _plan_mem_latency, narrow=narrow_sizes, sized_by_llc=True))
 
 
 # ---------------------------------------------------------------- mem-bandwidth
 
 def _plan_mem_bandwidth(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    sizes = v["sizes"] or log_sizes(1 << 10, 4 * ctx.llc_bytes, v["per-octave"])
+    # Up to three arrays per thread (copy, triad), one set per thread.
+    top = default_bytes(4 * ctx.llc_bytes, ctx, 3 * max(thread_counts(v["threads"], ctx.cores)))
+    sizes = v["sizes"] or log_sizes(1 << 10, top, v["per-octave"])
     modes = words(v["modes"], BW_MODES, "modes")
     _check_cpu(v["cpu"], ctx)
     specs = []
@@ -157,14 +160,14 @@ register_benchmark(Benchmark(
      Param("cpu", "int", 0, "CPU a single thread is pinned to", 0, 1 << 20),
      Param("pages", "str", "thp", "page kinds, comma-separated: base, thp, huge"),
      ) + REPETITION,
-    _plan_mem_bandwidth))
+    _plan_mem_bandwidth, sized_by_llc=True))
 
 
 # ---------------------------------------------------------------- mem-contention
 
 def _plan_mem_contention(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     threads = ctx.cores if v["threads"] == 0 else v["threads"]
-    ws = v["bytes"] or 4 * ctx.llc_bytes
+    ws = v["bytes"] or default_bytes(4 * ctx.llc_bytes, ctx, 3 * ctx.cores)
     check_memory(threads * ws + (v["latency-bytes"] or ws), ctx, "mem-contention working sets")
     if v["stream-mode"] not in BW_MODES:
         raise UsageError(f"--set stream-mode: '{v['stream-mode']}' is not one of {', '.join(BW_MODES)}")
@@ -189,14 +192,14 @@ register_benchmark(Benchmark(
            choices=("both", "loaded", "per-core")),
      Param("bind", "choice", "close", "OMP_PROC_BIND policy", choices=("close", "spread")),
      ) + REPETITION,
-    _plan_mem_contention))
+    _plan_mem_contention, sized_by_llc=True))
 
 
 # ---------------------------------------------------------------- STREAM
 
 def _plan_stream(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     # STREAM's rule: each array at least 4x the last-level cache (and 10M elements at least).
-    n = v["n"] or max(4 * ctx.llc_bytes // 8, 10_000_000)
+    n = v["n"] or max(default_bytes(4 * ctx.llc_bytes, ctx, 3) // 8, 10_000_000)
     check_memory(3 * 8 * n, ctx, "stream arrays")
     specs = []
     for bind in words(v["bind"], ("close", "spread"), "bind"):
@@ -216,4 +219,4 @@ register_benchmark(Benchmark(
            "OpenMP thread counts, comma-separated ('max' = all cores, 'sweep' = 1, 2, 4 .. all)"),
      Param("bind", "str", "close", "OMP_PROC_BIND policies, comma-separated: close, spread"),
      ) + REPETITION,
-    _plan_stream, narrow=narrow_whole))
+    _plan_stream, narrow=narrow_whole, sized_by_llc=True))

@@ -39,6 +39,20 @@ def launch_timeout(values: Dict[str, Any], points: int, fixed_s: float = 60.0) -
     return fixed_s + 3.0 * float(values["budget"]) * max(points, 1)
 
 
+# Default working sets (4x the last-level cache, STREAM's rule) take at most this share of the
+# memory available, all arrays together; an explicit size is refused only beyond 80%
+# (check_memory).
+DEFAULT_MEMORY_SHARE = 0.25
+
+
+def default_bytes(want: int, ctx: PlanContext, arrays: int = 1) -> int:
+    """A default working set of `want` bytes per array, capped so that `arrays` of them fit in
+    DEFAULT_MEMORY_SHARE of the available memory (at least 1 MiB)."""
+    if not ctx.mem_available_bytes:
+        return want
+    return max(min(want, int(DEFAULT_MEMORY_SHARE * ctx.mem_available_bytes / arrays)), 1 << 20)
+
+
 def narrow_sizes(spec: LaunchSpec, params: Dict[str, Any]) -> Optional[LaunchSpec]:
     """Re-measure one size of a --sizes sweep: the same launch with --sizes <bytes>."""
     if "--sizes" not in spec.args or not isinstance(params.get("bytes"), int):

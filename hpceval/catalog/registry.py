@@ -43,6 +43,9 @@ class Benchmark:
     # The launch that measures one point of `spec` again (a disturbed or unconverged headline),
     # from that point's record params; None: the benchmark cannot re-measure a single point.
     narrow: Optional[Callable[[LaunchSpec, Dict[str, Any]], Optional[LaunchSpec]]] = None
+    # Its default working sets follow the last-level cache: the runner checks the reported
+    # size with a quick probe before planning it (hpceval/runner/llcprobe.py).
+    sized_by_llc: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -8,7 +8,7 @@ from hpceval.analysis.headlines import headline_records
 from hpceval.cli.common import add_db, console, db_path, headline_table
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
-from hpceval.runner import run_plan
+from hpceval.runner import LLC_CHOICES, run_plan
 from hpceval.store import Store
 
 NAME = "run"
@@ -27,6 +27,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="set a benchmark parameter (BENCHMARK.NAME=VALUE for one benchmark)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="time limit per launch in seconds (default: from the plan)")
+    p.add_argument("--llc", choices=LLC_CHOICES, default="probe",
+                   help="last-level cache that sizes memory arrays: probe (check the reported "
+                        "one with a quick latency curve; VMs often report the host's) or reported")
     p.add_argument("--no-remeasure", action="store_true",
                    help="do not measure disturbed or unconverged headline points again")
     p.add_argument("--trace", action="store_true",
@@ -41,7 +44,7 @@ def execute(args: argparse.Namespace) -> int:
     result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db,
                       launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout,
                       trace=args.trace,
-                      headlines=None if args.no_remeasure else headline_records)
+                      headlines=None if args.no_remeasure else headline_records, llc=args.llc)
     store = Store(db)
     run = store.get_run(result.run_id, traces=False)
     store.close()

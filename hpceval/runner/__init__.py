@@ -16,6 +16,7 @@ from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_by
 from hpceval.launch import find_launcher
 from hpceval.quality import mark_spread, worth_remeasuring
 from hpceval.runner.execute import Outcome, execute
+from hpceval.runner.llcprobe import LLC, probe_llc
 from hpceval.runner.progress import ProgressDisplay
 from hpceval.store import Store
 from hpceval.store.db import now
@@ -150,29 +151,56 @@ def _remeasure(session: _Session, pick, result: "RunResult") -> str:
     return "ok"
 
 
+def _plan(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
+          trace: bool) -> List[LaunchSpec]:
+    specs = plan_targets(targets, sets, ctx)
+    for spec in specs:
+        spec.trace = spec.trace or trace
+    return specs
+
+
+LLC_CHOICES = ("probe", "reported")
+
+
+def _llc(choice: str, specs: List[LaunchSpec], launcher, ctx: PlanContext) -> Optional[LLC]:
+    """Check the reported last-level cache with the probe when a planned benchmark sizes its
+    arrays by it (choice 'probe'); None when nothing depends on it or 'reported' was asked."""
+    if choice == "reported" or not any(BENCHMARKS[s.benchmark].sized_by_llc for s in specs):
+        return None
+    levels = len({c.get("level") for c in machine_fingerprint()["caches"]
+                  if not str(c.get("type") or "").lower().startswith("instr")})
+    return probe_llc(launcher, ctx.llc_bytes, levels, ctx.mem_available_bytes)
+
+
 def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Optional[int] = None,
              db: str, launcher_choice: str = "auto", tags: Sequence[str] = (),
              timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None,
-             trace: bool = False, headlines: Optional[Callable] = None) -> RunResult:
+             trace: bool = False, headlines: Optional[Callable] = None,
+             llc: str = "probe") -> RunResult:
     """Plan, launch and store; with `headlines` (records -> the headline records), re-measure
-    the headline points that came out disturbed or unconverged."""
+    the headline points that came out disturbed or unconverged. `llc`: 'probe' checks the
+    reported last-level cache before planning memory benchmarks, 'reported' trusts it."""
     if nranks is not None and nranks < 1:
         raise UsageError(f"--np {nranks}: need at least 1 rank")
+    if llc not in LLC_CHOICES:
+        raise UsageError(f"--llc {llc}: expected one of {', '.join(LLC_CHOICES)}")
     ctx = plan_context(nranks)
-    specs = plan_targets(targets, sets, ctx)          # bad settings fail here, before any run
-    if trace:
-        for spec in specs:
-            spec.trace = True
+    specs = _plan(targets, sets, ctx, trace)          # bad settings fail here, before any run
     for binary in {s.binary for s in specs}:
         paths.binary(binary)
     if any(s.trace for s in specs):
         paths.trace_library()                         # missing: one line now, not mid-run
     launcher = find_launcher(launcher_choice, ctx.cores)
+    cache = _llc(llc, specs, launcher, ctx)
+    if cache is not None and cache.used != ctx.llc_bytes:
+        ctx.llc_bytes = cache.used
+        specs = _plan(targets, sets, ctx, trace)
     fingerprint = machine_fingerprint(launcher.describe())
     store = Store(db)
     suite = "+".join(targets)
     settings = {"sets": list(sets), "np": nranks, "launcher": launcher_choice,
-                "timeout_s": timeout_s, "trace": trace}
+                "timeout_s": timeout_s, "trace": trace,
+                "llc": cache.settings() if cache else {"used": ctx.llc_bytes, "source": "reported"}}
     run_id = store.create_run(suite, tags, fingerprint, shlex.join(sys.argv), settings)
     result = RunResult(run_id, "ok")
     display = progress or ProgressDisplay(len(specs))

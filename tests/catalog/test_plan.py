@@ -8,9 +8,10 @@ CTX = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30)
 
 def test_quick_suite_plans_every_skeleton_benchmark():
     specs = plan_targets(["quick"], [], CTX)
-    assert [s.benchmark for s in specs] == ["pingpong", "mem-latency", "stream", "stream",
-                                            "barotropic", "barotropic"]
-    pp, mem, s1, s2, baro, traced = specs
+    assert [s.benchmark for s in specs] == ["pingpong", "mem-latency", "mem-latency", "stream",
+                                            "stream", "barotropic", "barotropic"]
+    pp, mem, window, s1, s2, baro, traced = specs
+    assert "window" in window.args
     # the proxy at 2 ranks; only its second, smaller launch is traced (for the report's charts)
     assert baro.nranks == traced.nranks == 2 and not baro.trace and traced.trace
     assert pp.nranks == 2 and pp.bind == "core"
@@ -27,7 +28,7 @@ def test_quick_suite_plans_every_skeleton_benchmark():
 
 def test_set_applies_to_every_benchmark_with_the_parameter_or_one():
     specs = plan_targets(["pingpong", "mem-latency"], ["budget=0.1", "pingpong.sizes=8,1K"], CTX)
-    pp, mem = specs
+    pp, mem, window = specs
     assert pp.args[pp.args.index("--sizes") + 1] == "8,1024"
     assert pp.expected_results == 4
     assert mem.args[mem.args.index("--budget") + 1] == "0.1"

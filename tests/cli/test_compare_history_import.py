@@ -6,8 +6,8 @@ import pytest
 from helpers import CLI, FAST, one_line_error
 
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
-RUN_A = FAST + ["--set", "pingpong.sizes=8,1K,64K", "--set", "mem-latency.sizes=4K,64K,1M", "--tag", "base"]
-RUN_B = FAST + ["--set", "pingpong.sizes=8,1K,64K,1M", "--set", "mem-latency.sizes=4K,64K,1M,2M",
+RUN_A = FAST + ["--set", "pingpong.refine=0", "--set", "pingpong.sizes=8,1K,64K", "--set", "mem-latency.sizes=4K,64K,1M", "--tag", "base"]
+RUN_B = FAST + ["--set", "pingpong.refine=0", "--set", "pingpong.sizes=8,1K,64K,1M", "--set", "mem-latency.sizes=4K,64K,1M,2M",
                 "--set", "mem-latency.stride=128", "--tag", EVIL]
 
 

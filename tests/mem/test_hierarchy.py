@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from hpceval.analysis.hierarchy import contention, detect_levels, hierarchy, latency_matrix
+from hpceval.analysis.hierarchy import contention, hierarchy, latency_matrix
+from hpceval.levels import detect_levels
 
 CAPS = [32 << 10, 512 << 10, 32 << 20]        # L1d, L2, L3
 LAT = [1.2, 4.0, 15.0, 110.0]                 # ns, the last is memory
