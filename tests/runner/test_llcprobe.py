@@ -54,3 +54,11 @@ def test_a_run_records_the_cache_it_planned_by(tmp_path, bindir):
     p = cli("run", "pingpong", "--set", "sizes=8", "--no-remeasure", "--set", "budget=0.02")
     assert p.returncode == 0, p.stderr
     assert cli.export("2")[0]["settings"]["llc"]["source"] == "reported"   # nothing sized by it
+
+
+def test_a_merged_level_does_not_hide_main_memory():
+    # Noise merged L1 and L2: two cache levels seen of three, but the last plateau is DRAM
+    sizes = probe_sizes(480 * MiB, 16 << 30)
+    lat = curve(sizes, [2 * MiB, 16 * MiB], [4.0, 38.0, 165.0])
+    llc = judge(480 * MiB, 3, sizes, lat)
+    assert llc.source == "detected" and 16 * MiB <= llc.used <= 32 * MiB
