@@ -78,3 +78,21 @@ def test_unknown_launcher_program(fake_path):
     fake_program(fake_path, "mpirun", "SomeVendor MPI 1.0")
     with pytest.raises(UsageError, match="not an MPI launcher hpceval knows"):
         find_launcher("auto", 2)
+
+
+def test_prefers_the_mpi_the_binaries_were_built_with(fake_path, monkeypatch):
+    fake_program(fake_path, "mpirun", "mpirun (Open MPI) 4.1.4")
+    fake_program(fake_path, "mpiexec.mpich", "HYDRA build details:\n    Version: 4.0.2")
+    bindir = fake_path / "bin"
+    bindir.mkdir()
+    monkeypatch.setenv("HPCEVAL_BINDIR", str(bindir))
+    assert find_launcher("auto", 2).flavour == "openmpi"          # no buildinfo: as before
+    (bindir / "buildinfo.json").write_text('{"cc": "mpicc.mpich", "mpi": "mpich"}')
+    l = find_launcher("auto", 2)
+    assert (l.flavour, l.program) == ("mpich", str(fake_path / "mpiexec.mpich"))
+    assert find_launcher("mpirun", 2).flavour == "mpich"
+    (bindir / "buildinfo.json").write_text('{"mpi": "openmpi"}')
+    assert find_launcher("auto", 2).flavour == "openmpi"
+    (fake_path / "mpiexec.mpich").unlink()
+    (bindir / "buildinfo.json").write_text('{"mpi": "mpich"}')
+    assert find_launcher("auto", 2).flavour == "openmpi"          # the only MPI there is
