@@ -4,7 +4,7 @@
 # report's browser test. Only missing pieces are installed, so a machine that already has MPICH
 # (or a site MPI on PATH, or MPICC=...) keeps it. With HPCEVAL_MPICH=1 (make test, make
 # build-mpich) also Debian's MPICH beside Open MPI; with HPCEVAL_VCLUSTER=1 (make test) the tools
-# of the virtual cluster (scripts/vcluster: ip, nsenter, unshare).
+# of the virtual cluster and its tests (scripts/vcluster: ip, umount; tests/cluster: setpriv).
 set -eu
 MPICC="${MPICC:-mpicc}"
 pkgs=""
@@ -33,7 +33,8 @@ if [ "${HPCEVAL_MPICH:-0}" = 1 ] && { ! command -v mpicc.mpich >/dev/null 2>&1 \
 fi
 if [ "${HPCEVAL_VCLUSTER:-0}" = 1 ]; then
     command -v ip >/dev/null 2>&1 || pkgs="$pkgs iproute2"
-    command -v nsenter >/dev/null 2>&1 || pkgs="$pkgs util-linux"
+    command -v umount >/dev/null 2>&1 || pkgs="$pkgs mount"
+    command -v setpriv >/dev/null 2>&1 || pkgs="$pkgs util-linux"
 fi
 [ -z "$pkgs" ] && exit 0
 

@@ -26,14 +26,14 @@ def _ip(*args: str) -> str:
 
 
 def check_machine() -> None:
-    """Namespaces need root, iproute2 and util-linux; anything missing is one line, exit 2."""
+    """Namespaces need root, the kernel's support and iproute2; anything missing is one line,
+    exit 2."""
     if os.geteuid() != 0:
         raise VclusterError("the virtual cluster needs root (network and mount namespaces)")
     if not os.path.exists("/proc/self/ns/net"):
         raise VclusterError("this kernel has no network namespaces (/proc/self/ns/net)")
-    missing = [tool for tool in ("ip",) if not shutil.which(tool)]
-    if missing:
-        raise VclusterError(f"missing {', '.join(missing)}: install iproute2")
+    if not shutil.which("ip"):
+        raise VclusterError("iproute2's `ip` is missing: install iproute2")
 
 
 def _check_directory(directory: Path) -> None:

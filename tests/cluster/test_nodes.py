@@ -70,7 +70,9 @@ def test_exec_errors_are_one_line(cluster):
     assert one_line_error(unknown.stderr) == \
         "vcluster: error: no node 'node9' in the cluster (node1, node2)"
     assert cluster.run("exec", "-x").returncode == 2
-    assert cluster.run("up", "2").returncode == 2 and "already up" in cluster.run("up", "2").stderr
+    already = cluster.run("up", "2")
+    assert already.returncode == 2 and "already up" in one_line_error(already.stderr)
+    assert [cluster.run("up", n).returncode for n in ("0", "x", "251")] == [2, 2, 2]
     assert cluster.run("exec", "node2", "exit 7").returncode == 7
 
 
