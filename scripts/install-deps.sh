@@ -2,7 +2,9 @@
 # Install what hpceval needs and this machine lacks: a C compiler, MPI (Debian's Open MPI)
 # and hwloc, and Python's venv module; with HPCEVAL_BROWSER=1 (make test) also chromium for the
 # report's browser test. Only missing pieces are installed, so a machine that already has MPICH
-# (or a site MPI on PATH, or MPICC=...) keeps it.
+# (or a site MPI on PATH, or MPICC=...) keeps it. With HPCEVAL_MPICH=1 (make test, make
+# build-mpich) also Debian's MPICH beside Open MPI; with HPCEVAL_VCLUSTER=1 (make test) the tools
+# of the virtual cluster and its tests (scripts/vcluster: ip, umount; tests/cluster: setpriv).
 set -eu
 MPICC="${MPICC:-mpicc}"
 pkgs=""
@@ -24,7 +26,31 @@ if [ "${HPCEVAL_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1 \
         && ! command -v chromium-browser >/dev/null 2>&1; then
     pkgs="$pkgs chromium"
 fi
+# MPICH beside Open MPI: its wrapper and launcher carry the .mpich suffix (docs/vcluster.md).
+if [ "${HPCEVAL_MPICH:-0}" = 1 ] && { ! command -v mpicc.mpich >/dev/null 2>&1 \
+        || ! command -v mpiexec.mpich >/dev/null 2>&1; }; then
+    pkgs="$pkgs mpich libmpich-dev"
+fi
+if [ "${HPCEVAL_VCLUSTER:-0}" = 1 ]; then
+    command -v ip >/dev/null 2>&1 || pkgs="$pkgs iproute2"
+    command -v umount >/dev/null 2>&1 || pkgs="$pkgs mount"
+    command -v setpriv >/dev/null 2>&1 || pkgs="$pkgs util-linux"
+fi
 [ -z "$pkgs" ] && exit 0
+
+# Debian gives Open MPI the higher alternatives priority, but a machine in manual mode (or
+# other priorities) could switch mpicc/mpirun to MPICH: put Open MPI back when it was the
+# default before, so build/bin stays an Open MPI build.
+mpi_alternative() {
+    update-alternatives --query "$1" 2>/dev/null | sed -n 's/^Value: //p'
+}
+keep_openmpi_default() {
+    case "$1" in *openmpi*) ;; *) return 0 ;; esac
+    case "$(mpi_alternative mpi)" in *openmpi*) return 0 ;; esac
+    echo "hpceval: installing MPICH switched mpicc to MPICH; restoring Open MPI as the default"
+    $SUDO update-alternatives --quiet --set mpi "$1"
+    $SUDO update-alternatives --quiet --set mpirun /usr/bin/mpirun.openmpi
+}
 
 echo "hpceval: installing missing packages:$pkgs"
 if [ "$(id -u)" = 0 ]; then SUDO=""
@@ -39,5 +65,8 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# Which MPI the plain names (mpicc, mpirun) are before: installing MPICH must not change them.
+mpi_before=$(mpi_alternative mpi)
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+keep_openmpi_default "$mpi_before"

@@ -4,13 +4,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from typing import Dict, List, Optional, Type
+from typing import Dict, List, Optional, Tuple, Type
 
 
 class Launcher:
     """Builds the exact command line for one launch. Subclasses register by `flavour`."""
 
     flavour = "?"
+    # This MPI's own launcher names, tried when the binaries were built with it (detect.py).
+    programs: Tuple[str, ...] = ()
 
     def __init__(self, program: str, version: str, cores: int):
         self.program = program        # absolute path of mpirun / mpiexec / srun

@@ -9,6 +9,7 @@ from hpceval.launch.base import Launcher, register_launcher
 @register_launcher
 class MPICHLauncher(Launcher):
     flavour = "mpich"
+    programs = ("mpiexec.mpich", "mpiexec.hydra")
 
     @classmethod
     def recognises(cls, version_text: str) -> bool:

@@ -10,6 +10,7 @@ from hpceval.launch.base import Launcher, register_launcher
 @register_launcher
 class OpenMPILauncher(Launcher):
     flavour = "openmpi"
+    programs = ("mpirun.openmpi",)
 
     @classmethod
     def recognises(cls, version_text: str) -> bool:

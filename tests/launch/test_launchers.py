@@ -1,8 +1,11 @@
 import os
+import shutil
 import stat
 from pathlib import Path
 
 import pytest
+
+from helpers import FAST, ROOT
 
 from hpceval.errors import UsageError
 from hpceval.launch import find_launcher
@@ -78,3 +81,39 @@ def test_unknown_launcher_program(fake_path):
     fake_program(fake_path, "mpirun", "SomeVendor MPI 1.0")
     with pytest.raises(UsageError, match="not an MPI launcher hpceval knows"):
         find_launcher("auto", 2)
+
+
+def test_prefers_the_mpi_the_binaries_were_built_with(fake_path, monkeypatch):
+    fake_program(fake_path, "mpirun", "mpirun (Open MPI) 4.1.4")
+    fake_program(fake_path, "mpiexec.mpich", "HYDRA build details:\n    Version: 4.0.2")
+    bindir = fake_path / "bin"
+    bindir.mkdir()
+    monkeypatch.setenv("HPCEVAL_BINDIR", str(bindir))
+    assert find_launcher("auto", 2).flavour == "openmpi"          # no buildinfo: as before
+    (bindir / "buildinfo.json").write_text('{"cc": "mpicc.mpich", "mpi": "mpich"}')
+    l = find_launcher("auto", 2)
+    assert (l.flavour, l.program) == ("mpich", str(fake_path / "mpiexec.mpich"))
+    assert find_launcher("mpirun", 2).flavour == "mpich"
+    (bindir / "buildinfo.json").write_text('{"mpi": "openmpi"}')
+    assert find_launcher("auto", 2).flavour == "openmpi"
+    (fake_path / "mpiexec.mpich").unlink()
+    (bindir / "buildinfo.json").write_text('{"mpi": "mpich"}')
+    assert find_launcher("auto", 2).flavour == "openmpi"          # the only MPI there is
+
+
+def test_mpich_build_runs_with_mpiexec_mpich(cli):
+    # Real: the binaries of 'make build-mpich', chosen by HPCEVAL_BINDIR, launched by the CLI.
+    bindir = ROOT / "build-mpich" / "bin"
+    if not shutil.which("mpiexec.mpich"):
+        pytest.skip("MPICH is not installed: 'make test' installs it (HPCEVAL_MPICH=1)")
+    if not (bindir / "hpceval-pingpong").is_file():
+        pytest.fail(f"{bindir}/hpceval-pingpong is not built: run 'make build-mpich' (make test does)")
+    p = cli("run", "pingpong", "--np", "2", *FAST, "--set", "sizes=8", timeout=120,
+            env={"HPCEVAL_BINDIR": str(bindir)})
+    assert p.returncode == 0, p.stderr
+    (run,) = cli.export("latest")
+    assert run["fingerprint"]["mpi"]["launcher"] == "mpiexec.mpich"
+    assert run["fingerprint"]["compiler"]["mpi"] == "mpich"
+    (launch,) = run["launches"]
+    assert launch["command"].startswith(shutil.which("mpiexec.mpich"))
+    assert launch["meta"]["mpi_library"].startswith("MPICH")

@@ -1,0 +1,49 @@
+"""`down` leaves nothing: no namespace, link, address, process, mount or state of the cluster."""
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+from cluster_helpers import VCLUSTER
+from hpceval import vcluster
+from hpceval.vcluster.net import listed_namespaces, ns_pids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_down_leaves_nothing(fresh_dir):
+    cluster = vcluster.up(2, fresh_dir)
+    env = {**os.environ, "HPCEVAL_VCLUSTER_DIR": str(fresh_dir)}
+    # A plain process, one with a child, and one that ignores SIGTERM (ended by SIGKILL).
+    procs = [subprocess.Popen([str(VCLUSTER), "exec", node, cmd], env=env)
+             for node, cmd in (("node1", "sleep 300"), ("node2", "sleep 301 & sleep 302"),
+                               ("node2", "trap '' TERM; sleep 303; sleep 304"))]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and sum(map(len, map(ns_pids, [
+            n.ns for n in cluster.nodes]))) < 5:
+        time.sleep(0.05)
+    pids = [p for n in cluster.nodes for p in ns_pids(n.ns)]
+    assert len(pids) >= 5, pids
+    removed = vcluster.down(fresh_dir)
+    assert removed["namespaces"] == 3 and removed["processes"] >= len(pids)
+    assert all(p.wait(timeout=10) < 0 for p in procs)          # ended by a signal
+    assert not any(map(_alive, pids))
+    assert listed_namespaces(cluster.prefix) == []
+    assert not any(os.path.exists(f"/run/netns/{ns}") for ns in cluster.namespaces())
+    with open("/proc/self/mountinfo") as f:
+        mounts = f.read()
+    assert cluster.prefix not in mounts and str(fresh_dir) not in mounts
+    assert not fresh_dir.exists()
+    assert "10.77." not in subprocess.run(["ip", "-o", "addr"], capture_output=True,
+                                          text=True).stdout
+
+
+def test_down_without_a_cluster_is_harmless(fresh_dir):
+    assert vcluster.down(fresh_dir) == {"namespaces": 0, "processes": 0, "state": 0}
