@@ -20,22 +20,26 @@ test: setup build build-mpich
 deps:
 	@MPICC="$(MPICC)" sh scripts/install-deps.sh
 
+# pip's notes (running as root, a newer pip) are not for this install: quiet, errors still shown.
+PIP := $(VENV)/bin/python -m pip -q --disable-pip-version-check --no-input
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q --upgrade pip
-	$(VENV)/bin/python -m pip install -q -e '.[test]'
-	touch $@
+	@echo "hpceval: creating $(VENV) (hpceval and its Python dependencies)"
+	@$(PYTHON) -m venv $(VENV)
+	@PIP_ROOT_USER_ACTION=ignore $(PIP) install --upgrade pip
+	@PIP_ROOT_USER_ACTION=ignore $(PIP) install -e '.[test]'
+	@touch $@
 
 setup: deps
 	@$(MAKE) --no-print-directory $(STAMP)
 
 build: deps
-	@$(MAKE) --no-print-directory -C csrc MPICC="$(MPICC)"
+	@echo "hpceval: building the C benchmarks with $(MPICC) (build/bin)"
+	@$(MAKE) -s --no-print-directory -C csrc MPICC="$(MPICC)"
 
 # The same binaries built with MPICH (launch them with mpiexec.mpich; HPCEVAL_BINDIR selects).
 build-mpich:
 	@HPCEVAL_MPICH=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
-	@$(MAKE) --no-print-directory -C csrc MPICC="$(MPICC_MPICH)" BUILD=../build-mpich
+	@$(MAKE) -s --no-print-directory -C csrc MPICC="$(MPICC_MPICH)" BUILD=../build-mpich
 
 clean:
 	$(MAKE) -C csrc clean

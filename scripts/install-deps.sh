@@ -64,9 +64,20 @@ if ! command -v apt-get >/dev/null 2>&1; then
     exit 2
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
+# apt's chatter (debconf notes, dpkg progress) goes to a log that is shown only on failure.
+log=$(mktemp)
+quietly() {
+    if ! "$@" >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "hpceval: error: '$*' failed (output above)" >&2
+        rm -f "$log"
+        exit 1
+    fi
+}
+quietly $SUDO apt-get update -qq
 # Which MPI the plain names (mpicc, mpirun) are before: installing MPICH must not change them.
 mpi_before=$(mpi_alternative mpi)
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+quietly $SUDO apt-get install -y -qq --no-install-recommends $pkgs
+rm -f "$log"
 keep_openmpi_default "$mpi_before"

@@ -45,25 +45,31 @@ static int side_points(const comm_sized *d, int nd, int i, comm_sized lo[2], com
     return 1;
 }
 
-/* Rank 0: the smallest suspected interval outside the given-up ranges
- * (closed[0..nclosed-1], pairs of sizes), or -1. Smallest first: switches
- * between protocols sit at small and middle sizes, and points there are cheap. */
+/* Rank 0: the suspected interval outside the given-up ranges (closed[0..
+ * nclosed-1], pairs of sizes) whose jump is largest (the smaller of the two
+ * lines' misses), or -1. Largest first: a protocol switch is a big step,
+ * and on a busy machine the noise makes small ones that must not use up
+ * the refinement's budget before it. */
 static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
                    const long long *closed, int nclosed, comm_sized lo[2], comm_sized hi[2])
 {
+    int pick = -1;
+    double best = cfg->tol;
     for (int i = 0; i + 1 < nd; i++) {
-        if (d[i + 1].n - d[i].n <= cfg->resolution || !side_points(d, nd, i, lo, hi))
+        comm_sized l[2], h[2];
+        if (d[i + 1].n - d[i].n <= cfg->resolution || !side_points(d, nd, i, l, h))
             continue;
-        if (miss(through(&lo[0], &lo[1]), &hi[0]) <= cfg->tol ||
-            miss(through(&hi[0], &hi[1]), &lo[1]) <= cfg->tol)
-            continue;
+        double jump = fmin(miss(through(&l[0], &l[1]), &h[0]), miss(through(&h[0], &h[1]), &l[1]));
         int inside = 0;
         for (int c = 0; c < nclosed && !inside; c++)
             inside = d[i].n >= closed[2 * c] && d[i + 1].n <= closed[2 * c + 1];
-        if (!inside)
-            return i;
+        if (jump > best && !inside) {
+            best = jump;
+            pick = i;
+            lo[0] = l[0], lo[1] = l[1], hi[0] = h[0], hi[1] = h[1];
+        }
     }
-    return -1;
+    return pick;
 }
 
 /* Rank 0: do the bracket's ends still differ by more than their noise (the

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""hpceval beside the standalone tools, in alternating rounds (A, B, A, B, ...) so that a
+shared machine's drift hits both alike. Python only starts the programs and reads their output;
+every timed loop is the tools' own C.
+
+    python3 benchmarks/peers_ab.py --peers DIR [--rounds 5] [--only NAME ...]
+
+DIR holds the peers, built outside the repository (never committed):
+    DIR/osu-inst/libexec/osu-micro-benchmarks/mpi/{pt2pt,collective}/   OSU 7.4
+    DIR/stream/stream_c        STREAM 5.10, gcc -O3 -march=native -fopenmp, -DSTREAM_ARRAY_SIZE=N
+    DIR/multichase/multichase  google/multichase
+    DIR/lmbench/bin/*/lat_mem_rd
+Prints, per comparison, the median over rounds of each side's figure and hpceval / peer."""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable, Dict, List, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(os.environ.get("HPCEVAL_BINDIR", ROOT / "build" / "bin"))
+MPIRUN = ["mpirun", "--allow-run-as-root", "--bind-to", "core", "-np", "2"]
+
+
+def run(cmd: List[str], env: Dict[str, str] | None = None) -> str:
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                       env={**os.environ, **(env or {})})
+    if p.returncode != 0:
+        sys.exit(f"peers_ab: {' '.join(cmd)} failed: {p.stderr.strip()[-300:]}")
+    return p.stdout + p.stderr
+
+
+def hpceval(binary: str, args: List[str], metric: str, stat: str = "median", mpi: bool = True,
+            env: Dict[str, str] | None = None, **params) -> Callable[[], float]:
+    def measure() -> float:
+        cmd = (MPIRUN if mpi else ["taskset", "-c", "0"]) + [str(BIN / f"hpceval-{binary}")] + args
+        recs = [json.loads(l) for l in run(cmd, env).splitlines() if l.startswith("{")]
+        for r in recs:
+            if r.get("type") == "result" and r["metric"] == metric and all(
+                    r["params"].get(k) == v for k, v in params.items()):
+                return r["stats"][stat]
+        sys.exit(f"peers_ab: no {metric} {params} from hpceval-{binary}")
+    return measure
+
+
+def table_value(cmd: List[str], size: int, col: int = 1, env=None) -> Callable[[], float]:
+    """OSU-style output: the column of the row whose first number is `size`."""
+    def measure() -> float:
+        for line in run(cmd, env).splitlines():
+            f = line.split()
+            if len(f) > col and f[0] == str(size):
+                return float(f[col])
+        sys.exit(f"peers_ab: no row {size} from {cmd[-1]}")
+    return measure
+
+
+def comparisons(peers: Path) -> Dict[str, Tuple[str, Callable, Callable, Callable]]:
+    """name -> (unit, hpceval, peer, convert peer figure to hpceval's quantity)."""
+    osu = peers / "osu-inst/libexec/osu-micro-benchmarks/mpi"
+    lat = glob.glob(str(peers / "lmbench/bin/*/lat_mem_rd"))
+    n = 10_000_000
+    stream_env = lambda t: {"OMP_NUM_THREADS": str(t), "OMP_PROC_BIND": "close",
+                            "OMP_PLACES": "cores"}
+    ident = lambda v: v
+    out = {
+        "pingpong 8 B latency [us]": (
+            "us", hpceval("pingpong", ["--sizes", "8", "--refine", "0", "--budget", "0.5"],
+                          "latency", bytes=8),
+            table_value(MPIRUN + [str(osu / "pt2pt/osu_latency"), "-m", "8:8"], 8), ident),
+        "pingpong 1 MiB bandwidth [MB/s]": (
+            "MB/s", hpceval("pingpong", ["--sizes", "1M", "--refine", "0", "--budget", "0.5"],
+                            "bandwidth", bytes=1 << 20),
+            table_value(MPIRUN + [str(osu / "pt2pt/osu_latency"), "-m", "1048576:1048576"],
+                        1 << 20), lambda us: (1 << 20) / us),
+        "pingpong 4 MiB bandwidth [MB/s]": (
+            "MB/s", hpceval("pingpong", ["--sizes", "4M", "--refine", "0", "--budget", "0.5"],
+                            "bandwidth", bytes=4 << 20),
+            table_value(MPIRUN + [str(osu / "pt2pt/osu_latency"), "-m", "4194304:4194304"],
+                        4 << 20), lambda us: (4 << 20) / us),
+        "streaming 1 MiB bandwidth [MB/s]": (
+            "MB/s", hpceval("p2p", ["--modes", "stream", "--protocols", "isend", "--sizes", "1M",
+                                    "--budget", "0.5"], "bandwidth", bytes=1 << 20),
+            table_value(MPIRUN + [str(osu / "pt2pt/osu_bw"), "-m", "1048576:1048576"], 1 << 20),
+            ident),
+    }
+    for op in ("bcast", "allgather", "allreduce"):
+        out[f"{op} 1 MiB, 2 ranks, mean over ranks [us]"] = (
+            "us", hpceval("collectives", ["--ops", op, "--sizes", "1M", "--budget", "0.5"],
+                          "latency_mean", op=op, bytes=1 << 20),
+            table_value(MPIRUN + [str(osu / f"collective/osu_{op}"), "-m", "1048576:1048576"],
+                        1 << 20), ident)
+    for t in (1, 2):
+        out[f"STREAM triad best, {t} thread(s) [GB/s]"] = (
+            "GB/s", hpceval("stream", ["--n", str(n), "--threads", str(t), "--max-reps", "20"],
+                            "bandwidth", stat="max", mpi=False, env=stream_env(t), kernel="triad"),
+            lambda t=t: _stream_triad(peers, n, stream_env(t)), ident)
+    out["latency 256 MiB fully random [ns]"] = (
+        "ns", hpceval("mem-latency", ["--sizes", "256M", "--order", "random", "--budget", "1"],
+                      "latency", mpi=False, bytes=256 << 20),
+        lambda: _lat_mem_rd(lat[0]) if lat else sys.exit("peers_ab: no lat_mem_rd"), ident)
+    out["latency 256 MiB, 256 KiB windows [ns]"] = (
+        "ns", hpceval("mem-latency", ["--sizes", "256M", "--order", "window", "--budget", "1"],
+                      "latency", mpi=False, bytes=256 << 20),
+        lambda: _multichase(peers), ident)
+    return out
+
+
+def _stream_triad(peers: Path, n: int, env) -> float:
+    text = run(["taskset", "-c", "0-1", str(peers / "stream/stream_c")], env)
+    m = re.search(r"^Triad:\s+([\d.]+)", text, re.M)
+    return float(m.group(1)) / 1000.0      # MB/s -> GB/s
+
+
+def _lat_mem_rd(binary: str) -> float:
+    # lat_mem_rd -t: random order over the whole set, TLB misses included; MB, stride 64
+    lines = [l.split() for l in run(["taskset", "-c", "0", binary, "-t", "256", "64"]).splitlines()]
+    return float([f for f in lines if len(f) == 2 and f[0][0].isdigit()][-1][1])
+
+
+def _multichase(peers: Path) -> float:
+    # default TLB locality: 64 base pages (256 KiB); -a: the average, as our median
+    out = run(["taskset", "-c", "0", str(peers / "multichase/multichase"), "-s", "64", "-m",
+               "256m", "-n", "5", "-a"])
+    return float(out.split()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--peers", required=True, type=Path)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", nargs="*", default=None, help="substrings of comparison names")
+    a = ap.parse_args()
+    for name, (unit, ours, peer, conv) in comparisons(a.peers).items():
+        if a.only and not any(s in name for s in a.only):
+            continue
+        mine, theirs = [], []
+        for _ in range(a.rounds):
+            mine.append(ours())
+            theirs.append(conv(peer()))
+        m, t = statistics.median(mine), statistics.median(theirs)
+        print(f"{name:48s} hpceval {m:10.4g}  peer {t:10.4g}  hpceval/peer {m / t:5.3f}  "
+              f"(rounds: {', '.join(f'{x:.4g}' for x in mine)} | "
+              f"{', '.join(f'{x:.4g}' for x in theirs)})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
