@@ -72,6 +72,15 @@ def collect_trace(trace_dir: str, out: Outcome) -> Optional[Dict[str, Any]]:
         return None
 
 
+def _check_ranks(specs: Sequence[LaunchSpec], launcher) -> None:
+    """Refuse at once a launch the launcher cannot sensibly start, rather than after its time
+    limit."""
+    most = max((s.nranks for s in specs), default=0)
+    if most > launcher.max_ranks():
+        raise UsageError(f"{most} ranks: refused, {launcher.max_ranks_reason()}; "
+                         f"at most {launcher.max_ranks()}")
+
+
 def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Optional[int] = None,
              db: str, launcher_choice: str = "auto", tags: Sequence[str] = (),
              timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None,
@@ -88,6 +97,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     if any(s.trace for s in specs):
         paths.trace_library()                         # missing: one line now, not mid-run
     launcher = find_launcher(launcher_choice, ctx.cores)
+    _check_ranks(specs, launcher)
     fingerprint = machine_fingerprint(launcher.describe())
     store = Store(db)
     suite = "+".join(targets)
