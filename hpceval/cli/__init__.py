@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 from typing import List, Optional
 
@@ -43,6 +44,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except HpcevalError as exc:
         sys.stderr.write(f"hpceval: error: {exc}\n")
         return exc.exit_code
+    except sqlite3.DatabaseError as exc:    # a damaged database is bad input, not a bug
+        sys.stderr.write(f"hpceval: error: database: {exc}\n")
+        return 2
     except KeyboardInterrupt:
         sys.stderr.write("hpceval: interrupted\n")
         return 130

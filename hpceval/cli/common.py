@@ -22,8 +22,9 @@ def db_path(args: argparse.Namespace) -> str:
     return str(args.db or paths.default_db())
 
 
-def open_store(args: argparse.Namespace) -> Store:
-    return Store(db_path(args))
+def open_store(args: argparse.Namespace, create: bool = False) -> Store:
+    """The database; only commands that store something create it."""
+    return Store(db_path(args), create=create)
 
 
 def resolve_runs(store: Store, refs: List[str], default_all: bool) -> List[int]:

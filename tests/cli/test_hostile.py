@@ -85,3 +85,68 @@ def hostile(seeded, tmp_path):
 ])
 def test_run_refuses_before_launching(hostile, args, message):
     hostile("run", "pingpong", *args, message=message)
+
+
+# -- damaged databases: exit 2 and what is wrong, never an internal error --------------------
+def damage(db: Path, sql: str) -> None:
+    conn = sqlite3.connect(db)
+    conn.executescript(sql)
+    conn.close()
+
+
+@pytest.mark.parametrize("sql,command,message", [
+    ("DELETE FROM schema_version", "runs", "schema version is none"),
+    ("UPDATE schema_version SET version = ''", "show", "schema version is ''"),
+    ("UPDATE schema_version SET version = 'two'", "export", "schema version is 'two'"),
+    ("UPDATE schema_version SET version = 2.5", "report", "not one whole number"),
+    ("INSERT INTO schema_version VALUES (3)", "runs", "not one whole number"),
+    ("DROP TABLE records", "show", "table records missing"),
+    ("DROP TABLE launches", "report", "table launches missing"),
+    ("DROP TABLE traces", "export", "table traces missing"),
+    ("UPDATE records SET params = '{bad'", "show", "record params is not valid JSON"),
+    ("UPDATE records SET extra = '[1,'", "export", "record extra is not valid JSON"),
+    ("UPDATE runs SET tags = '['", "runs", "tags is not valid JSON"),
+    ("UPDATE runs SET settings = 'x'", "report", "settings is not valid JSON"),
+    ("UPDATE fingerprints SET data = 'nope'", "show", "fingerprint is not valid JSON"),
+    ("UPDATE launches SET warnings = '{'", "history", "launch warnings is not valid JSON"),
+    ("UPDATE launches SET meta = '{'; INSERT INTO runs (uuid, started, suite, status, tags,"
+     " fingerprint_id, settings) SELECT 'x-' || uuid, started, suite, status, tags, fingerprint_id,"
+     " settings FROM runs", "compare", "launch meta is not valid JSON"),
+    ("UPDATE schema_version SET version = 99", "runs", "schema version 99"),
+])
+def test_damaged_database(hostile, sql, command, message):
+    damage(hostile.db, sql)
+    args = {"runs": ["runs"], "show": ["show", "1"], "export": ["export"], "history": ["history"],
+            "compare": ["compare", "1", "2"], "report": ["report", "-o", str(hostile.tmp / "r.html")]}
+    hostile(*args[command], message=message)
+    assert not (hostile.tmp / "r.html").exists()
+
+
+@pytest.mark.parametrize("ref,message", [
+    ("99999999999999999999999", "no run '99999999999999999999999'"),
+    ("-1", "no run '-1'"),
+    ("%", "no run '%'"),
+    ("", "no run ''"),
+    ("\u0663", "no run"),                # an Arabic-Indic digit three: isdigit() but no id
+])
+def test_show_unknown_runs(hostile, ref, message):
+    hostile("show", ref, message=message)
+
+
+def test_ambiguous_prefix_says_so(hostile):
+    conn = sqlite3.connect(hostile.db)
+    uuid = conn.execute("SELECT uuid FROM runs").fetchone()[0]
+    conn.execute("INSERT INTO runs (uuid, started, suite, status, tags, fingerprint_id, settings)"
+                 " SELECT ?, started, suite, status, tags, fingerprint_id, settings FROM runs",
+                 (uuid[:4] + "0" * (len(uuid) - 4) if uuid[4] != "0" else uuid[:4] + "1" * 4,))
+    conn.commit()
+    conn.close()
+    hostile("show", uuid[:4], message=f"run '{uuid[:4]}' is ambiguous: the uuids of 2 runs")
+
+
+@pytest.mark.parametrize("args", [["show", "1"], ["export"], ["history"], ["compare", "1", "2"],
+                                  ["report", "-o", "r.html"]])
+def test_read_only_commands_create_no_database(hostile, args):
+    missing = hostile.tmp / "typo" / "nothing.sqlite"
+    hostile(*args, "--db", str(missing), message="no database there")
+    assert not missing.exists() and not missing.parent.exists()
