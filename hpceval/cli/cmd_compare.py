@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
 from rich.markup import escape
@@ -10,7 +10,9 @@ from rich.table import Table
 
 from hpceval.cli.cardview import pct
 from hpceval.cli.common import add_db, console, fmt_value, open_store
+from hpceval.cli.outputs import check_output_dir, output_errors
 from hpceval.errors import UsageError
+from hpceval.store import dump_json
 
 NAME = "compare"
 HELP = "compare runs (of this or imported machines): every shared metric, (value - best) / best"
@@ -37,6 +39,8 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError("compare needs at least two runs")
     if args.pdf and not args.figures:
         raise UsageError("--pdf needs --figures DIR")
+    if args.figures:
+        check_output_dir(args.figures, "--figures")
     store = open_store(args)
     ids = list(dict.fromkeys(store.resolve(r) for r in args.runs))
     if len(ids) < 2:
@@ -45,7 +49,7 @@ def execute(args: argparse.Namespace) -> int:
     from hpceval.analysis.compare import compare   # numpy: only when run
     result = compare(runs)
     if args.json:
-        print(json.dumps(result, indent=1))
+        dump_json(result, sys.stdout)
     else:
         con = console()
         rows = result["rows"] if args.all else result["headline"]
@@ -73,6 +77,7 @@ def execute(args: argparse.Namespace) -> int:
             print("the runs share no metric")
     if args.figures:
         from hpceval.report import save_comparison_figures   # matplotlib only when asked
-        written = save_comparison_figures(runs, Path(args.figures), pdf=args.pdf)
+        with output_errors("--figures"):
+            written = save_comparison_figures(runs, Path(args.figures), pdf=args.pdf)
         print(f"wrote {len(written)} figure files to {args.figures}")
     return 0

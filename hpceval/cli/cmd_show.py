@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 
 from rich.markup import escape
 from rich.table import Table
@@ -11,6 +11,7 @@ from hpceval.analysis.card import machine_card
 from hpceval.cli.cardview import card_table
 from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store
 from hpceval.cli.cmd_machine import fingerprint_table
+from hpceval.store import dump_json
 
 NAME = "show"
 HELP = "show one run: machine card, fingerprint, headline figures and every result"
@@ -26,7 +27,7 @@ def execute(args: argparse.Namespace) -> int:
     store = open_store(args)
     run = store.get_run(store.resolve(args.run), traces=args.json)
     if args.json:
-        print(json.dumps(run, indent=2))
+        dump_json(run, sys.stdout, indent=2)
         return 0
     con = console()
     tags = ", ".join(run["tags"]) or "-"

@@ -4,6 +4,7 @@ launch's records land together or not at all."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import sqlite3
@@ -13,7 +14,7 @@ import zlib
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import IO, Any, Dict, Iterator, List, Optional, Sequence
 
 from hpceval import __version__
 from hpceval.errors import UsageError
@@ -52,6 +53,25 @@ def insert_trace(c: sqlite3.Connection, run_id: int, launch_id: Optional[int], b
     data = zlib.compress(json.dumps(trace, separators=(",", ":")).encode(), 6)
     c.execute("INSERT INTO traces (run_id, launch_id, benchmark, label, format, data)"
               " VALUES (?,?,?,?,?,?)", (run_id, launch_id, benchmark, label, TRACE_FORMAT, data))
+
+
+def finite_or_null(obj: Any) -> Any:
+    """obj with every non-finite float replaced by None: JSON has no NaN or Infinity, so an
+    export writes null for them (docs/export.md). Only a damaged or hand-edited database, or a
+    record's extra, can hold one; the import refuses a null statistic."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: finite_or_null(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [finite_or_null(v) for v in obj]
+    return obj
+
+
+def dump_json(obj: Any, stream: IO[str], indent: Optional[int] = 1) -> None:
+    """Strict JSON (never NaN/Infinity) of runs in the export format, newline-terminated."""
+    json.dump(finite_or_null(obj), stream, indent=indent, allow_nan=False)
+    stream.write("\n")
 
 
 def now() -> str:

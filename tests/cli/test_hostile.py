@@ -144,9 +144,163 @@ def test_ambiguous_prefix_says_so(hostile):
     hostile("show", uuid[:4], message=f"run '{uuid[:4]}' is ambiguous: the uuids of 2 runs")
 
 
-@pytest.mark.parametrize("args", [["show", "1"], ["export"], ["history"], ["compare", "1", "2"],
-                                  ["report", "-o", "r.html"]])
+@pytest.mark.parametrize("args", [["show", "1"], ["export", "1"], ["history"], ["compare", "1", "2"],
+                                  ["report", "-o", "r.html"], ["show", "latest", "--json"]])
 def test_read_only_commands_create_no_database(hostile, args):
     missing = hostile.tmp / "typo" / "nothing.sqlite"
     hostile(*args, "--db", str(missing), message="no database there")
     assert not missing.exists() and not missing.parent.exists()
+
+
+@pytest.mark.parametrize("args,out", [(["runs"], "no runs in"), (["export"], "[]")])
+def test_listing_a_missing_database_creates_nothing(hostile, args, out):
+    missing = hostile.tmp / "typo" / "nothing.sqlite"
+    p = hostile.cli(*args, "--db", str(missing))
+    assert p.returncode == 0 and out in p.stdout and not p.stderr
+    assert not missing.parent.exists()
+
+
+# -- outputs: refused before any work, and an old output is never overwritten by a failure ----
+@pytest.mark.parametrize("target,message", [
+    ("DIR", "is a directory"),
+    ("/proc/version", "cannot write in /proc"),
+    ("/dev/full", "not a regular file"),
+    ("/dev/null", "not a regular file"),
+    ("/proc/1/report.html", "cannot write in /proc/1"),
+    ("/etc/hostname/r.html", "is not a directory"),
+    ("/nonexistent/dir/r.html", "does not exist"),
+])
+def test_report_output_refused(hostile, target, message):
+    target = str(hostile.tmp) if target == "DIR" else target
+    hostile("report", "-o", target, message=message)
+
+
+def test_figures_onto_a_file_leaves_the_old_report(hostile):
+    old = hostile.tmp / "old.html"
+    old.write_text("the old report")
+    (hostile.tmp / "afile").write_text("x")
+    hostile("report", "-o", str(old), "--figures", str(hostile.tmp / "afile"),
+            message="--figures")
+    assert old.read_text() == "the old report" and (hostile.tmp / "afile").read_text() == "x"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["report", "-o", "r.html", "--figures", "/proc/figs"], "cannot write in /proc"),
+    (["history", "--figures", "FILE"], "not a directory"),
+    (["history", "--figures", "/dev/null"], "not a directory"),
+    (["report", "-o", "r.html", "--pdf"], "--pdf needs --figures"),
+])
+def test_figure_dirs_refused(hostile, args, message):
+    (hostile.tmp / "FILE").write_text("x")
+    args = [str(hostile.tmp / "FILE") if a == "FILE" else a for a in args]
+    hostile(*args, message=message)
+    assert not Path("r.html").exists()
+
+
+@pytest.mark.parametrize("args", [["export"], ["export", "--format", "csv"], ["show", "1"],
+                                  ["show", "1", "--json"], ["runs"], ["history", "--json"]])
+def test_stdout_full(hostile, args):
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([*hostile.cli.argv(), *args], stdout=full, stderr=subprocess.PIPE,
+                           text=True, env=hostile.cli.env(), timeout=120)
+    assert p.returncode == 2
+    assert "cannot write to standard output: No space left on device" in single_line(p.stderr)
+
+
+# -- import: the meaning is checked too, and a bad file imports nothing ------------------------
+def _mangled(hostile, change) -> str:
+    runs = json.loads(hostile.export.read_text())
+    for run in runs:
+        run["uuid"] = "f" + run["uuid"][1:]        # new to the database: only the check refuses it
+    change(runs[0])
+    path = hostile.tmp / "mangled.json"
+    path.write_text(json.dumps(runs).replace('"MEDIAN_1E400"', "1e400"))
+    return str(path)
+
+
+def _stat(key, value):
+    def change(run):
+        run["records"][0]["stats"][key] = value
+    return change
+
+
+def _set(where, key, value):
+    def change(run):
+        target = run if where == "run" else run[where][0]
+        target[key] = value
+    return change
+
+
+@pytest.mark.parametrize("change,message", [
+    (_stat("median", "MEDIAN_1E400"), "number 1e400 is out of range"),
+    (_set("run", "started", "not-a-date"), "started 'not-a-date' is not an ISO 8601 date"),
+    (_set("run", "finished", "yesterday"), "finished 'yesterday' is not an ISO 8601 date"),
+    (_set("launches", "started", "13/13/2026"), "launch started"),
+    (_stat("min", 1e9), "stats out of order"),
+    (_stat("max", -1.0), "stats out of order"),
+    (_stat("ci_low", 1e6), "ci_low 1e+06 is above ci_high"),
+    (_set("records", "benchmark", "no-such-bench"), "unknown benchmark 'no-such-bench'"),
+    (_set("launches", "benchmark", "evil"), "unknown benchmark 'evil' in a launch"),
+    (_stat("n", 10 ** 30), "integer 1000000000000000000000000000000... is out of range"),
+    (_stat("stddev", -1), "not an hpceval export"),
+    (_stat("median", None), "not an hpceval export"),
+    (_set("run", "status", "abandoned?"), "not an hpceval export"),
+])
+def test_import_checks_meaning(hostile, change, message):
+    hostile("import", _mangled(hostile, change), message=message)
+
+
+def test_import_negative_latency(hostile):
+    def negative(run):
+        rec = next(r for r in run["records"] if r["unit"] == "us")
+        rec["stats"].update({k: -abs(rec["stats"][k]) for k in ("min", "median", "mean", "max")})
+        rec["stats"].update(min=rec["stats"]["max"], max=rec["stats"]["min"],
+                            ci_low=-1.0, ci_high=-0.5)
+        rec["stats"]["median"] = rec["stats"]["mean"] = (rec["stats"]["min"] + rec["stats"]["max"]) / 2
+    hostile("import", _mangled(hostile, negative), message="a negative us value")
+
+
+@pytest.mark.parametrize("content,message", [
+    ("[" * 200_000 + "]" * 200_000, "nested too deeply"),
+    ("[" * 200_000, "nested too deeply"),
+    ('{"a":' * 100_000 + "1" + "}" * 100_000, "nested too deeply"),
+    ("[NaN]", "not valid JSON"),
+    ("[1e400]", "number 1e400 is out of range"),
+    ("null", "not an hpceval export"),
+    ("", "empty file"),
+    ('{"export_version": 1}', "not an hpceval export"),
+])
+def test_import_hostile_files(hostile, content, message):
+    path = hostile.tmp / "hostile.json"
+    path.write_text(content)
+    hostile("import", str(path), message=message)
+
+
+@pytest.mark.parametrize("path,message", [
+    ("/proc/version", "not valid JSON"),
+    ("/nonexistent.json", "No such file or directory"),
+    ("/tmp", "Is a directory"),
+    ("/bin/sh", "not UTF-8"),
+])
+def test_import_odd_paths(hostile, path, message):
+    hostile("import", path, message=message)
+
+
+# -- history ------------------------------------------------------------------------------------
+def test_history_param_filters_headlines(hostile):
+    p = hostile.cli("history", "--param", "bytes=8", "--json")
+    assert p.returncode == 0, p.stderr
+    series = json.loads(p.stdout)
+    assert series and all(x["params"]["bytes"] == 8 for x in series)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--param", "bytes=12345"], "matches --param bytes=12345"),
+    (["--param", "bytes"], "--param bytes: expected NAME=VALUE"),
+    (["--benchmark", "pingpong", "--metric", "nosuch"], "matches --benchmark pingpong --metric nosuch"),
+    (["--threshold", "nan"], "must be a fraction"),
+    (["--threshold", "0"], "must be a fraction"),
+    (["--tag", "x", "--machine", "y"], "give one"),
+])
+def test_history_refuses(hostile, args, message):
+    hostile("history", *args, message=message)
