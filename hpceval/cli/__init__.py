@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import signal
 import sqlite3
 import sys
 from typing import List, Optional
@@ -50,9 +51,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     except sqlite3.DatabaseError as exc:    # a damaged database is bad input, not a bug
         sys.stderr.write(f"hpceval: error: database: {exc}\n")
         return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("hpceval: interrupted\n")
-        return 130
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        sys.stderr.write(f"hpceval: interrupted by {signal.Signals(signum).name}\n")
+        return 128 + signum
     except BrokenPipeError:       # `hpceval export | head`: the reader has all it wanted
         _drop_stdout()
         return 0

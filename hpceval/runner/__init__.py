@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
 import tempfile
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from hpceval import paths
 from hpceval.catalog import LaunchSpec, PlanContext, plan_targets
-from hpceval.errors import UsageError
+from hpceval.errors import Interrupted, UsageError
 from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
 from hpceval.launch import find_launcher
 from hpceval.runner.execute import Outcome, execute
@@ -81,6 +83,32 @@ def _check_ranks(specs: Sequence[LaunchSpec], launcher) -> None:
                          f"at most {launcher.max_ranks()}")
 
 
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _stop(signum: int, _frame) -> None:
+    # Once: the cleanup that follows (killing the launch's process group, marking the run) is
+    # bounded and should not be cut short by a second signal.
+    for sig in _STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+@contextmanager
+def driver_signals() -> Iterator[None]:
+    """SIGTERM, SIGHUP and SIGINT stop the run the way Ctrl-C does: the launch in progress is
+    killed with its ranks and the run marked interrupted."""
+    if threading.current_thread() is not threading.main_thread():
+        yield                                # only the main thread may set handlers
+        return
+    before = {sig: signal.signal(sig, _stop) for sig in _STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Optional[int] = None,
              db: str, launcher_choice: str = "auto", tags: Sequence[str] = (),
              timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None,
@@ -108,7 +136,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     display = progress or ProgressDisplay(len(specs))
     status = "ok"
     try:
-        with display:
+        with display, driver_signals():
             for i, spec in enumerate(specs, 1):
                 env = dict(spec.env)
                 if launcher.oversubscribed(spec.nranks):
@@ -126,7 +154,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
                 store.add_launch(run_id, _launch_record(spec, out), out.results, trace)
                 display.finish(i, spec.label, out.status, out.elapsed_s, len(out.results), out.message)
                 if out.status == "interrupted":
-                    raise KeyboardInterrupt
+                    raise Interrupted(out.signum)
                 if out.status != "ok":
                     status = "failed"
                     (result.usage_errors if out.usage_error else result.failures).append(
