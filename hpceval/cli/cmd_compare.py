@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hpceval.cli.cardview import pct
-from hpceval.cli.common import add_db, console, fmt_value, open_store
+from hpceval.cli.common import add_db, console, fmt_value, open_store, print_rows
 from hpceval.cli.outputs import check_output_dir, output_errors
 from hpceval.errors import UsageError
 from hpceval.store import dump_json
@@ -54,18 +54,15 @@ def execute(args: argparse.Namespace) -> int:
         con = console()
         rows = result["rows"] if args.all else result["headline"]
         what = "every shared point" if args.all else "headline figures"
-        t = Table(title=f"comparison ({what}; +x% = worse than the best run)", title_justify="left")
-        t.add_column("quantity")
-        t.add_column("unit")
-        t.add_column("better")
-        for run in runs:
-            t.add_column(escape(_run_name(run)), justify="right")
+        names = [_run_name(run) for run in runs]
+        cells = []
         for r in rows:
             label = r["label"] if not args.all else f"{r['label']} " + " ".join(
                 f"{k}={v}" for k, v in r["params"].items())
-            t.add_row(escape(label), escape(r["unit"]), r["better"],
-                      *(f"{fmt_value(v)} ({pct(d)})" for v, d in zip(r["values"], r["deficits"])))
-        con.print(t)
+            cells.append([label, r["unit"], r["better"],
+                          *(f"{fmt_value(v)} ({pct(d)})" for v, d in zip(r["values"], r["deficits"]))])
+        print_rows(con, f"comparison ({what}; +x% = worse than the best run)",
+                   ["quantity", "unit", "better", *names], cells, right=names)
         s = Table(title="summary over every shared point", title_justify="left")
         for col in ("run", "shared points", "best in", "median deficit", "geometric mean ratio to best"):
             s.add_column(col)
