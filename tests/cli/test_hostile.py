@@ -304,3 +304,36 @@ def test_history_param_filters_headlines(hostile):
 ])
 def test_history_refuses(hostile, args, message):
     hostile("history", *args, message=message)
+
+
+# -- the C binaries check their options too (run directly, as an MPI singleton) ----------------
+@pytest.mark.parametrize("binary,args,message", [
+    ("pingpong", ["--sizes", "-5"], "is not a non-negative integer"),
+    ("pingpong", ["--sizes", "abc"], "is not a non-negative integer"),
+    ("pingpong", ["--sizes", "8,,9"], "is not a non-negative integer"),
+    ("pingpong", ["--sizes", "99999999999999999999999"], "--sizes"),
+    ("pingpong", ["--budget", "nan"], "is not a number"),
+    ("pingpong", ["--budget", "inf"], "is not a number"),
+    ("pingpong", ["--budget", "-1"], "out of range"),
+    ("pingpong", ["--min-reps", "50", "--max-reps", "5"], "larger than --max-reps"),
+    ("pingpong", ["--max-reps", "99999999999999999999"], "out of range"),
+    ("pingpong", ["--frobnicate"], "unknown option '--frobnicate'"),
+    ("pingpong", ["--sizes"], "missing value"),
+    ("pingpong", ["--inject", "explode"], "--inject"),
+    ("mem-latency", ["--sizes", "12Q"], "is not a non-negative integer"),
+    ("mem-latency", ["--min-reps", "0"], "out of range"),
+    ("stream", ["--budget", "1e999"], "is not a number"),
+    ("stream", ["--bogus"], "unknown option '--bogus'"),
+    ("collectives", ["--sizes", "-1"], "is not a non-negative integer"),
+    ("halo", ["--warmup", "-1"], "out of range"),
+    ("column", ["--ci-target", "0"], "out of range"),
+    ("column", ["--budget", "ten"], "is not a number"),
+])
+def test_binaries_refuse_bad_options(hostile, binary, args, message):
+    before = db_digest(hostile.db)
+    p = subprocess.run([str(BIN / f"hpceval-{binary}"), *args], capture_output=True, text=True,
+                       timeout=60, stdin=subprocess.DEVNULL)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    line = single_line(p.stderr)
+    assert line.startswith(f"hpceval-{binary}: error:") and message in line, line
+    assert db_digest(hostile.db) == before
