@@ -70,8 +70,18 @@ def finite_or_null(obj: Any) -> Any:
 
 def dump_json(obj: Any, stream: IO[str], indent: Optional[int] = 1) -> None:
     """Strict JSON (never NaN/Infinity) of runs in the export format, newline-terminated."""
-    json.dump(finite_or_null(obj), stream, indent=indent, allow_nan=False)
-    stream.write("\n")
+    # json.dump writes every token separately (10^7 writes for 10^5 records), json.dumps holds
+    # the whole text: write in pieces of about a megabyte instead.
+    encoder = json.JSONEncoder(indent=indent, allow_nan=False)
+    buf: List[str] = []
+    size = 0
+    for chunk in encoder.iterencode(finite_or_null(obj)):
+        buf.append(chunk)
+        size += len(chunk)
+        if size > 1 << 20:
+            stream.write("".join(buf))
+            buf, size = [], 0
+    stream.write("".join(buf) + "\n")
 
 
 def now() -> str:
