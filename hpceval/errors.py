@@ -17,3 +17,12 @@ class BenchmarkFailed(HpcevalError):
     """A benchmark failed or was killed; results stored before it stay stored."""
 
     exit_code = 1
+
+
+class Interrupted(KeyboardInterrupt):
+    """The driver was told to stop (SIGINT, SIGTERM, SIGHUP): the launch in progress is killed
+    with its ranks and the run marked interrupted; the exit status is 128 + the signal."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum

@@ -73,8 +73,11 @@ def _key(rec: Record) -> str:
 def best_points(records: Iterable[Record]) -> List[Record]:
     """One record per point (benchmark, metric, params): the best measured, in the order the
     points were first measured. A re-measured point replaces its disturbed first try."""
+    recs = list(records)
+    if not any(field(r, "remeasured") for r in recs):
+        return recs                    # nothing measured twice (the common case, and cheap)
     best: Dict[str, Record] = {}
-    for rec in records:
+    for rec in recs:
         k = _key(rec)
         if k not in best or rank(rec) < rank(best[k]):
             best[k] = rec              # a dict keeps the key's first position

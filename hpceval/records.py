@@ -50,9 +50,12 @@ def parse_record(line: str) -> Dict[str, Any]:
     if err is not None:
         where = "/".join(str(p) for p in err.absolute_path) or "record"
         raise RecordError(f"invalid {rec.get('type', '?')} record at {where}: {err.message}")
-    if rec["type"] == "result":
-        s = rec["stats"]
-        tol = 1e-9 * max(abs(s["max"]), abs(s["min"]), 1e-300)   # the mean's rounding
-        if not (s["min"] <= s["median"] <= s["max"] and s["min"] - tol <= s["mean"] <= s["max"] + tol):
-            raise RecordError(f"inconsistent stats for {rec['benchmark']} {rec['metric']}: {s}")
+    if rec["type"] == "result" and not stats_in_order(rec["stats"]):
+        raise RecordError(f"inconsistent stats for {rec['benchmark']} {rec['metric']}: {rec['stats']}")
     return rec
+
+
+def stats_in_order(s: Dict[str, Any]) -> bool:
+    """min <= median <= max and min <= mean <= max (up to the mean's rounding)."""
+    tol = 1e-9 * max(abs(s["max"]), abs(s["min"]), 1e-300)
+    return s["min"] <= s["median"] <= s["max"] and s["min"] - tol <= s["mean"] <= s["max"] + tol

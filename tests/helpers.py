@@ -26,11 +26,16 @@ class CLI:
     def __init__(self, db: Path):
         self.db = db
 
+    def argv(self) -> List[str]:
+        return [sys.executable, "-m", "hpceval"]
+
+    def env(self, extra: dict | None = None) -> dict:
+        return {**os.environ, "HPCEVAL_DB": str(self.db), **(extra or {})}
+
     def __call__(self, *args: str, timeout: float = 300, env: dict | None = None,
                  db: bool = True) -> subprocess.CompletedProcess:
-        full_env = {**os.environ, "HPCEVAL_DB": str(self.db), **(env or {})}
-        return subprocess.run([sys.executable, "-m", "hpceval", *args], capture_output=True,
-                              text=True, timeout=timeout, env=full_env, cwd=ROOT,
+        return subprocess.run([*self.argv(), *args], capture_output=True,
+                              text=True, timeout=timeout, env=self.env(env), cwd=ROOT,
                               stdin=subprocess.DEVNULL)
 
     def export(self, *runs: str) -> List[dict]:

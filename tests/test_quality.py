@@ -42,8 +42,10 @@ def test_the_best_measurement_of_a_point_speaks_for_it():
     other = rec(5.0, 4.9, 5.1, bytes=64)
     assert best_points([first, other, again]) == [again, other]   # first place kept
     assert best_points([again, first]) == [again]
-    wide, narrow = rec(1, 0.5, 1.5, converged=False), rec(1, 0.9, 1.1, converged=False)
+    wide, narrow = rec(1, 0.5, 1.5, converged=False), rec(1, 0.9, 1.1, converged=False, remeasured=2)
     assert best_points([wide, narrow]) == [narrow]
+    # nothing measured twice: every record stays (distinct points of one sweep)
+    assert best_points([wide, other]) == [wide, other]
     assert rel_ci(narrow) < rel_ci(wide)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -88,40 +89,62 @@ def _cost(n: np.ndarray, t: np.ndarray) -> float:
     return (k - out) * math.log(var) + out * math.log(OUTLIER ** 2)
 
 
+MAX_CUTS = 48   # candidate breakpoints at most: the dynamic programme costs cuts^2 fits
+
+
+def _cuts(m: int) -> np.ndarray:
+    """Point indices where a region may start or end: every one for a usual sweep (up to
+    MAX_CUTS points), else MAX_CUTS evenly spaced ones, so that a series of thousands of points
+    costs about as much as one of 48 (each region is still fitted to all of its points)."""
+    if m <= MAX_CUTS:
+        return np.arange(m + 1)
+    return np.unique(np.linspace(0, m, MAX_CUTS + 1).round().astype(int))
+
+
 def fit_piecewise(sizes: Sequence[float], times: Sequence[float], max_regions: int = 4,
                   min_points: int = 3) -> Model:
-    """Fit t(n) = t0 + n / r_inf piecewise; sizes in bytes, times in us (> 0)."""
-    pts = sorted((float(n), float(t)) for n, t in zip(sizes, times) if t > 0 and math.isfinite(t))
+    """Fit t(n) = t0 + n / r_inf piecewise; sizes in bytes, times in us (> 0). A series is
+    fitted once: the figure and the models table of a report ask for the same fit."""
+    key = tuple(sorted((float(n), float(t)) for n, t in zip(sizes, times)
+                       if t > 0 and math.isfinite(t)))
+    return _fit_piecewise(key, max_regions, min_points)
+
+
+@lru_cache(maxsize=128)
+def _fit_piecewise(pts: Tuple[Tuple[float, float], ...], max_regions: int, min_points: int) -> Model:
     if len(pts) < 2:
         raise ValueError("need at least 2 points with positive times")
     n = np.array([p[0] for p in pts])
     t = np.array([p[1] for p in pts])
     m = len(n)
     min_points = max(2, min(min_points, m))
-    # cost[i][j]: one region over points i..j-1, with its own noise level (a library's
-    # protocols differ in noise too: a quiet eager region must not hide behind a noisy
-    # rendezvous one).
-    cost = np.full((m + 1, m + 1), np.inf)
-    for i in range(m):
-        for j in range(i + min_points, m + 1):
-            cost[i, j] = _cost(n[i:j], t[i:j])
+    cuts = _cuts(m)
+    c = len(cuts)
+    # cost[a][b]: one region over points cuts[a]..cuts[b]-1, with its own noise level (a
+    # library's protocols differ in noise too: a quiet eager region must not hide behind a
+    # noisy rendezvous one).
+    cost = np.full((c, c), np.inf)
+    for a in range(c):
+        for b in range(a + 1, c):
+            if cuts[b] - cuts[a] >= min_points:
+                cost[a, b] = _cost(n[cuts[a]:cuts[b]], t[cuts[a]:cuts[b]])
     kmax = max(1, min(max_regions, m // min_points))
-    best = np.full((kmax + 1, m + 1), np.inf)   # best[k][j]: k regions over points 0..j-1
-    back = np.zeros((kmax + 1, m + 1), dtype=int)
+    best = np.full((kmax + 1, c), np.inf)   # best[k][b]: k regions over points 0..cuts[b]-1
+    back = np.zeros((kmax + 1, c), dtype=int)
     best[0, 0] = 0.0
     for k in range(1, kmax + 1):
-        for j in range(1, m + 1):
-            cand = best[k - 1, :j] + cost[:j, j]
-            i = int(np.argmin(cand))
-            best[k, j], back[k, j] = cand[i], i
+        for b in range(1, c):
+            cand = best[k - 1, :b] + cost[:b, b]
+            a = int(np.argmin(cand))
+            best[k, b], back[k, b] = cand[a], a
     # BIC: per region t0, r_inf and its noise, plus one parameter per breakpoint.
-    bic = [best[k, m] + PENALTY * (4 * k - 1) * math.log(m) for k in range(1, kmax + 1)]
+    bic = [best[k, c - 1] + PENALTY * (4 * k - 1) * math.log(m) for k in range(1, kmax + 1)]
     k = 1 + int(np.argmin(bic))
-    bounds, j = [], m
+    bounds, b = [], c - 1
     for kk in range(k, 0, -1):
-        i = back[kk, j]
-        bounds.append((i, j))
-        j = i
+        a = back[kk, b]
+        bounds.append((int(cuts[a]), int(cuts[b])))
+        b = a
     bounds.reverse()
     regions = []
     for i, j in bounds:

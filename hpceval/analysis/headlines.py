@@ -26,11 +26,35 @@ def size_label(n: float) -> str:
     return f"{n:g} B"
 
 
+# The (benchmark, metric) index of the last few record lists asked about: the card, headlines
+# and figures select from one run's records dozens of times, and a run may hold 10^5 records.
+# Keyed by id; the list itself is kept (so its id is not reused) with its length (an append
+# makes the index stale).
+_INDEXES: Dict[int, tuple] = {}
+_INDEXES_KEPT = 8
+
+
+def _by_kind(records: List[Record]) -> Dict[tuple, List[Record]]:
+    hit = _INDEXES.pop(id(records), None)
+    if hit is None or hit[0] is not records or hit[1] != len(records):
+        index: Dict[tuple, List[Record]] = {}
+        for r in records:
+            index.setdefault((r.get("benchmark"), r.get("metric")), []).append(r)
+            index.setdefault((r.get("benchmark"), None), []).append(r)
+        hit = (records, len(records), index)
+        if len(_INDEXES) >= _INDEXES_KEPT:
+            del _INDEXES[next(iter(_INDEXES))]       # the least recently used
+    _INDEXES[id(records)] = hit                      # now the most recently used
+    return hit[2]
+
+
 def select(records: List[Record], benchmark: str, metric: Optional[str] = None,
            **params: Any) -> List[Record]:
-    """The records of one benchmark (and metric, and params); a point measured more than once
-    (a re-measured headline) appears once, as its best measurement (hpceval.quality)."""
-    return best_points(r for r in records if r.get("benchmark") == benchmark
+    """The records of benchmark (and metric) with these params, in their order; a point measured
+    more than once (a re-measured headline) appears once, as its best measurement
+    (hpceval.quality)."""
+    pool = _by_kind(records).get((benchmark, metric), [])
+    return best_points(r for r in pool if r.get("benchmark") == benchmark
                        and (metric is None or r.get("metric") == metric)
                        and isinstance(r.get("stats"), dict)
                        and all((r.get("params") or {}).get(k) == v for k, v in params.items()))

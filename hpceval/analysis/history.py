@@ -86,6 +86,12 @@ def _point(run: Dict[str, Any], rec: Dict[str, Any]) -> Dict[str, Any]:
             "cv": float(s.get("stddev") or 0.0) / abs(mean) if mean else 0.0}
 
 
+def _has(rec: Dict[str, Any], params: Optional[Dict[str, Any]]) -> bool:
+    """Whether the record has every NAME=VALUE of params (compared as text, as typed)."""
+    p = rec.get("params") or {}
+    return not params or all(str(p.get(k)) == str(v) for k, v in params.items())
+
+
 def collect(runs: Sequence[Dict[str, Any]], benchmark: Optional[str] = None,
             metric: Optional[str] = None, params: Optional[Dict[str, Any]] = None) -> List[Series]:
     """Series over `runs` (already in time order). Without a benchmark: the headline figures
@@ -106,21 +112,23 @@ def collect(runs: Sequence[Dict[str, Any]], benchmark: Optional[str] = None,
         recs = [r for r in run.get("records") or [] if isinstance(r.get("stats"), dict)
                 and value(r) is not None]
         if benchmark is None:
+            # the headline figures, narrowed by --metric and --param like any other point
             for h in headlines(recs):
-                if metric is None or h["record"]["metric"] == metric:
+                if (metric is None or h["record"]["metric"] == metric) and _has(h["record"], params):
                     add(h["label"], run, h["record"])
             continue
         for rec in recs:
-            p = rec.get("params") or {}
             if rec["benchmark"] != benchmark or (metric and rec["metric"] != metric):
                 continue
-            if params and any(str(p.get(k)) != str(v) for k, v in params.items()):
-                continue
-            add(f"{rec['benchmark']} {rec['metric']}", run, rec)
+            if _has(rec, params):
+                add(f"{rec['benchmark']} {rec['metric']}", run, rec)
     out = list(found.values())
+    by_key: Dict[str, List[Series]] = {}
+    for x in out:
+        by_key.setdefault(x.key, []).append(x)
     # Where one label covers several configurations, name the params that tell them apart.
     for x in out:
-        same = [y for y in out if y.key == x.key]
+        same = by_key[x.key]
         if len(same) > 1:
             varying = sorted(k for k in set().union(*(y.params for y in same))
                              if len({str(y.params.get(k)) for y in same}) > 1)

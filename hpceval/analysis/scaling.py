@@ -222,7 +222,8 @@ def proxy(benchmark: str) -> Proxy:
 
 def timed(records: Iterable[dict], benchmark: str) -> List[dict]:
     """The time records of untraced runs (a traced run's times include the tracer's cost)."""
-    return [r for r in select(list(records), benchmark, proxy(benchmark).metric)
+    records = records if isinstance(records, list) else list(records)   # the same list: indexed once
+    return [r for r in select(records, benchmark, proxy(benchmark).metric)
             if value(r) is not None and value(r) > 0 and not r["params"].get("traced")]
 
 

@@ -2,6 +2,7 @@
 then handed to the C binary as `--name value` (which checks them again)."""
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
@@ -60,9 +61,12 @@ class Param:
                 raise ValueError(f"'{text}' is not an integer") from None
         if self.kind == "float":
             try:
-                return float(text)
+                value = float(text)
             except ValueError:
                 raise ValueError(f"'{text}' is not a number") from None
+            if not math.isfinite(value):    # nan passes every range check; inf is no setting
+                raise ValueError(f"'{text}' is not a finite number")
+            return value
         if self.kind == "size":
             return parse_size(text)
         if self.kind == "sizes":

@@ -59,6 +59,9 @@ class Benchmark:
     def plan(self, values: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
         merged = {p.name: p.default for p in self.params}
         merged.update(values)
+        if merged.get("min-reps", 0) > merged.get("max-reps", float("inf")):
+            raise UsageError(f"{self.name}: min-reps {merged['min-reps']} is more than "
+                             f"max-reps {merged['max-reps']}")
         return self.planner(self, merged, ctx)
 
 

@@ -4,7 +4,10 @@ stderr and an exit code (0 ok, 1 a benchmark failed, 2 bad usage or input), neve
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import signal
+import sqlite3
 import sys
 from typing import List, Optional
 
@@ -39,18 +42,58 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return int(args.execute(args) or 0)
+        code = int(args.execute(args) or 0)
+        sys.stdout.flush()        # a full disk or closed pipe shows here, not at exit
+        return code
     except HpcevalError as exc:
         sys.stderr.write(f"hpceval: error: {exc}\n")
         return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("hpceval: interrupted\n")
-        return 130
-    except BrokenPipeError:
+    except sqlite3.DatabaseError as exc:    # a damaged database is bad input, not a bug
+        sys.stderr.write(f"hpceval: error: database: {exc}\n")
+        return 2
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        sys.stderr.write(f"hpceval: interrupted by {signal.Signals(signum).name}\n")
+        return 128 + signum
+    except BrokenPipeError:       # `hpceval export | head`: the reader has all it wanted
+        _drop_stdout()
         return 0
+    except OSError as exc:
+        if not _stdout_broken(exc):
+            return _internal_error(exc)
+        sys.stderr.write(f"hpceval: error: cannot write to standard output: "
+                         f"{exc.strerror or exc}\n")
+        return 2
     except Exception as exc:  # a bug: still one line, unless debugging
-        if os.environ.get("HPCEVAL_DEBUG"):
-            raise
-        sys.stderr.write(f"hpceval: internal error: {type(exc).__name__}: {exc} "
-                         "(HPCEVAL_DEBUG=1 shows the traceback)\n")
-        return 1
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    if os.environ.get("HPCEVAL_DEBUG"):
+        raise exc
+    sys.stderr.write(f"hpceval: internal error: {type(exc).__name__}: {exc} "
+                     "(HPCEVAL_DEBUG=1 shows the traceback)\n")
+    return 1
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush at exit does not fail once more with
+    a second message."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+# A write that fails this way with no file named is the output stream's (files the commands
+# write themselves turn their errors into UsageError naming the file).
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EPIPE, errno.EBADF}
+
+
+def _stdout_broken(exc: OSError) -> bool:
+    """Whether exc is stdout failing (a full disk, /dev/full, EIO); if so stdout is dropped."""
+    if exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS:
+        return False
+    _drop_stdout()
+    return True

@@ -2,15 +2,17 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
 from rich.markup import escape
 from rich.table import Table
 
 from hpceval.cli.cardview import pct
-from hpceval.cli.common import add_db, console, fmt_value, open_store
+from hpceval.cli.common import add_db, console, fmt_value, open_store, print_rows
+from hpceval.cli.outputs import check_output_dir, output_errors
 from hpceval.errors import UsageError
+from hpceval.store import dump_json
 
 NAME = "compare"
 HELP = "compare runs (of this or imported machines): every shared metric, (value - best) / best"
@@ -37,6 +39,8 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError("compare needs at least two runs")
     if args.pdf and not args.figures:
         raise UsageError("--pdf needs --figures DIR")
+    if args.figures:
+        check_output_dir(args.figures, "--figures")
     store = open_store(args)
     ids = list(dict.fromkeys(store.resolve(r) for r in args.runs))
     if len(ids) < 2:
@@ -45,23 +49,20 @@ def execute(args: argparse.Namespace) -> int:
     from hpceval.analysis.compare import compare   # numpy: only when run
     result = compare(runs)
     if args.json:
-        print(json.dumps(result, indent=1))
+        dump_json(result, sys.stdout)
     else:
         con = console()
         rows = result["rows"] if args.all else result["headline"]
         what = "every shared point" if args.all else "headline figures"
-        t = Table(title=f"comparison ({what}; +x% = worse than the best run)", title_justify="left")
-        t.add_column("quantity")
-        t.add_column("unit")
-        t.add_column("better")
-        for run in runs:
-            t.add_column(escape(_run_name(run)), justify="right")
+        names = [_run_name(run) for run in runs]
+        cells = []
         for r in rows:
             label = r["label"] if not args.all else f"{r['label']} " + " ".join(
                 f"{k}={v}" for k, v in r["params"].items())
-            t.add_row(escape(label), escape(r["unit"]), r["better"],
-                      *(f"{fmt_value(v)} ({pct(d)})" for v, d in zip(r["values"], r["deficits"])))
-        con.print(t)
+            cells.append([label, r["unit"], r["better"],
+                          *(f"{fmt_value(v)} ({pct(d)})" for v, d in zip(r["values"], r["deficits"]))])
+        print_rows(con, f"comparison ({what}; +x% = worse than the best run)",
+                   ["quantity", "unit", "better", *names], cells, right=names)
         s = Table(title="summary over every shared point", title_justify="left")
         for col in ("run", "shared points", "best in", "median deficit", "geometric mean ratio to best"):
             s.add_column(col)
@@ -73,6 +74,7 @@ def execute(args: argparse.Namespace) -> int:
             print("the runs share no metric")
     if args.figures:
         from hpceval.report import save_comparison_figures   # matplotlib only when asked
-        written = save_comparison_figures(runs, Path(args.figures), pdf=args.pdf)
+        with output_errors("--figures"):
+            written = save_comparison_figures(runs, Path(args.figures), pdf=args.pdf)
         print(f"wrote {len(written)} figure files to {args.figures}")
     return 0

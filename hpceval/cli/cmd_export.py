@@ -4,10 +4,11 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 
-from hpceval.cli.common import add_db, open_store, resolve_runs
-from hpceval.store import STATS
+from hpceval.cli.common import add_db, db_path, open_store, resolve_runs
+from hpceval.store import STATS, dump_json
 
 NAME = "export"
 HELP = "export runs (all by default) as JSON or CSV on stdout"
@@ -23,11 +24,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    store = open_store(args)
-    runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=True)]
+    if not args.runs and not os.path.exists(db_path(args)):
+        runs = []                      # nothing stored yet: an empty export, and no new file
+    else:
+        store = open_store(args)
+        runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=True)]
     if args.format == "json":
-        json.dump(runs, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        dump_json(runs, sys.stdout)
         return 0
     w = csv.writer(sys.stdout, lineterminator="\n")
     w.writerow(CSV_COLUMNS)

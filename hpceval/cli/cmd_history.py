@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
 from rich.markup import escape
@@ -10,7 +10,9 @@ from rich.table import Table
 
 from hpceval.cli.cardview import pct
 from hpceval.cli.common import add_db, console, fmt_value, open_store
+from hpceval.cli.outputs import check_output_dir, output_errors
 from hpceval.errors import HpcevalError, UsageError
+from hpceval.store import dump_json
 
 NAME = "history"
 HELP = ("one machine's metrics over its runs: value, best and spread per run, steps and "
@@ -52,6 +54,8 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError(f"--threshold {args.threshold:g}: must be a fraction > 0 (0.1 = 10%)")
     if args.pdf and not args.figures:
         raise UsageError("--pdf needs --figures DIR")
+    if args.figures:
+        check_output_dir(args.figures, "--figures")
     if args.tag is not None and args.machine is not None:
         raise UsageError("--tag and --machine choose the runs two ways: give one")
     from hpceval.analysis.history import Settings, history, regressions   # numpy: only when run
@@ -62,10 +66,14 @@ def execute(args: argparse.Namespace) -> int:
     series = history(runs, benchmark=args.benchmark, metric=args.metric, params=_params(args.param),
                      fingerprint=args.machine, tag=args.tag, settings=Settings(threshold=args.threshold))
     if not series:
-        raise UsageError("no run of the chosen machine has that metric (see 'hpceval runs')")
+        wanted = " ".join([f"--benchmark {args.benchmark}"] * bool(args.benchmark)
+                          + [f"--metric {args.metric}"] * bool(args.metric)
+                          + [f"--param {p}" for p in args.param])
+        what = (f"matches {wanted}" if wanted else "has a headline figure")
+        raise UsageError(f"no point in the chosen machine's runs {what} (see 'hpceval show')")
     if args.json:
-        print(json.dumps([{**x.__dict__, "changes": [c.as_dict() for c in x.changes]} for x in series],
-                         indent=1))
+        dump_json([{**x.__dict__, "changes": [c.as_dict() for c in x.changes]} for x in series],
+                         sys.stdout)
     else:
         con = console()
         nruns = len({p["run"] for x in series for p in x.points})
@@ -88,7 +96,8 @@ def execute(args: argparse.Namespace) -> int:
         con.print(t)
     if args.figures:
         from hpceval.report import save_history_figures   # matplotlib only when asked
-        written = save_history_figures(series, Path(args.figures), pdf=args.pdf)
+        with output_errors("--figures"):
+            written = save_history_figures(series, Path(args.figures), pdf=args.pdf)
         print(f"wrote {len(written)} figure files to {args.figures}")
     if args.check:
         bad = regressions(series)

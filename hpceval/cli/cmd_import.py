@@ -18,7 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     # Every file is read and checked before anything is written: one bad file imports nothing.
     runs = [run for f in args.files for run in read_export(f)]
-    store = open_store(args)
+    store = open_store(args, create=True)
     added, skipped = import_runs(store, runs)
     ids = ", ".join(map(str, added)) or "none"
     print(f"imported {len(added)} run{'s' if len(added) != 1 else ''} (ids: {ids})"

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from hpceval.cli.common import add_db, open_store, resolve_runs
+from hpceval.cli.outputs import check_output_dir, check_output_file, output_errors, write_text_whole
 from hpceval.errors import UsageError
 
 NAME = "report"
@@ -23,13 +23,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     from hpceval.report import write_report   # matplotlib is slow to import; only here
 
-    out = Path(args.output)
-    if not out.parent.is_dir():
-        raise UsageError(f"-o {out}: directory {out.parent} does not exist")
     if args.pdf and not args.figures:
         raise UsageError("--pdf needs --figures DIR")
+    out = check_output_file(args.output, "-o")
+    if args.figures:
+        check_output_dir(args.figures, "--figures")
     store = open_store(args)
     runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=False)]
-    write_report(runs, out, figure_dir=args.figures, pdf=args.pdf)
+    with output_errors("report"):
+        write_report(runs, out, figure_dir=args.figures, pdf=args.pdf, write_text=write_text_whole)
     print(f"wrote {out} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
     return 0

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-
+import math
 
 from hpceval.analysis.headlines import headline_records
 from hpceval.cli.common import add_db, console, db_path, headline_table
@@ -38,8 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError(f"--timeout {args.timeout:g}: must be positive")
+    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
+        # nan compares false to everything and would disable the limit; inf is no limit either
+        raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     db = db_path(args)
     result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db,
                       launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout,

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 
-from hpceval.cli.common import add_db, open_store
+from hpceval.cli.common import add_db, db_path, open_store
 
 NAME = "runs"
 HELP = "list stored runs"
@@ -14,10 +15,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    store = open_store(args)
-    runs = store.list_runs()
+    path = db_path(args)
+    if not os.path.exists(path):               # listing creates nothing
+        print(f"no runs in {path}")
+        return 0
+    runs = open_store(args).list_runs()
     if not runs:
-        print(f"no runs in {store.path}")
+        print(f"no runs in {path}")
     for r in runs:
         tags = ",".join(r["tags"]) or "-"
         print(f"{r['id']:>5}  {r['started']}  {r['status']:<11} {r['suite']:<24} "

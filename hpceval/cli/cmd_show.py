@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 
 from rich.markup import escape
-from rich.table import Table
 
 from hpceval.analysis.card import machine_card
 from hpceval.cli.cardview import card_table
-from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store
+from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store, print_rows
 from hpceval.cli.cmd_machine import fingerprint_table
+from hpceval.store import dump_json
 
 NAME = "show"
 HELP = "show one run: machine card, fingerprint, headline figures and every result"
@@ -26,7 +26,7 @@ def execute(args: argparse.Namespace) -> int:
     store = open_store(args)
     run = store.get_run(store.resolve(args.run), traces=args.json)
     if args.json:
-        print(json.dumps(run, indent=2))
+        dump_json(run, sys.stdout, indent=2)
         return 0
     con = console()
     tags = ", ".join(run["tags"]) or "-"
@@ -36,18 +36,16 @@ def execute(args: argparse.Namespace) -> int:
     con.print(fingerprint_table(run["fingerprint"]))
     card = headline_table(run["records"], "headline figures")
     con.print(card)
-    res = Table(title="results", title_justify="left")
-    for col in ("benchmark", "params", "metric", "unit", "stat", "n", "min", "median", "mean", "max",
-                "95% CI", "conv"):
-        res.add_column(col)
+    rows = []
     for r in run["records"]:
         s = r["stats"]
         params = " ".join(f"{k}={v}" for k, v in r["params"].items())
-        res.add_row(r["benchmark"], escape(params), r["metric"], r["unit"], r["statistic"], str(s["n"]),
-                    *(fmt_value(s[k]) for k in ("min", "median", "mean", "max")),
-                    f"{fmt_value(s['ci_low'])}..{fmt_value(s['ci_high'])}",
-                    "yes" if r["converged"] else "NO")
-    con.print(res)
+        rows.append([r["benchmark"], params, r["metric"], r["unit"], r["statistic"], str(s["n"]),
+                     *(fmt_value(s[k]) for k in ("min", "median", "mean", "max")),
+                     f"{fmt_value(s['ci_low'])}..{fmt_value(s['ci_high'])}",
+                     "yes" if r["converged"] else "NO"])
+    print_rows(con, "results", ["benchmark", "params", "metric", "unit", "stat", "n", "min", "median",
+                                "mean", "max", "95% CI", "conv"], rows)
     for l in run["launches"]:
         line = f"{l['label']}: {l['status']} ({l['elapsed_s']} s) $ {l['command']}"
         if l["message"]:

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import List
 
+from hpceval.cli.outputs import check_output_dir, check_output_file
 from hpceval.errors import HpcevalError, UsageError
 from hpceval.launch import CHOICES, find_launcher
 from hpceval.trace import NoTraceError, TraceError, merge_dir, summarize
@@ -56,13 +57,9 @@ def _check_usage(args: argparse.Namespace) -> List[str]:
         raise UsageError(f"--np {args.np}: must be at least 1")
     if args.max_events is not None and args.max_events < 1:
         raise UsageError(f"--max-events {args.max_events}: must be at least 1")
-    if args.figures and Path(args.figures).exists() and not Path(args.figures).is_dir():
-        raise UsageError(f"--figures {args.figures}: not a directory")
-    out = Path(args.output)
-    if out.is_dir():
-        raise UsageError(f"-o {out}: is a directory")
-    if not out.resolve().parent.is_dir():
-        raise UsageError(f"-o {out}: directory {out.resolve().parent} does not exist")
+    if args.figures:
+        check_output_dir(args.figures, "--figures")
+    check_output_file(args.output, "-o")
     if shutil.which(cmd[0]) is None:
         raise UsageError(f"{cmd[0]}: command not found (or not executable)")
     if args.keep_raw:

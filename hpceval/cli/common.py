@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import List
+from typing import List, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -23,8 +23,9 @@ def db_path(args: argparse.Namespace) -> str:
     return str(args.db or paths.default_db())
 
 
-def open_store(args: argparse.Namespace) -> Store:
-    return Store(db_path(args))
+def open_store(args: argparse.Namespace, create: bool = False) -> Store:
+    """The database; only commands that store something create it."""
+    return Store(db_path(args), create=create)
 
 
 def resolve_runs(store: Store, refs: List[str], default_all: bool) -> List[int]:
@@ -66,3 +67,27 @@ def console() -> Console:
     """stdout console; wide when piped, so tables stay one line per row in logs and scripts."""
     probe = Console()
     return Console(highlight=False, width=None if probe.is_terminal else 160)
+
+
+RICH_ROWS = 2000   # beyond this many rows a table is printed as plain text
+
+
+def print_rows(con: Console, title: str, columns: List[str], rows: List[List[str]],
+               right: Sequence[str] = ()) -> None:
+    """A table of strings: rich's box table for a screenful, plain aligned columns for a big
+    one (rich lays out every cell several times: 10^5 rows took minutes)."""
+    if len(rows) <= RICH_ROWS:
+        table = Table(title=escape(title), title_justify="left")
+        for col in columns:
+            table.add_column(escape(col), justify="right" if col in right else "left")
+        for row in rows:
+            table.add_row(*(escape(c) for c in row))
+        con.print(table)
+        return
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if col in right else c.ljust(w)
+                         for c, w, col in zip(cells, widths, columns)).rstrip()
+    out = [title, line(columns), line(["-" * w for w in widths])] + [line(r) for r in rows]
+    con.file.write("\n".join(out) + "\n")

@@ -29,6 +29,19 @@ class Launcher:
     def oversubscribed(self, nranks: int) -> bool:
         return nranks > self.cores
 
+    # mpirun/mpiexec as hpceval calls them get no host list, so every rank starts on this
+    # machine: beyond this many ranks a core the launch only thrashes (or exhausts process
+    # limits) until its time limit kills it.
+    RANKS_PER_CORE = 64
+
+    def max_ranks(self) -> int:
+        """The most ranks one launch may ask for, and why (for the refusal)."""
+        return self.RANKS_PER_CORE * self.cores
+
+    def max_ranks_reason(self) -> str:
+        return (f"more than {self.RANKS_PER_CORE} ranks per core on this host's {self.cores} "
+                f"cores ({os.path.basename(self.program)} starts every rank here)")
+
     def describe(self) -> Dict[str, str]:
         return {"launcher": os.path.basename(self.program), "flavour": self.flavour,
                 "version": self.version}

@@ -46,7 +46,8 @@ __all__ = ["render_report", "write_report", "save_comparison_figures", "save_his
            "save_trace_figures", "FIGURES", "FigureSpec", "register_figure", "TABLES",
            "Table", "TableSpec", "register_table"]
 
-STATUS_CLASS = {"ok": "ok", "failed": "bad", "interrupted": "warn", "running": "info"}
+STATUS_CLASS = {"ok": "ok", "failed": "bad", "interrupted": "warn", "running": "info",
+                "abandoned": "bad"}
 
 
 def _template() -> jinja2.Template:
@@ -212,14 +213,19 @@ def render_report(runs: list[dict], *, title: str | None = None) -> str:
 
 
 def write_report(runs: list[dict], path, *, figure_dir=None, title: str | None = None,
-                 pdf: bool = False) -> list[Path]:
+                 pdf: bool = False, write_text=None) -> list[Path]:
     """Write the report to `path`; with `figure_dir`, also every figure as <stem>.svg and
     <stem>.png, and <stem>.pdf with `pdf` (stems like run3-pingpong_latency,
-    compare-memory_latency, history-headline). Returns the paths written, the HTML first."""
+    compare-memory_latency, history-headline). Returns the paths written, the HTML first.
+    The figures are written first and the HTML last, by write_text(path, html) when given
+    (the command line writes it whole), so a failure leaves an older report as it was."""
     html, made = _build(list(runs), title)
     path = Path(path)
-    path.write_text(html, encoding="utf-8")
     written = [path]
     if figure_dir is not None:
         written += save_all(made, Path(figure_dir), pdf)
+    if write_text is None:
+        path.write_text(html, encoding="utf-8")
+    else:
+        write_text(path, html)
     return written

@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
 import tempfile
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
-from hpceval.errors import UsageError
+from hpceval.errors import Interrupted, UsageError
 from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
 from hpceval.launch import find_launcher
 from hpceval.quality import mark_spread, worth_remeasuring
@@ -144,7 +146,7 @@ def _remeasure(session: _Session, pick, result: "RunResult") -> str:
             out = session.launch(spec, remeasure=attempt)
             result.remeasured += 1
             if out.status == "interrupted":
-                raise KeyboardInterrupt
+                raise Interrupted(out.signum)
             if out.status != "ok":
                 result.failures.append(f"{spec.label}: {out.message}")
                 return "failed"
@@ -172,6 +174,41 @@ def _llc(choice: str, specs: List[LaunchSpec], launcher, ctx: PlanContext) -> Op
     return probe_llc(launcher, ctx.llc_bytes, levels, ctx.mem_available_bytes)
 
 
+def _check_ranks(specs: Sequence[LaunchSpec], launcher) -> None:
+    """Refuse at once a launch the launcher cannot sensibly start, rather than after its time
+    limit."""
+    most = max((s.nranks for s in specs), default=0)
+    if most > launcher.max_ranks():
+        raise UsageError(f"{most} ranks: refused, {launcher.max_ranks_reason()}; "
+                         f"at most {launcher.max_ranks()}")
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _stop(signum: int, _frame) -> None:
+    # Once: the cleanup that follows (killing the launch's process group, marking the run) is
+    # bounded and should not be cut short by a second signal.
+    for sig in _STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+@contextmanager
+def driver_signals() -> Iterator[None]:
+    """SIGTERM, SIGHUP and SIGINT stop the run the way Ctrl-C does: the launch in progress is
+    killed with its ranks and the run marked interrupted."""
+    if threading.current_thread() is not threading.main_thread():
+        yield                                # only the main thread may set handlers
+        return
+    before = {sig: signal.signal(sig, _stop) for sig in _STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Optional[int] = None,
              db: str, launcher_choice: str = "auto", tags: Sequence[str] = (),
              timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None,
@@ -191,6 +228,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     if any(s.trace for s in specs):
         paths.trace_library()                         # missing: one line now, not mid-run
     launcher = find_launcher(launcher_choice, ctx.cores)
+    _check_ranks(specs, launcher)
     cache = _llc(llc, specs, launcher, ctx)
     if cache is not None and cache.used != ctx.llc_bytes:
         ctx.llc_bytes = cache.used
@@ -207,11 +245,11 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     session = _Session(store, run_id, launcher, ctx, display, timeout_s)
     status = "ok"
     try:
-        with display:
+        with display, driver_signals():
             for spec in specs:
                 out = session.launch(spec)
                 if out.status == "interrupted":
-                    raise KeyboardInterrupt
+                    raise Interrupted(out.signum)
                 if out.status != "ok":
                     status = "failed"
                     (result.usage_errors if out.usage_error else result.failures).append(

@@ -2,6 +2,7 @@
 limit (the whole process group is killed), and say what happened."""
 from __future__ import annotations
 
+import ctypes
 import os
 import queue
 import re
@@ -27,6 +28,7 @@ class Outcome:
     elapsed_s: float = 0.0
     message: Optional[str] = None
     usage_error: bool = False          # the binary rejected its options (exit 2)
+    signum: int = 0                    # with status interrupted: the signal the driver got
     meta: Optional[Dict[str, Any]] = None
     results: List[Dict[str, Any]] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
@@ -56,6 +58,26 @@ def _kill(proc: subprocess.Popen) -> None:
             continue
 
 
+_PR_SET_PDEATHSIG = 1        # linux/prctl.h
+
+
+def _die_with_parent(parent: int) -> Callable[[], None]:
+    """A preexec function: the launcher is SIGKILLed when the driver dies, however it dies
+    (SIGKILL included, when no handler of ours can run); Open MPI's ranks end with their
+    mpirun. The launcher's own session keeps terminal signals away from it otherwise."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):       # not Linux: the signal handlers still cover most
+        return lambda: None
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:           # the driver died before prctl took effect
+            os.kill(os.getpid(), signal.SIGKILL)
+    return preexec
+
+
 def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: str,
             on_record: Callable[[Dict[str, Any]], None] = lambda r: None) -> Outcome:
     out = Outcome(command=command, started=started)
@@ -63,7 +85,8 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
     try:
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, env={**os.environ, **env}, text=True,
-                                bufsize=1, start_new_session=True)
+                                bufsize=1, start_new_session=True,
+                                preexec_fn=_die_with_parent(os.getpid()))
     except OSError as exc:
         out.status, out.message = "failed", f"cannot start {command[0]}: {exc.strerror or exc}"
         return out
@@ -114,9 +137,11 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
                 error_msg = rec["message"]
             elif kind == "end":
                 ended = True
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         _kill(proc)
-        out.status, out.message = "interrupted", "interrupted by the user"
+        out.signum = getattr(exc, "signum", signal.SIGINT)
+        out.status = "interrupted"
+        out.message = f"interrupted by {signal.Signals(out.signum).name}"
     finally:
         if proc.poll() is None and out.status != "ok":
             _kill(proc)

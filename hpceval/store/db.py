@@ -4,6 +4,9 @@ launch's records land together or not at all."""
 from __future__ import annotations
 
 import json
+import math
+import os
+import socket
 import sqlite3
 import time
 import uuid as uuidlib
@@ -11,7 +14,7 @@ import zlib
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import IO, Any, Dict, Iterator, List, Optional, Sequence
 
 from hpceval import __version__
 from hpceval.errors import UsageError
@@ -52,6 +55,35 @@ def insert_trace(c: sqlite3.Connection, run_id: int, launch_id: Optional[int], b
               " VALUES (?,?,?,?,?,?)", (run_id, launch_id, benchmark, label, TRACE_FORMAT, data))
 
 
+def finite_or_null(obj: Any) -> Any:
+    """obj with every non-finite float replaced by None: JSON has no NaN or Infinity, so an
+    export writes null for them (docs/export.md). Only a damaged or hand-edited database, or a
+    record's extra, can hold one; the import refuses a null statistic."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: finite_or_null(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [finite_or_null(v) for v in obj]
+    return obj
+
+
+def dump_json(obj: Any, stream: IO[str], indent: Optional[int] = 1) -> None:
+    """Strict JSON (never NaN/Infinity) of runs in the export format, newline-terminated."""
+    # json.dump writes every token separately (10^7 writes for 10^5 records), json.dumps holds
+    # the whole text: write in pieces of about a megabyte instead.
+    encoder = json.JSONEncoder(indent=indent, allow_nan=False)
+    buf: List[str] = []
+    size = 0
+    for chunk in encoder.iterencode(finite_or_null(obj)):
+        buf.append(chunk)
+        size += len(chunk)
+        if size > 1 << 20:
+            stream.write("".join(buf))
+            buf, size = [], 0
+    stream.write("".join(buf) + "\n")
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -74,16 +106,49 @@ def _retry_locked(fn, limit_s: float = 60.0):
             delay = min(delay * 2, 0.5)
 
 
+TABLES = {"schema_version", "fingerprints", "runs", "launches", "records", "traces"}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True                  # someone else's process
+    except (OverflowError, ValueError):
+        return False
+    return True
+
+
+def _loads(cell: Optional[str], what: str, path: Path) -> Any:
+    """A JSON cell; a damaged one is bad input (exit 2), not an internal error."""
+    if cell is None:
+        return None
+    try:
+        return json.loads(cell)
+    except (TypeError, ValueError):
+        raise UsageError(f"database {path} is damaged: {what} is not valid JSON") from None
+
+
 class Store:
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, create: bool = True):
+        """Open (with create, make) the database; a read-only command passes create=False so
+        that a mistyped --db is an error rather than a new empty file."""
         self.path = Path(path)
+        if not create and not self.path.exists():
+            raise UsageError(f"no runs stored in {self.path}: no database there")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None)
             self.conn.row_factory = sqlite3.Row
             self.conn.execute("PRAGMA busy_timeout = 60000")
-            self.conn.execute("PRAGMA foreign_keys = ON")
             _retry_locked(self._migrate)
+            # after migrating: rebuilding a table (version 3) needs foreign keys off
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            self._check_tables()
+            self._mark_abandoned()
         except sqlite3.DatabaseError as exc:
             raise UsageError(f"database {self.path}: {exc}") from None
         except OSError as exc:
@@ -108,8 +173,7 @@ class Store:
         if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             self.conn.execute("PRAGMA journal_mode = WAL")
         with self._write() as c:
-            has = c.execute("SELECT name FROM sqlite_master WHERE name = 'schema_version'").fetchone()
-            version = c.execute("SELECT version FROM schema_version").fetchone()[0] if has else 0
+            version = self._version(c)
             if version == 0 and c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 raise UsageError(f"database {self.path} exists but is not an hpceval database")
             if version > SCHEMA_VERSION:
@@ -123,6 +187,35 @@ class Store:
             elif version < SCHEMA_VERSION:
                 c.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
 
+    def _version(self, c: sqlite3.Connection) -> int:
+        if not c.execute("SELECT name FROM sqlite_master WHERE name = 'schema_version'").fetchone():
+            return 0
+        rows = c.execute("SELECT version FROM schema_version").fetchall()
+        # bool is an int too, but no version SQLite hands back
+        if len(rows) != 1 or not isinstance(rows[0][0], int):
+            shown = ", ".join(repr(r[0]) for r in rows) or "none"
+            raise UsageError(f"database {self.path} is damaged: its schema version is {shown}, "
+                             "not one whole number")
+        return rows[0][0]
+
+    def _check_tables(self) -> None:
+        names = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        missing = sorted(TABLES - names)
+        if missing:
+            raise UsageError(f"database {self.path} is damaged: table {', '.join(missing)} missing")
+
+    def _mark_abandoned(self) -> None:
+        """Runs left 'running' by a driver on this host that no longer exists were killed
+        without a chance to say so (SIGKILL, a crash, a reboot): mark them 'abandoned'."""
+        rows = self.conn.execute("SELECT id, driver_pid FROM runs WHERE status = 'running'"
+                                 " AND driver_host = ?", (socket.gethostname(),)).fetchall()
+        dead = [r["id"] for r in rows if r["driver_pid"] and not _alive(r["driver_pid"])]
+        if not dead:
+            return
+        with self._write() as c:
+            c.executemany("UPDATE runs SET status = 'abandoned', finished = ? WHERE id = ?"
+                          " AND status = 'running'", [(now(), i) for i in dead])
+
     # -- writing ---------------------------------------------------------------------------
     def _fingerprint_id(self, c: sqlite3.Connection, fp: Dict[str, Any]) -> int:
         c.execute("INSERT OR IGNORE INTO fingerprints (hash, hostname, data, created) VALUES (?,?,?,?)",
@@ -135,9 +228,10 @@ class Store:
             fid = self._fingerprint_id(c, fingerprint)
             cur = c.execute(
                 "INSERT INTO runs (uuid, started, suite, status, tags, fingerprint_id, command,"
-                " settings, hpceval_version) VALUES (?,?,?,?,?,?,?,?,?)",
+                " settings, hpceval_version, driver_pid, driver_host) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (str(uuidlib.uuid4()), now(), suite, "running", json.dumps(list(tags)), fid,
-                 command, json.dumps(settings, sort_keys=True), __version__))
+                 command, json.dumps(settings, sort_keys=True), __version__, os.getpid(),
+                 socket.gethostname()))
             return int(cur.lastrowid)
 
     def add_launch(self, run_id: int, launch: Dict[str, Any], records: List[Dict[str, Any]],
@@ -178,16 +272,22 @@ class Store:
             if rid is None:
                 raise UsageError(f"no runs stored in {self.path}")
             return rid
-        if ref.isdigit():
+        # SQLite integers are 64-bit: a longer number is no id (but may still be a uuid prefix)
+        if ref.isascii() and ref.isdigit() and int(ref) < 2 ** 63:
             if self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (int(ref),)).fetchone():
                 return int(ref)
         # A uuid prefix may be all digits too ("51464341"): an id that does not exist is tried
         # as one.
         if ref:
-            rows = self.conn.execute("SELECT id FROM runs WHERE uuid LIKE ?",
-                                     (ref.replace("%", "").replace("_", "") + "%",)).fetchall()
+            # a plain prefix test: LIKE would read '%' and '_' in the reference as wildcards
+            rows = self.conn.execute("SELECT id FROM runs WHERE substr(uuid, 1, ?) = ? ORDER BY id",
+                                     (len(ref), ref.lower())).fetchall()
             if len(rows) == 1:
                 return rows[0][0]
+            if len(rows) > 1:
+                ids = ", ".join(str(r[0]) for r in rows[:5]) + (", ..." if len(rows) > 5 else "")
+                raise UsageError(f"run '{ref}' is ambiguous: the uuids of {len(rows)} runs start "
+                                 f"with it (ids {ids}); give more of the uuid or the id")
         raise UsageError(f"no run '{ref}' in {self.path} (see 'hpceval runs')")
 
     def list_runs(self) -> List[Dict[str, Any]]:
@@ -195,7 +295,8 @@ class Store:
             "SELECT r.*, f.hostname, f.hash AS fp_hash,"
             " (SELECT count(*) FROM records WHERE run_id = r.id) AS nrecords"
             " FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id ORDER BY r.id").fetchall()
-        return [{**dict(r), "tags": json.loads(r["tags"])} for r in rows]
+        return [{**dict(r), "tags": _loads(r["tags"], f"run {r['id']} tags", self.path)}
+                for r in rows]
 
     def get_run(self, run_id: int, traces: bool = True) -> Dict[str, Any]:
         """One run in the export format (docs/export.md). traces=False leaves the stored traces
@@ -205,24 +306,27 @@ class Store:
             " WHERE r.id = ?", (run_id,)).fetchone()
         if r is None:
             raise UsageError(f"no run {run_id} in {self.path}")
+
+        def j(cell, what):
+            return _loads(cell, f"run {run_id} {what}", self.path)
         launches = [{
             "benchmark": l["benchmark"], "label": l["label"], "command": l["command"],
-            "env": json.loads(l["env"]), "nranks": l["nranks"], "started": l["started"],
+            "env": j(l["env"], "launch env"), "nranks": l["nranks"], "started": l["started"],
             "elapsed_s": l["elapsed_s"], "exit_code": l["exit_code"], "status": l["status"],
-            "message": l["message"], "warnings": json.loads(l["warnings"]),
-            "meta": json.loads(l["meta"]) if l["meta"] else None,
+            "message": l["message"], "warnings": j(l["warnings"], "launch warnings"),
+            "meta": j(l["meta"] or None, "launch meta"),
         } for l in self.conn.execute("SELECT * FROM launches WHERE run_id = ? ORDER BY id", (run_id,))]
         records = [{
-            "benchmark": x["benchmark"], "params": json.loads(x["params"]), "metric": x["metric"],
+            "benchmark": x["benchmark"], "params": j(x["params"], "record params"), "metric": x["metric"],
             "unit": x["unit"], "statistic": x["statistic"], "better": x["better"],
             "converged": bool(x["converged"]), "stats": {k: x[k] for k in STATS},
-            **({"extra": json.loads(x["extra"])} if x["extra"] else {}),
+            **({"extra": j(x["extra"], "record extra")} if x["extra"] else {}),
         } for x in self.conn.execute("SELECT * FROM records WHERE run_id = ? ORDER BY id", (run_id,))]
         return {
             "export_version": EXPORT_VERSION, "id": r["id"], "uuid": r["uuid"], "started": r["started"],
             "finished": r["finished"], "suite": r["suite"], "status": r["status"],
-            "tags": json.loads(r["tags"]), "command": r["command"], "settings": json.loads(r["settings"]),
-            "hpceval_version": r["hpceval_version"], "fingerprint": json.loads(r["fp"]),
+            "tags": j(r["tags"], "tags"), "command": r["command"], "settings": j(r["settings"], "settings"),
+            "hpceval_version": r["hpceval_version"], "fingerprint": j(r["fp"], "fingerprint"),
             "launches": launches, "records": records,
             "traces": self._traces(run_id) if traces else [],
         }
@@ -232,6 +336,10 @@ class Store:
         for t in self.conn.execute("SELECT * FROM traces WHERE run_id = ? ORDER BY id", (run_id,)):
             if t["format"] != TRACE_FORMAT:
                 continue                   # a format this version cannot read: left out
-            out.append({"benchmark": t["benchmark"], "label": t["label"],
-                        "trace": json.loads(zlib.decompress(t["data"]))})
+            try:
+                trace = json.loads(zlib.decompress(t["data"]))
+            except (zlib.error, TypeError, ValueError):
+                raise UsageError(f"database {self.path} is damaged: run {run_id} trace "
+                                 f"{t['id']} is not zlib-compressed JSON") from None
+            out.append({"benchmark": t["benchmark"], "label": t["label"], "trace": trace})
         return out

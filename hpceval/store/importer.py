@@ -8,14 +8,18 @@ are stored once per hash.
 from __future__ import annotations
 
 import json
+import math
+from datetime import datetime
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import jsonschema
 
+from hpceval.catalog import BENCHMARKS
 from hpceval.errors import UsageError
+from hpceval.records import stats_in_order
 from hpceval.store.db import Store, insert_records, insert_trace
 
 
@@ -25,9 +29,29 @@ def _validator() -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
+class _NotFinite(ValueError):
+    pass
+
+
 def _no_constant(name: str) -> float:
     # json accepts NaN/Infinity by default; the export format never holds them (docs/records.md).
     raise ValueError(f"non-finite number {name}")
+
+
+def _finite_float(text: str) -> float:
+    # json reads 1e400 as inf without complaint: out of a double's range is no measurement
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFinite(f"number {text[:40]} is out of range")
+    return value
+
+
+def _int64(text: str) -> int:
+    # SQLite stores 64-bit integers; a longer one would fail half-way through the import
+    value = int(text)
+    if not -2 ** 63 <= value < 2 ** 63:
+        raise _NotFinite(f"integer {text[:40]}... is out of range")
+    return value
 
 
 def _where(err: jsonschema.ValidationError) -> str:
@@ -40,18 +64,74 @@ def parse_export(text: str, name: str = "input") -> List[Dict[str, Any]]:
     if not text.strip():
         raise UsageError(f"{name}: empty file, not an hpceval export")
     try:
-        runs = json.loads(text, parse_constant=_no_constant)
+        runs = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float,
+                          parse_int=_int64)
+    except _NotFinite as exc:
+        raise UsageError(f"{name}: {exc}; an hpceval export holds finite numbers only") from None
+    except RecursionError:
+        raise UsageError(f"{name}: nested too deeply; not an hpceval export") from None
     except ValueError as exc:
         # A cut-off file fails here too ("Expecting ... line N"): say so in one line.
         raise UsageError(f"{name}: not valid JSON ({str(exc).splitlines()[0]}); "
                          "truncated or not an hpceval export") from None
     if isinstance(runs, dict) and "export_version" in runs:
         runs = [runs]                      # `hpceval show --json` writes a single run
-    err = jsonschema.exceptions.best_match(_validator().iter_errors(runs))
+    try:
+        err = jsonschema.exceptions.best_match(_validator().iter_errors(runs))
+    except RecursionError:                 # parseable, but deeper than any export
+        raise UsageError(f"{name}: nested too deeply; not an hpceval export") from None
     if err is not None:
         msg = err.message if len(err.message) < 160 else err.message[:157] + "..."
         raise UsageError(f"{name}: not an hpceval export version 1: at {_where(err)}: {msg}")
+    for i, run in enumerate(runs):
+        problem = run_problem(run)
+        if problem:
+            raise UsageError(f"{name}: run [{i}] {run['uuid'][:36]}: {problem}; nothing imported")
     return runs
+
+
+# Units whose values are durations or rates: a negative one is no measurement.
+_TIME_UNITS = {"ns", "us", "ms", "s"}
+
+
+def _not_negative(unit: str) -> bool:
+    return unit in _TIME_UNITS or unit.endswith("/s") or unit.endswith("/day")
+
+
+def _date_problem(text: Optional[str], what: str) -> Optional[str]:
+    if text is None:
+        return None
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return f"{what} {text[:40]!r} is not an ISO 8601 date"
+    return None
+
+
+def _record_problem(rec: Dict[str, Any]) -> Optional[str]:
+    s = rec["stats"]
+    what = f"{rec['benchmark']} {rec['metric']}"
+    if rec["benchmark"] not in BENCHMARKS:
+        return f"unknown benchmark '{rec['benchmark'][:40]}'"
+    if not stats_in_order(s):
+        return f"{what}: stats out of order (min <= median, mean <= max does not hold)"
+    if s["ci_low"] > s["ci_high"]:
+        return f"{what}: ci_low {s['ci_low']:g} is above ci_high {s['ci_high']:g}"
+    if _not_negative(rec["unit"]) and min(s["min"], s["ci_low"]) < 0:
+        return f"{what}: a negative {rec['unit']} value"
+    return None
+
+
+def run_problem(run: Dict[str, Any]) -> Optional[str]:
+    """What makes a run that has the export's shape meaningless, or None: dates that are not
+    dates, unknown benchmarks, statistics out of order, negative times or rates."""
+    checks = [_date_problem(run["started"], "started"), _date_problem(run.get("finished"), "finished")]
+    for launch in run["launches"]:
+        checks.append(_date_problem(launch.get("started"), "launch started"))
+        if launch["benchmark"] not in BENCHMARKS:
+            checks.append(f"unknown benchmark '{launch['benchmark'][:40]}' in a launch")
+    checks += [_record_problem(r) for r in run["records"]]
+    return next((c for c in checks if c), None)
 
 
 def _run_row(run: Dict[str, Any]) -> Tuple:

@@ -1,6 +1,6 @@
 """Database schema, versioned. A new version adds a migration; never edit an old one."""
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 MIGRATIONS = {
     1: """
@@ -73,5 +73,34 @@ CREATE TABLE traces (
     data      BLOB NOT NULL
 );
 CREATE INDEX traces_run ON traces(run_id);
+""",
+    # 3: a run knows the process (PID and host) that drives it, so a run left 'running' by a
+    # driver that died can be told from one still going and marked 'abandoned'. SQLite cannot
+    # change a CHECK constraint, so the runs table is rebuilt (foreign keys are off while
+    # migrating; launches, records and traces keep referring to 'runs' by name).
+    3: """
+CREATE TABLE runs_new (
+    id              INTEGER PRIMARY KEY,
+    uuid            TEXT NOT NULL UNIQUE,
+    started         TEXT NOT NULL,
+    finished        TEXT,
+    suite           TEXT NOT NULL,
+    status          TEXT NOT NULL
+                    CHECK (status IN ('running', 'ok', 'failed', 'interrupted', 'abandoned')),
+    tags            TEXT NOT NULL DEFAULT '[]',
+    fingerprint_id  INTEGER NOT NULL REFERENCES fingerprints(id),
+    command         TEXT,
+    settings        TEXT NOT NULL DEFAULT '{}',
+    hpceval_version TEXT,
+    driver_pid      INTEGER,
+    driver_host     TEXT
+);
+INSERT INTO runs_new (id, uuid, started, finished, suite, status, tags, fingerprint_id, command,
+                      settings, hpceval_version)
+    SELECT id, uuid, started, finished, suite, status, tags, fingerprint_id, command, settings,
+           hpceval_version FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_new RENAME TO runs;
+CREATE INDEX runs_fingerprint ON runs(fingerprint_id);
 """,
 }

@@ -29,9 +29,11 @@ def test_empty_database(cli):
     assert p.returncode == 0 and "no runs" in p.stdout
     p = cli("export")
     assert p.returncode == 0 and json.loads(p.stdout) == []
+    assert not cli.db.exists()
 
 
 def test_db_default_from_environment(cli, tmp_path):
     other = tmp_path / "sub" / "x.sqlite"
     p = cli("runs", env={"HPCEVAL_DB": str(other)})
-    assert p.returncode == 0 and other.exists()
+    # listing creates nothing (issue 18): the path shows which database was meant
+    assert p.returncode == 0 and f"no runs in {other}" in p.stdout and not other.exists()

@@ -34,8 +34,9 @@ def test_round_trip(tmp_path):
     assert run["records"][0]["stats"]["median"] == 0.5
     assert run["launches"][0]["meta"] == {"hosts": ["n1", "n1"]}
     assert s.resolve("latest") == rid == s.resolve(run["uuid"][:8]) == s.resolve(str(rid))
-    with pytest.raises(UsageError, match="no run '99'"):
-        s.resolve("99")
+    # 12 digits: never a uuid prefix (the 9th character is '-'), so the test is not flaky
+    with pytest.raises(UsageError, match="no run '999999999999'"):
+        s.resolve("999999999999")
 
 
 def test_fingerprint_stored_once(tmp_path):

@@ -19,7 +19,7 @@ def make_db(path, n=2):
                            "meta": {"hosts": ["n1", "n1"]}},
                      [{"benchmark": "pingpong", "params": {"bytes": b, "ranks": "0-1"}, "metric": "latency",
                        "unit": "us", "statistic": "median", "better": "lower", "converged": b != 8,
-                       "stats": {"n": 3, "min": 1.0, "median": 1.5 + i, "mean": 1.6, "max": 2.0,
+                       "stats": {"n": 3, "min": 1.0, "median": 1.5 + i, "mean": 1.6, "max": 2.0 + i,
                                  "stddev": 0.1, "ci_low": 1.2, "ci_high": 1.8}} for b in (8, 64)])
         s.finish_run(rid, "ok")
     return s
