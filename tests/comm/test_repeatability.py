@@ -5,17 +5,28 @@ from helpers_comm import launch
 from hpceval.records import parse_record
 
 
-def median_16k(bindir) -> tuple:
+def measure_16k(bindir) -> dict:
     p = launch(bindir, "pingpong", ["--sizes", "16384", "--refine", "0", "--budget", "0.3"])
     assert p.returncode == 0, p.stderr[-2000:]
     [rec] = [r for r in map(parse_record, p.stdout.splitlines())
              if r["type"] == "result" and r["metric"] == "latency"]
-    return rec["stats"]["median"], rec["round_trips_per_sample"]
+    return rec
+
+
+def measure_clean(bindir, tries: int = 4) -> dict:
+    """As `hpceval run` treats a headline: a measurement the harness calls disturbed (other
+    processes preempted the ranks) is taken again, a few times at most."""
+    for _ in range(tries):
+        rec = measure_16k(bindir)
+        if not rec["disturbed"]:
+            break
+    return rec
 
 
 def test_one_point_measured_five_times_agrees_within_ten_percent(bindir):
-    runs = [median_16k(bindir) for _ in range(5)]
-    medians = [m for m, _ in runs]
+    recs = [measure_clean(bindir) for _ in range(5)]
+    runs = [(r["stats"]["median"], r["round_trips_per_sample"], r["disturbed"]) for r in recs]
+    medians = [m for m, _, _ in runs]
     assert max(medians) <= 1.10 * min(medians), runs
     # ~2 us one way is ~4 us a round trip: a 50 us batch needs k >= 8, never the cold k = 1
-    assert all(k >= 8 for _, k in runs), runs
+    assert all(k >= 8 for _, k, _ in runs), runs
