@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import List
 
 from rich.console import Console
@@ -63,6 +64,8 @@ def headline_table(records: list, title: str) -> Table:
 
 
 def console() -> Console:
-    """stdout console; wide when piped, so tables stay one line per row in logs and scripts."""
+    """stdout console at the terminal's width, or $COLUMNS when set; wide when piped without
+    COLUMNS, so tables stay one line per row in logs and scripts."""
     probe = Console()
-    return Console(highlight=False, width=None if probe.is_terminal else 160)
+    told = os.environ.get("COLUMNS", "").isdigit()
+    return Console(highlight=False, width=None if probe.is_terminal or told else 160)
