@@ -9,6 +9,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from hpceval.analysis.commmodel import fit_piecewise, message_times, run_models, switches
 
@@ -175,7 +176,12 @@ def p2p_patterns(runs: list[dict]) -> Optional[Figure]:
                      fontsize=9, loc="left")
         ax.set_ylim(bottom=0)
         ax.grid(axis="x", visible=False)
-    axes[1].legend(*_all_handles(axes), loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
+    # Plain swatches: a series' first bar may be hatched, and must not stand for the series.
+    handles = [Patch(facecolor=h.patches[0].get_facecolor(), label=l)
+               for h, l in zip(*_all_handles(axes))]
+    handles.append(Patch(facecolor="white", edgecolor="#c0392b", hatch="///",
+                         label="unconverged or disturbed"))
+    axes[1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
     _title(fig, _text(f"Placement patterns (median, 95% CI; hatched: unconverged or disturbed; "
                       f"n/m: not measured) — {fig_label(run)}"))
     return fig

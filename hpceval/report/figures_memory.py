@@ -108,6 +108,8 @@ def memory_contention(runs: list[dict]) -> Optional[Figure]:
     if not data:
         return None
     fig = _figure()
+    # Constrained layout does not see a twin axis: leave room for its label between the panels.
+    fig.get_layout_engine().set(wspace=0.14)
     left, right = fig.subplots(1, 2)
     twin = left.twinx()
     for i, (run, c) in enumerate(data):

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from hpceval.analysis.significance import NOT_COMPARABLE, SAME
 
-from .figures import SIZE, _figure, _text, legend, save, style
+from .figures import SIZE, _figure, _plain_log_y, _text, legend, save, style
 
 LABEL_WIDTH = 48      # characters of a metric's name in a legend or on an axis
 
@@ -86,6 +86,9 @@ def history_figure(series: Sequence[Any], title: str = "History") -> Optional[Fi
         ax.set_xticks(range(len(runs)))
         ax.set_xticklabels([f"#{r[1]}" for r in runs], rotation=90 if len(runs) > 20 else 0)
         ax.set_xlabel("run (time order)")
+        ys_all = [y for line in ax.get_lines() for y in line.get_ydata() if y > 0]
+        if ys_all and max(ys_all) / min(ys_all) > 100:     # one spike must not flatten the rest
+            _plain_log_y(ax)
         ax.set_ylabel("relative to its median (up = better)")
         # Below the axes, two columns: beside it, long metric names took most of the width.
         ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.16), ncol=2, fontsize=7)
