@@ -11,6 +11,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from hpceval.analysis.oversubscription import oversubscribed
 from hpceval.analysis.commmodel import fit_piecewise, message_times, run_models, switches
 
 from .data import fmt_num, human_bytes, records, fig_label, value
@@ -35,6 +36,13 @@ def _all_handles(axes) -> tuple:
         for h, l in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(l, h)
     return list(seen.values()), list(seen)
+
+
+def _over(run: dict, recs: list, nranks: int) -> str:
+    """' (oversubscribed: 4 ranks on 2 cores)' for a panel of that rank count, else ''."""
+    rec = next((r for r in recs if r["params"].get("nranks") == nranks), None)
+    why = oversubscribed(run, rec) if rec else None
+    return f" (oversubscribed: {why})" if why else ""
 
 
 def _title(fig: Figure, text: str) -> None:
@@ -322,7 +330,7 @@ def collectives_size(runs: list[dict]) -> Optional[Figure]:
         if xs:
             _bytes_axis(ax, xs, "bytes per rank")
         _plain_log_y(ax)
-        ax.set_title(f"{np_} ranks", fontsize=9, loc="left")
+        ax.set_title(f"{np_} ranks" + _over(run, recs, np_), fontsize=9, loc="left")
     axes[0].set_ylabel("latency, slowest rank [µs]")
     axes[-1].legend(*_all_handles(axes), loc="upper left", bbox_to_anchor=(1.0, 1.0))
     _title(fig, _text(f"Collectives vs size (slowest rank, barrier subtracted; dashed: with the "
@@ -382,7 +390,8 @@ def halo_methods(runs: list[dict]) -> Optional[Figure]:
         ax.set_xscale("log", base=2)
         _plain_log_y(ax)
         ax.set_xlabel("ghost width [cells]")
-        ax.set_title(f"{np_} ranks, {nb} neighbours", fontsize=9, loc="left")
+        ax.set_title(f"{np_} ranks, {nb} neighbours" + _over(run, recs, np_), fontsize=9,
+                     loc="left")
         legend(ax, fontsize=7)
     axes[0].set_ylabel("time per exchange, slowest rank [µs]")
     _title(fig, _text(f"Halo exchange: packed vs datatypes vs puts — {fig_label(run)}"))
