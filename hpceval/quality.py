@@ -15,6 +15,11 @@ SPREAD_FACTOR = 5.0
 SPREAD_FLOOR = 0.05
 NEIGHBOURS = 2          # on each side, in the order the benchmark measured its points
 
+# Benchmarks that subtract a separately measured cost (collectives: the barrier's) clamp the
+# difference at 1 ns so that rates stay finite (csrc/comm/collectives.c); a median there is the
+# clamp, not a measurement. {benchmark: floor in seconds}
+SUBTRACTION_FLOOR_S = {"collectives": 1e-9}
+
 
 def field(rec: Record, key: str, default: Any = None) -> Any:
     """A key of the record as the binary wrote it or as the store returns it (under extra)."""
@@ -27,6 +32,22 @@ def disturbed(rec: Record) -> Optional[str]:
     """The reason this point was disturbed, or None."""
     why = field(rec, "disturbed")
     return why if isinstance(why, str) and why else None
+
+
+def at_floor(rec: Record) -> bool:
+    """The point's median sits at its benchmark's subtraction floor (a time of 1 ns, or the
+    bandwidth that time gives)."""
+    floor = SUBTRACTION_FLOOR_S.get(str(rec.get("benchmark")))
+    med = (rec.get("stats") or {}).get("median")
+    if floor is None or not isinstance(med, (int, float)):
+        return False
+    unit = str(rec.get("unit") or "")
+    if unit == "us":
+        return med <= floor * 1e6 * 1.001
+    size = (rec.get("params") or {}).get("bytes")
+    if unit == "MB/s" and isinstance(size, (int, float)) and size > 0:
+        return med >= size / floor / 1e6 / 1.001
+    return False
 
 
 def rel_ci(rec: Record) -> float:
@@ -61,6 +82,8 @@ def verdict(rec: Record) -> str:
     why = disturbed(rec)
     if why:
         return f"disturbed: {why}"
+    if at_floor(rec):
+        return "at the subtraction floor: not a measurement"
     if not rec.get("converged", True):
         return f"unconverged (CI ±{50 * rel_ci(rec):.0f}%)"
     return "ok"

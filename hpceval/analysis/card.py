@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
-from hpceval.analysis.headlines import on_largest_grid, select, stream_points, value
+from hpceval.analysis.oversubscription import oversubscribed
+from hpceval.quality import clean
+from hpceval.analysis.headlines import on_largest_grid, select, size_label, stream_points, value
 
 NOT_MEASURED = "not measured"
 NOT_RECORDED = "not recorded"
@@ -21,6 +23,7 @@ class Cell(NamedTuple):
     value: Any                       # number or text; None: not measured
     point: str = ""                  # where on the curve / which configuration
     record: Optional[Record] = None  # the record it comes from (statistic, n, CI)
+    warning: str = ""                # why the value must be read with care (oversubscribed)
 
 
 class CardRow(NamedTuple):
@@ -56,13 +59,6 @@ def data_caches(fp: Dict[str, Any]) -> List[Dict[str, Any]]:
     return [out[k] for k in sorted(out)]
 
 
-def _human(n: float) -> str:
-    for k, unit in ((3, "GiB"), (2, "MiB"), (1, "KiB")):
-        if n >= 1024 ** k:
-            return f"{n / 1024 ** k:g} {unit}"
-    return f"{n:g} B"
-
-
 def _clock(run: Run) -> Optional[Cell]:
     fp = _fp(run)
     for key in ("clock_mhz", "max_mhz", "cpu_mhz"):
@@ -84,7 +80,7 @@ def _cache_size(level: int) -> Callable[[Run], Optional[Cell]]:
         for c in data_caches(_fp(run)):
             if c.get("level") == level:
                 extra = f"shared by {c['shared_by_cpus']} CPUs" if (c.get("shared_by_cpus") or 0) > 1 else ""
-                return Cell(_human(c["size_bytes"]), extra)
+                return Cell(size_label(c["size_bytes"]), extra)
         return None
     return get
 
@@ -126,7 +122,7 @@ def curve_at_level(benchmark: str, metric: str, level: Optional[int], x: str = "
         rec = max(recs, key=lambda r: (-(r["params"].get("threads") or 1), r["params"][x]))
         nt = rec["params"].get("threads")
         extra = f", {nt} thread{'s' if nt != 1 else ''}" if nt is not None else ""
-        return Cell(value(rec), f"{x} = {_human(rec['params'][x])}{extra}", rec)
+        return Cell(value(rec), f"{x} = {size_label(rec['params'][x])}{extra}", rec)
     return get
 
 
@@ -162,8 +158,27 @@ def pair_placement(run: Run, rec: Record) -> Optional[str]:
     return seen.pop() if len(seen) == 1 else None
 
 
+# The plateau of a bandwidth curve: the sizes within this factor of the largest measured.
+PLATEAU_SPAN = 8
+
+
+def plateau(recs: List[Record]) -> Optional[Cell]:
+    """The median of the bandwidths over the plateau (the top three octaves of sizes), the
+    undisturbed converged points when there are any: robust to one lucky or disturbed size,
+    unlike the single highest point. The record shown is the point at that median."""
+    top = max(r["params"]["bytes"] for r in recs)
+    span = [r for r in recs if r["params"]["bytes"] * PLATEAU_SPAN >= top]
+    good = [r for r in span if clean(r)] or span
+    good.sort(key=value)
+    rec = good[(len(good) - 1) // 2]
+    lo = min(r["params"]["bytes"] for r in good)
+    where = (f"median over the plateau, {size_label(lo)} – {size_label(top)} "
+             f"({len(good)} size{'s' if len(good) != 1 else ''})")
+    return Cell(value(rec), where, rec)
+
+
 def mpi_point(where: str, metric: str, size: Optional[int]) -> Callable[[Run], Optional[Cell]]:
-    """Ping-pong at `size` bytes (nearest size present), or the peak over sizes (size None)."""
+    """Ping-pong at `size` bytes (nearest size present), or over the plateau (size None)."""
     def get(run: Run) -> Optional[Cell]:
         recs = [r for r in select(run.get("records") or [], "pingpong", metric)
                 if isinstance((r.get("params") or {}).get("bytes"), (int, float))
@@ -171,10 +186,9 @@ def mpi_point(where: str, metric: str, size: Optional[int]) -> Callable[[Run], O
         if not recs:
             return None
         if size is None:
-            rec = max(recs, key=value) if recs[0].get("better") == "higher" else min(recs, key=value)
-            return Cell(value(rec), f"peak, at {_human(rec['params']['bytes'])}", rec)
+            return plateau(recs)
         rec = min(recs, key=lambda r: abs(r["params"]["bytes"] - size))
-        return Cell(value(rec), f"{_human(rec['params']['bytes'])} messages", rec)
+        return Cell(value(rec), f"{size_label(rec['params']['bytes'])} messages", rec)
     return get
 
 
@@ -192,13 +206,17 @@ def _matching(pred: Callable[[Record], bool], better: str = "lower") -> Callable
 
 
 def _barrier(run: Run) -> Optional[Cell]:
-    """Barrier time (slowest rank) at the most ranks measured."""
+    """Barrier time (slowest rank) at the most ranks measured without oversubscription; an
+    oversubscribed count only when nothing else was measured, and then it says so."""
     recs = [r for r in select(run.get("records") or [], "collectives", "latency", op="barrier")]
     if not recs:
         return None
-    rec = max(recs, key=lambda r: ((r.get("params") or {}).get("nranks") or 0, -value(r)))
+    fair = [r for r in recs if not oversubscribed(run, r)] or recs
+    rec = max(fair, key=lambda r: ((r.get("params") or {}).get("nranks") or 0, -value(r)))
     n = (rec.get("params") or {}).get("nranks")
-    return Cell(value(rec), f"{n} ranks, slowest rank" if n else "slowest rank", rec)
+    over = oversubscribed(run, rec)
+    point = f"{n} ranks, slowest rank" if n else "slowest rank"
+    return Cell(value(rec), point, rec, f"oversubscribed: {over}" if over else "")
 
 
 def kernel_rate(benchmark: str) -> Callable[[Run], Optional[Cell]]:
@@ -276,5 +294,6 @@ def machine_card(run: Run) -> List[Dict[str, Any]]:
             rows.append({"section": section, "quantity": spec.quantity,
                          "value": cell.value if cell else None, "unit": unit,
                          "point": cell.point if cell else "", "record": rec,
-                         "missing": spec.missing, "measured": cell is not None})
+                         "missing": spec.missing, "measured": cell is not None,
+                         "warning": cell.warning if cell else ""})
     return rows

@@ -12,7 +12,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from hpceval.analysis import significance as sig
 from hpceval.analysis.headlines import headlines, value
+from hpceval.quality import best_points
 
 Key = Tuple[str, str, str]          # (benchmark, metric, params as sorted JSON)
 
@@ -24,7 +26,7 @@ def record_key(rec: Dict[str, Any]) -> Key:
 
 def _by_key(run: Dict[str, Any]) -> Dict[Key, Dict[str, Any]]:
     out: Dict[Key, Dict[str, Any]] = {}
-    for rec in run.get("records") or []:
+    for rec in best_points(run.get("records") or []):     # a re-measured point: its best
         if isinstance(rec.get("stats"), dict) and value(rec) is not None:
             out.setdefault(record_key(rec), rec)
     return out
@@ -48,7 +50,11 @@ def _row(label: str, recs: List[Dict[str, Any]]) -> Dict[str, Any]:
             "params": recs[0].get("params") or {}, "unit": recs[0].get("unit") or "",
             "statistic": recs[0].get("statistic") or "median", "better": better,
             "values": vals, "deficits": d,
-            "best": [i for i, x in enumerate(d) if x == 0.0]}
+            "best": [i for i, x in enumerate(d) if x == 0.0],
+            # Each run against the first (the baseline), from the stored CIs; a deficit alone
+            # says nothing about whether the difference is real.
+            "verdicts": ["baseline"] + [sig.judge(recs[0], r) for r in recs[1:]],
+            "why": [sig.why_not_comparable(r) for r in recs]}
 
 
 def compare(runs: List[Dict[str, Any]]) -> Dict[str, Any]:
@@ -68,9 +74,18 @@ def compare(runs: List[Dict[str, Any]]) -> Dict[str, Any]:
         if all(k in m for m in maps) and len({m[k].get("better") for m in maps}) == 1:
             head.append(_row(h["label"], [m[k] for m in maps]))
     summary = []
+    base_hash = ((runs[0].get("fingerprint") or {}).get("hash") if runs else None)
     for i, run in enumerate(runs):
         ds = [r["deficits"][i] for r in rows if r["deficits"][i] is not None]
-        summary.append({"run": run.get("id"), "uuid": run.get("uuid"),
+        verdicts = [r["verdicts"][i] for r in rows]
+        same_machine = bool(base_hash) and (run.get("fingerprint") or {}).get("hash") == base_hash
+        summary.append({"verdicts": sig.counts(v for v in verdicts if v != "baseline"),
+                        "quality": sig.run_quality(run.get("records") or []),
+                        "same_machine": same_machine,
+                        # On one machine, every difference going one way is the run, not a change.
+                        "uniform": sig.uniform_shift(verdicts, [r["benchmark"] for r in rows])
+                                   if i and same_machine else None,
+                        "run": run.get("id"), "uuid": run.get("uuid"),
                         "hostname": (run.get("fingerprint") or {}).get("hostname"),
                         "tags": list(run.get("tags") or []), "shared": len(ds),
                         "best_in": sum(1 for x in ds if x == 0.0),

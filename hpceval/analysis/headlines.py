@@ -18,12 +18,17 @@ def value(rec: Record) -> float:
     return v if v is not None else stats.get("median")
 
 
-def size_label(n: float) -> str:
-    """8 -> '8 B', 16384 -> '16 KiB', 1000000 -> '976.6 KiB'."""
-    for unit, suffix in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if n >= unit:
-            return f"{n / unit:.4g} {suffix}"
-    return f"{n:g} B"
+def size_label(n: float, approx: bool = False) -> str:
+    """An exact size that cannot be misread: 8 -> '8 B', 65536 -> '64 KiB', 65537 ->
+    '65,537 B', 1000000 -> '1,000,000 B' (a binary unit only when it divides the size). With
+    `approx` (estimates, memory sizes) three digits in the nearest unit: '976.6 KiB'."""
+    for unit, suffix in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if abs(n) >= unit and (approx or float(n) % unit == 0):
+            v = n / unit
+            return f"{v:.0f} {suffix}" if float(v).is_integer() else f"{v:.4g} {suffix}"
+    if float(n).is_integer():
+        return f"{n:,.0f} B"
+    return f"{n:.4g} B"
 
 
 # The (benchmark, metric) index of the last few record lists asked about: the card, headlines

@@ -18,7 +18,9 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from hpceval.analysis import significance as sig
 from hpceval.analysis.headlines import headlines, value
+from hpceval.quality import disturbed
 
 MAD_SIGMA = 1.4826      # MAD of a normal sample times this estimates its standard deviation
 
@@ -83,6 +85,7 @@ def _point(run: Dict[str, Any], rec: Dict[str, Any]) -> Dict[str, Any]:
             "tags": list(run.get("tags") or []), "value": float(value(rec)),
             "best": best, "min": s.get("min"), "max": s.get("max"), "n": s.get("n"),
             "ci_low": s.get("ci_low"), "ci_high": s.get("ci_high"),
+            "converged": rec.get("converged", True), "disturbed": disturbed(rec),
             "cv": float(s.get("stddev") or 0.0) / abs(mean) if mean else 0.0}
 
 
@@ -226,8 +229,35 @@ def analyse(series: Series, s: Settings = Settings()) -> Series:
     steps = [c.index for c in series.changes if c.kind == "step"]
     lo = steps[-2] if len(steps) > 1 else 0
     hi = steps[-1] if steps else len(vals) - 1
-    series.latest = latest_verdict(vals[lo:hi] + vals[-1:], series.better, s)
+    series.latest = _significant(series, series.points[lo:hi],
+                                 latest_verdict(vals[lo:hi] + vals[-1:], series.better, s))
     return series
+
+
+def _as_record(p: Dict[str, Any], better: str) -> Dict[str, Any]:
+    return {"stats": {"ci_low": p["ci_low"], "ci_high": p["ci_high"]}, "better": better,
+            "converged": p.get("converged", True), "disturbed": p.get("disturbed")}
+
+
+def _significant(series: Series, base: List[Dict[str, Any]],
+                 latest: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """The latest verdict checked against the samples: an unconverged or disturbed latest point
+    is not comparable. With fewer than 3 baseline runs there is no scatter to guard with, so the
+    CIs decide: every baseline point must be comparable, and one overlapping the latest's CI
+    makes the change no change."""
+    if latest is None:
+        return None
+    last = _as_record(series.points[-1], series.better)
+    why = sig.why_not_comparable(last)
+    if not why and len(base) < 3:
+        prev = [_as_record(p, series.better) for p in base]
+        why = next((w for w in map(sig.why_not_comparable, prev) if w), None)
+        if not why and latest["verdict"] != "unchanged" and any(
+                sig.judge(p, last) == sig.SAME for p in prev):
+            return {**latest, "verdict": "unchanged", "why": "CIs overlap"}
+    if why:
+        return {**latest, "verdict": sig.NOT_COMPARABLE, "why": why}
+    return latest
 
 
 def history(runs: Sequence[Dict[str, Any]], *, benchmark: Optional[str] = None,

@@ -9,8 +9,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from hpceval.cli.cardview import pct
-from hpceval.cli.common import add_db, console, fmt_value, open_store, print_rows
+from hpceval.cli.common import RICH_ROWS, add_db, console, fmt_value, open_store, print_rows
 from hpceval.cli.outputs import check_output_dir, output_errors
+from hpceval.cli.summaryview import comparison_table, comparison_text
 from hpceval.errors import UsageError
 from hpceval.store import dump_json
 
@@ -21,7 +22,7 @@ HELP = "compare runs (of this or imported machines): every shared metric, (value
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="two or more runs")
     add_db(p)
-    p.add_argument("--all", action="store_true", help="every shared point, not only the headline figures")
+    p.add_argument("--all", action="store_true", help="every shared point and the deficit summary, not only the verdicts and headline figures")
     p.add_argument("--json", action="store_true", help="the comparison as JSON")
     p.add_argument("--figures", metavar="DIR", default=None,
                    help="save figures overlaying the runs' curves in DIR (SVG and PNG)")
@@ -32,6 +33,47 @@ def _run_name(run: dict) -> str:
     host = (run.get("fingerprint") or {}).get("hostname") or "?"
     tags = ",".join(run.get("tags") or [])
     return f"#{run['id']} {host}" + (f" [{tags}]" if tags else "")
+
+
+def _print(result: dict, runs: list, every: bool) -> None:
+    """The verdicts first, then the headline figures; every shared point with --all."""
+    con = console()
+    for line in comparison_text(result, runs):
+        con.print(line)
+    names = "  ".join(escape(_run_name(r)) for r in runs)
+    con.print(f"[dim]runs: {names}. n/c: not comparable (unconverged or disturbed); "
+              "same: the 95% CIs overlap.[/dim]")
+    con.print(comparison_table(result, runs, result["headline"], "headline figures"))
+    if not every:
+        con.print(f"[dim]{len(result['rows'])} shared points: --all lists them.[/dim]")
+        return
+    if len(result["rows"]) > RICH_ROWS:
+        _print_plain(con, result, runs)
+    else:
+        rows = [{**r, "show_params": True} for r in result["rows"]]
+        con.print(comparison_table(result, runs, rows, "every shared point"))
+    s = Table(title="summary over every shared point (deficit: (value - best) / best)",
+              title_justify="left")
+    for col in ("run", "shared", "best in", "median deficit", "geomean ratio to best"):
+        s.add_column(col, overflow="fold")
+    for run, x in zip(runs, result["summary"]):
+        s.add_row(escape(_run_name(run)), str(x["shared"]), str(x["best_in"]), pct(x["median_deficit"]),
+                  "-" if x["geomean_ratio"] is None else f"{x['geomean_ratio']:.3f}")
+    con.print(s)
+    if not result["rows"]:
+        con.print("the runs share no metric")
+
+
+def _print_plain(con, result: dict, runs: list) -> None:
+    """Every shared point as plain columns: rich lays out each cell several times, and 10^5
+    rows took minutes."""
+    names = [_run_name(run) for run in runs]
+    cells = [[f"{r['label']} " + " ".join(f"{k}={v}" for k, v in r["params"].items()),
+              r["unit"], r["better"],
+              *(f"{fmt_value(v)} ({pct(d)})" for v, d in zip(r["values"], r["deficits"]))]
+             for r in result["rows"]]
+    print_rows(con, "every shared point (+x% = worse than the best run)",
+               ["quantity", "unit", "better", *names], cells, right=names)
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -51,27 +93,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.json:
         dump_json(result, sys.stdout)
     else:
-        con = console()
-        rows = result["rows"] if args.all else result["headline"]
-        what = "every shared point" if args.all else "headline figures"
-        names = [_run_name(run) for run in runs]
-        cells = []
-        for r in rows:
-            label = r["label"] if not args.all else f"{r['label']} " + " ".join(
-                f"{k}={v}" for k, v in r["params"].items())
-            cells.append([label, r["unit"], r["better"],
-                          *(f"{fmt_value(v)} ({pct(d)})" for v, d in zip(r["values"], r["deficits"]))])
-        print_rows(con, f"comparison ({what}; +x% = worse than the best run)",
-                   ["quantity", "unit", "better", *names], cells, right=names)
-        s = Table(title="summary over every shared point", title_justify="left")
-        for col in ("run", "shared points", "best in", "median deficit", "geometric mean ratio to best"):
-            s.add_column(col)
-        for run, x in zip(runs, result["summary"]):
-            s.add_row(escape(_run_name(run)), str(x["shared"]), str(x["best_in"]), pct(x["median_deficit"]),
-                      "-" if x["geomean_ratio"] is None else f"{x['geomean_ratio']:.3f}")
-        con.print(s)
-        if not result["rows"]:
-            print("the runs share no metric")
+        _print(result, runs, args.all)
     if args.figures:
         from hpceval.report import save_comparison_figures   # matplotlib only when asked
         with output_errors("--figures"):

@@ -87,7 +87,9 @@ def execute(args: argparse.Namespace) -> int:
             pts = x.points
             best = (min if x.better == "lower" else max)(p["best"] for p in pts)
             lv = x.latest
-            verdict = "-" if lv is None else f"{lv['verdict']} ({100 * lv['worse_by']:+.1f}% worse)"
+            verdict = "-" if lv is None else lv["verdict"] + (
+                f" ({100 * lv['worse_by']:+.1f}% worse)" if lv["verdict"] in ("regression", "improvement")
+                else f" ({lv['why']})" if lv.get("why") else "")
             changes = "; ".join(f"{c.kind} {c.verdict} at run {pts[c.index]['run']} "
                                 f"({100 * c.relative:+.0f}%, p={c.p_value:.2g})" for c in x.changes) or "none"
             t.add_row(escape(x.key), escape(x.unit), str(len(pts)), fmt_value(pts[0]["value"]),

@@ -9,7 +9,9 @@ from rich.markup import escape
 from hpceval.analysis.card import machine_card
 from hpceval.cli.cardview import card_table
 from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store, print_rows
+from hpceval.quality import verdict
 from hpceval.cli.cmd_machine import fingerprint_table
+from hpceval.cli.summaryview import summary_table, warning_lines
 from hpceval.store import dump_json
 
 NAME = "show"
@@ -20,6 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", metavar="RUN", help="run id, uuid prefix or 'latest'")
     add_db(p)
     p.add_argument("--json", action="store_true", help="print the run in the export format")
+    p.add_argument("--all", action="store_true",
+                   help="after the summary: machine card, fingerprint, headline figures, every result and launch")
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -32,6 +36,13 @@ def execute(args: argparse.Namespace) -> int:
     tags = ", ".join(run["tags"]) or "-"
     con.print(escape(f"run {run['id']}  {run['suite']}  {run['status']}  started {run['started']}"
                      f"  finished {run['finished'] or '-'}  tags: {tags}"))
+    con.print(summary_table(run))
+    for line in warning_lines(run):
+        con.print(line)
+    if not args.all:
+        con.print(f"[dim]{len(run['records'])} results in {len(run['launches'])} launches: --all "
+                  "lists them with the machine card and fingerprint.[/dim]")
+        return 0
     con.print(card_table(machine_card(run), "machine card"))
     con.print(fingerprint_table(run["fingerprint"]))
     card = headline_table(run["records"], "headline figures")
@@ -42,10 +53,9 @@ def execute(args: argparse.Namespace) -> int:
         params = " ".join(f"{k}={v}" for k, v in r["params"].items())
         rows.append([r["benchmark"], params, r["metric"], r["unit"], r["statistic"], str(s["n"]),
                      *(fmt_value(s[k]) for k in ("min", "median", "mean", "max")),
-                     f"{fmt_value(s['ci_low'])}..{fmt_value(s['ci_high'])}",
-                     "yes" if r["converged"] else "NO"])
+                     f"{fmt_value(s['ci_low'])}..{fmt_value(s['ci_high'])}", verdict(r)])
     print_rows(con, "results", ["benchmark", "params", "metric", "unit", "stat", "n", "min", "median",
-                                "mean", "max", "95% CI", "conv"], rows)
+                                "mean", "max", "95% CI", "quality"], rows)
     for l in run["launches"]:
         line = f"{l['label']}: {l['status']} ({l['elapsed_s']} s) $ {l['command']}"
         if l["message"]:

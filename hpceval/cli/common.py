@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import List, Sequence
 
 from rich.console import Console
@@ -64,9 +65,11 @@ def headline_table(records: list, title: str) -> Table:
 
 
 def console() -> Console:
-    """stdout console; wide when piped, so tables stay one line per row in logs and scripts."""
+    """stdout console at the terminal's width, or $COLUMNS when set; wide when piped without
+    COLUMNS, so tables stay one line per row in logs and scripts."""
     probe = Console()
-    return Console(highlight=False, width=None if probe.is_terminal else 160)
+    told = os.environ.get("COLUMNS", "").isdigit()
+    return Console(highlight=False, width=None if probe.is_terminal or told else 160)
 
 
 RICH_ROWS = 2000   # beyond this many rows a table is printed as plain text
@@ -79,7 +82,8 @@ def print_rows(con: Console, title: str, columns: List[str], rows: List[List[str
     if len(rows) <= RICH_ROWS:
         table = Table(title=escape(title), title_justify="left")
         for col in columns:
-            table.add_column(escape(col), justify="right" if col in right else "left")
+            table.add_column(escape(col), justify="right" if col in right else "left",
+                             overflow="fold")
         for row in rows:
             table.add_row(*(escape(c) for c in row))
         con.print(table)

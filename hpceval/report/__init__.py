@@ -31,15 +31,18 @@ from markupsafe import Markup
 from hpceval.analysis.card import machine_card
 from hpceval.analysis.compare import compare
 from hpceval.analysis.history import history
+from hpceval.analysis.summary import comparison_lines
 
 from . import data
 from .trends import comparison_figure, history_figure, save_all
 from .tables import TABLES, Table, TableSpec, register_table
 from .figures import FIGURES, SVG_CSS, FigureSpec, make_figure, register_figure, to_svg
 
-# Each area adds its figures in a module named figures_<area>.py (calling register_figure);
+# Each area adds its figures in a module named figures_<area>.py (calling register_figure), and
+# tables that stand alone in tables_<area>.py (register_table);
 # importing them here keeps this file free of per-area edits.
-for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("figures_")):
+for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)
+                   if m.name.startswith(("figures_", "tables_"))):
     importlib.import_module(f"{__name__}.{_mod}")
 
 __all__ = ["render_report", "write_report", "save_comparison_figures", "save_history_figures",
@@ -118,6 +121,7 @@ def _run_view(run: dict, index: int, figs: _Figures, stems: set) -> dict:
         "started": run.get("started") or data.MISSING, "finished": run.get("finished") or data.MISSING,
         "tags": [str(t) for t in run.get("tags") or []],
         "card": data.card_rows(machine_card(run)),
+        "summary": data.summary_view(run),
         "machine": data.fingerprint_rows(run),
         "headline": data.headline_rows(run),
         "figure_sections": figs.sections([run], stem),
@@ -137,9 +141,10 @@ def _inline(figs: _Figures, stem: str, fig, title: str) -> dict:
 def _comparison_view(runs: list[dict], figs: _Figures) -> dict:
     result = compare(runs)
     names = [data.run_label(r) for r in runs]
-    fig = comparison_figure(result, names)
+    fig = comparison_figure(result, [data.fig_label(r) for r in runs])
     return {
         "names": names, "tags": [[str(t) for t in r.get("tags") or []] for r in runs],
+        "lines": comparison_lines(result, runs),
         "headline": data.compare_rows(result["headline"]),
         "rows": data.compare_rows(result["rows"]),
         "summary": data.compare_summary(result["summary"]),
@@ -179,7 +184,7 @@ def save_comparison_figures(runs: list[dict], directory, *, pdf: bool = False) -
     benchmark, and the normalised headline bars. Returns the files written."""
     figs = _Figures()
     figs.sections(runs, "compare", compare=True)
-    fig = comparison_figure(compare(runs), [data.run_label(r) for r in runs])
+    fig = comparison_figure(compare(runs), [data.fig_label(r) for r in runs])
     if fig is not None:
         figs.made.append(("compare-normalised", fig))
     return save_all(figs.made, Path(directory), pdf)

@@ -12,8 +12,12 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from hpceval.analysis import headlines, select, value
+from hpceval.analysis.headlines import size_label
 from hpceval.analysis import stream_points as _stream_points
-from hpceval.quality import verdict
+from hpceval.analysis import significance as sig
+from hpceval.analysis.summary import machine_line, summary_rows
+from hpceval.analysis.warnings import warnings
+from hpceval.quality import at_floor, verdict
 
 MISSING = "—"
 KERNEL_ORDER = ("copy", "scale", "add", "triad")  # STREAM's own order, not alphabetical
@@ -21,15 +25,11 @@ KERNEL_ORDER = ("copy", "scale", "add", "triad")  # STREAM's own order, not alph
 
 # ---------------------------------------------------------------- small formatters
 
-def human_bytes(n: Any) -> str:
-    """8 -> '8 B', 16384 -> '16 KiB', 25e9 -> '23.3 GiB' (binary units, as caches are sized)."""
+def human_bytes(n: Any, approx: bool = False) -> str:
+    """Sizes as size_label writes them (exact unless `approx`); text passed through."""
     if not isinstance(n, (int, float)) or isinstance(n, bool):
         return MISSING if n is None else str(n)
-    for k, unit in reversed(list(enumerate(("B", "KiB", "MiB", "GiB", "TiB")))):
-        if abs(n) >= 1024 ** k or k == 0:
-            v = n / 1024 ** k
-            return f"{int(v)} {unit}" if float(v).is_integer() else f"{v:.3g} {unit}"
-    return str(n)  # unreachable
+    return size_label(n, approx)
 
 
 def fmt_num(v: Any) -> str:
@@ -73,6 +73,16 @@ def converged(rec: dict) -> bool:
 def run_label(run: dict) -> str:
     host = (run.get("fingerprint") or {}).get("hostname")
     return f"#{run.get('id', '?')}" + (f" {host}" if host else "")
+
+
+FIG_LABEL_WIDTH = 28
+
+
+def fig_label(run: dict, width: int = FIG_LABEL_WIDTH) -> str:
+    """run_label cut to `width` characters (with an ellipsis) for legends and panel titles: a
+    90-character hostname must not push a figure's text off its canvas."""
+    label = run_label(run)
+    return label if len(label) <= width else label[:width - 1].rstrip() + "…"
 
 
 def cache_marks(fp: dict | None) -> list[tuple[str, int]]:
@@ -137,7 +147,7 @@ def fingerprint_rows(run: dict) -> list[tuple[str, list[str]]]:
         ("Sockets / cores / threads", [topo]),
         ("NUMA nodes", [fmt_num(fp.get("numa_nodes"))]),
         ("Caches", caches or [MISSING]),
-        ("Memory", [human_bytes(fp.get("memory_bytes"))]),
+        ("Memory", [human_bytes(fp.get("memory_bytes"), approx=True)]),
         ("OS / kernel", [f"{fp.get('os') or MISSING} / {fp.get('kernel') or MISSING}"]),
         ("THP / governor", [f"{fp.get('thp') or MISSING} / {fp.get('cpu_governor') or MISSING}"]),
         ("MPI", [" ".join(str(mpi[k]) for k in ("flavour", "version") if mpi.get(k)) or MISSING]
@@ -160,12 +170,23 @@ def fingerprint_rows(run: dict) -> list[tuple[str, list[str]]]:
 RESULT_STATS = ("n", "min", "median", "mean", "max", "stddev")
 
 
+def raw_beside(run: dict, rec: dict) -> str:
+    """For a point at the subtraction floor: its time with the barrier included, as text."""
+    for r in run.get("records") or []:
+        if (r.get("benchmark"), r.get("metric"), r.get("params")) == (
+                rec.get("benchmark"), "latency_raw", rec.get("params")):
+            return f"at the floor; raw {fmt_num(value(r))} {r.get('unit') or ''}".rstrip()
+    return "at the floor"
+
+
 def result_tables(run: dict) -> list[dict]:
     """One table per benchmark, rows in the benchmark's own order, grouped by metric."""
     tables: dict[str, list[dict]] = {}
     for rec in run.get("records") or []:
         stats = rec.get("stats") or {}
+        floor = at_floor(rec)
         tables.setdefault(str(rec.get("benchmark")), []).append({
+            "quality": raw_beside(run, rec) if floor else verdict(rec), "floor": floor,
             "metric": rec.get("metric"),
             "params": fmt_params(rec.get("params")), "unit": rec.get("unit") or "",
             "statistic": rec.get("statistic") or "", "converged": converged(rec),
@@ -176,24 +197,26 @@ def result_tables(run: dict) -> list[dict]:
         metrics = {m: i for i, m in enumerate(dict.fromkeys(r["metric"] for r in rows))}
         rows.sort(key=lambda r: metrics[r["metric"]])  # stable: keeps sweep order
         out.append({"benchmark": bench, "rows": rows, "html": result_rows_html(rows),
-                    "unconverged": sum(not r["converged"] for r in rows)})
+                    "unconverged": sum(not r["converged"] for r in rows),
+                    "flagged": sum(r["quality"] != "ok" for r in rows)})
     return out
 
 
-_NOT_CONVERGED = '<span class="badge warn">no &#9888;</span>'
 
 
 def result_rows_html(rows: list[dict]) -> Markup:
     """The <tr> elements of a results table, every value escaped. Made here rather than in the
-    template: a run may have 10^5 records, and the template engine spends ~100 us a row."""
+    template: a run may have 10^5 records, and the template engine spends ~100 us a row. A
+    value at the barrier-subtraction floor is struck through (not a measurement)."""
     out = []
     for r in rows:
         cells = [escape(str(r[k])) for k in ("params", "metric", "unit", "statistic")]
-        nums = "".join(f'<td class="num">{escape(str(v))}</td>' for v in r["stats"])
-        flag = "" if r["converged"] else ' class="flag"'
+        strike = (lambda v: f"<s>{v}</s>") if r.get("floor") else (lambda v: v)
+        nums = "".join(f'<td class="num">{strike(escape(str(v)))}</td>' for v in r["stats"])
+        flag = "" if r["quality"] == "ok" else ' class="flag"'
         out.append(f"<tr{flag}><td>" + "</td><td>".join(cells) + f"</td>{nums}"
                    f'<td class="num">{escape(str(r["ci"]))}</td>'
-                   f'<td>{"yes" if r["converged"] else _NOT_CONVERGED}</td></tr>')
+                   f'<td>{escape(str(r["quality"]))}</td></tr>')
     return Markup("\n".join(out))
 
 
@@ -237,11 +260,30 @@ def card_rows(card: list[dict]) -> list[dict]:
     return rows
 
 
+VERDICT_CLASS = {sig.BETTER: "better", sig.WORSE: "worse", sig.SAME: "same",
+                 sig.NOT_COMPARABLE: "nc", "baseline": "base"}
+
+
+def _change(v: float, base: float, verdict: str, why: str | None) -> str:
+    """'+12.3% better' only for a significant difference; otherwise the verdict alone."""
+    if verdict in (sig.BETTER, sig.WORSE) and base:
+        return f"{100 * (v / base - 1):+.1f}% {verdict}"
+    if verdict == sig.NOT_COMPARABLE and why:
+        return f"not comparable ({why.split(':')[0]})"
+    return verdict
+
+
 def compare_rows(rows: list[dict]) -> list[dict]:
-    return [{"label": r["label"], "point": fmt_params(r["params"]), "unit": r["unit"],
-             "better": r["better"],
-             "cells": [{"value": fmt_num(v), "deficit": _pct(d), "best": d == 0}
-                       for v, d in zip(r["values"], r["deficits"])]} for r in rows]
+    out = []
+    for r in rows:
+        base, whys = r["values"][0], r.get("why") or [None] * len(r["values"])
+        why = lambda i: whys[0] or whys[i]      # either side makes a pair not comparable
+        out.append({"label": r["label"], "point": fmt_params(r["params"]), "unit": r["unit"],
+                    "better": r["better"],
+                    "cells": [{"value": fmt_num(v), "change": _change(v, base, verdict, why(i)),
+                               "cls": VERDICT_CLASS.get(verdict, "")}
+                              for i, (v, verdict) in enumerate(zip(r["values"], r["verdicts"]))]})
+    return out
 
 
 def compare_summary(summary: list[dict]) -> list[dict]:
@@ -261,11 +303,29 @@ def history_rows(series: list) -> list[dict]:
             "best": fmt_num((min if x.better == "lower" else max)(
                 p["best"] for p in pts if p["best"] is not None) if any(p["best"] is not None for p in pts) else None),
             "cv": f"{100 * pts[-1]['cv']:.1f}%",
-            "verdict": MISSING if lv is None else lv["verdict"],
-            "worse_by": "" if lv is None else f"{100 * lv['worse_by']:+.1f}%",
+            "verdict": MISSING if lv is None else lv["verdict"] + (
+                f" ({lv['why']})" if lv.get("why") else ""),
+            # a relative change only where it is a change: noise has no direction
+            "worse_by": f"{100 * lv['worse_by']:+.1f}%" if lv and lv["verdict"] in (
+                "regression", "improvement") else "",
+            "cls": VERDICT_CLASS.get({"regression": sig.WORSE, "improvement": sig.BETTER,
+                                      "unchanged": sig.SAME}.get(lv["verdict"] if lv else "",
+                                                                 lv["verdict"] if lv else ""), ""),
             "flag": bool(lv and lv["verdict"] == "regression") or any(
                 c.verdict in ("regression", "noisier") for c in x.changes),
             "changes": [f"{c.kind}: {c.verdict} from run #{pts[c.index]['run']} "
                         f"({100 * c.relative:+.0f}%, p = {c.p_value:.2g})" for c in x.changes],
         })
     return out
+
+
+# ---------------------------------------------------------------- summaries and warnings
+
+def summary_view(run: dict) -> dict:
+    """The run's one-screen summary as text: machine line, measured card rows, warnings."""
+    rows = []
+    for r in summary_rows(run):
+        ci = MISSING if r["ci_low"] is None else f"{fmt_num(r['ci_low'])} – {fmt_num(r['ci_high'])}"
+        rows.append({**r, "value": fmt_num(r["value"]), "ci": ci, "ok": r["quality"] == "ok"})
+    return {"machine": machine_line(run), "rows": rows,
+            "warnings": [w._asdict() for w in warnings(run)]}

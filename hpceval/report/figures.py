@@ -9,18 +9,22 @@ from __future__ import annotations
 import io
 import math
 import re
+import textwrap
 from contextlib import contextmanager
 from typing import Callable, NamedTuple
 
 import matplotlib as mpl
 import numpy as np
+from cycler import cycler
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatter, NullLocator
 
-from .data import cache_marks, converged, kernel_order, records, run_label, stream_points, value
+from hpceval.quality import at_floor, disturbed
+
+from .data import cache_marks, converged, kernel_order, records, fig_label, stream_points, value
 
 STYLE = {
     "font.family": "DejaVu Sans",  # ships with matplotlib, so every machine renders the same
@@ -34,8 +38,12 @@ STYLE = {
     "axes.spines.right": False,
     "legend.fontsize": 8,
     "legend.frameon": False,
+    "axes.formatter.useoffset": False,   # a Gantt axis read "+2.391e2": absolute values only
+    # Ten colours, then the same ten dashed: eight or more series stay apart.
+    "axes.prop_cycle": cycler(linestyle=["-", "--", ":"]) * cycler(color=mpl.colormaps["tab10"].colors),
 }
 SIZE = (7.5, 4.0)  # inches; the SVG scales to the page width
+LEGEND_WRAP = 36   # characters per legend line
 ZERO_X = 0.5       # where a 0-byte message is drawn on a log axis (labelled "0")
 
 
@@ -49,6 +57,19 @@ def _figure(size=SIZE) -> Figure:
     fig = Figure(figsize=size, layout="constrained")
     FigureCanvasAgg(fig)  # attach Agg explicitly rather than through pyplot's global backend
     return fig
+
+
+def panel_axes(n: int, width: float = SIZE[0], height: float = 3.2, ncols: int = 3,
+               sharey: bool = True) -> tuple:
+    """(figure, n axes) in rows of at most `ncols` (one panel per run: nine runs must not
+    squeeze nine panels into one row); the grid's unused cells hidden."""
+    ncols = min(n, ncols)
+    nrows = (n + ncols - 1) // ncols
+    fig = _figure((width, 0.8 + height * nrows))
+    axes = fig.subplots(nrows, ncols, sharey=sharey, squeeze=False).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, list(axes[:n])
 
 
 def _text(s: str) -> str:
@@ -83,11 +104,20 @@ def _bytes_axis(ax, xs: list[float], label: str) -> None:
     ax.set_xlabel(label)
 
 
+class PlainLogFormatter(LogFormatter):
+    """LogFormatter's choice of which ticks to label, written as plain numbers (0.25, 2, 1000):
+    never 10^x or '1e-01'."""
+
+    def __call__(self, x, pos=None):
+        return f"{x:g}" if super().__call__(x, pos) else ""
+
+
 def _plain_log_y(ax) -> None:
     ax.set_yscale("log")
-    # Plain numbers (0.5, 2, 10) read better than 10^x; minor labels only on short ranges.
-    ax.yaxis.set_major_formatter(LogFormatter(labelOnlyBase=False))
-    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
+    # Minor ticks labelled (a subset) over up to six decades, so a 0.25 µs latency can be read
+    # off an axis whose majors are 0.1, 1, 10, 100.
+    ax.yaxis.set_major_formatter(PlainLogFormatter(labelOnlyBase=False))
+    ax.yaxis.set_minor_formatter(PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(6, 1)))
 
 
 def _series(runs: list[dict], benchmark: str, metric: str, x: str) -> list[tuple[str, list[dict]]]:
@@ -105,29 +135,77 @@ def _series(runs: list[dict], benchmark: str, metric: str, x: str) -> list[tuple
     out = []
     for (i, other), recs in groups.items():
         extra = ", ".join(f"{k} {v}" for k, v in other if k in varying)
-        label = run_label(runs[i]) + (f" ({extra})" if extra else "")
+        label = fig_label(runs[i]) + (f" ({extra})" if extra else "")
         out.append((_text(label), sorted(recs, key=lambda r: r["params"][x])))
     return out
 
 
+QUALITY_MARKS = {   # how a point that is not a clean measurement is drawn over its line
+    "not converged": dict(marker="o", markersize=8, markerfacecolor="none",
+                          markeredgecolor="#c0392b"),
+    "disturbed": dict(marker="x", markersize=7, markeredgecolor="#d35400", markeredgewidth=1.4),
+}
+
+
+def _mark_of(rec: dict) -> str | None:
+    if disturbed(rec):
+        return "disturbed"
+    return None if converged(rec) else "not converged"
+
+
+def draw_records(ax, recs: list[dict], xs: list[float], label: str, marked: set,
+                 **plot_kw):
+    """One series: the statistic as a line, the 95% CI of the median as a band, unconverged
+    points ringed and disturbed ones crossed (each kind labelled once per axes, via `marked`).
+    Points at a subtraction floor are not data: left out of the line, shown by a tick on the
+    x axis. Returns the line (None when no point is drawable)."""
+    keep = [(x, r) for x, r in zip(xs, recs) if not at_floor(r) and value(r) is not None]
+    floored = [x for x, r in zip(xs, recs) if at_floor(r)]
+    if floored:
+        ax.plot(floored, [0.0] * len(floored), linestyle="none", marker="|", markersize=9,
+                color="#7f8c8d", transform=ax.get_xaxis_transform(), clip_on=False,
+                label=None if "floor" in marked else "at the subtraction floor (not drawn)")
+        marked.add("floor")
+    if not keep:
+        return None
+    kx = [x for x, _ in keep]
+    ys = [value(r) for _, r in keep]
+    lo = [r["stats"].get("ci_low", y) for (_, r), y in zip(keep, ys)]
+    hi = [r["stats"].get("ci_high", y) for (_, r), y in zip(keep, ys)]
+    (line,) = ax.plot(kx, ys, label=label, **{"marker": "o", "markersize": 3, "linewidth": 1.4,
+                                               **plot_kw})
+    ax.fill_between(kx, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+    for kind, style in QUALITY_MARKS.items():
+        bad = [(x, y) for (x, r), y in zip(keep, ys) if _mark_of(r) == kind]
+        if bad:
+            ax.plot(*zip(*bad), linestyle="none", label=None if kind in marked else kind, **style)
+            marked.add(kind)
+    return line
+
+
 def _line_plot(ax, series, x: str, xmap=lambda v: v) -> list[float]:
-    """Statistic as a line, the 95% CI of the median as a band; unconverged points ringed red."""
-    all_x, flagged = [], False
+    """draw_records for each (label, records) series; returns every x drawn."""
+    all_x: list[float] = []
+    marked: set = set()
     for label, recs in series:
         xs = [xmap(r["params"][x]) for r in recs]
-        ys = [value(r) for r in recs]
-        lo = [r["stats"].get("ci_low", y) for r, y in zip(recs, ys)]
-        hi = [r["stats"].get("ci_high", y) for r, y in zip(recs, ys)]
-        (line,) = ax.plot(xs, ys, marker="o", markersize=3, linewidth=1.4, label=label)
-        ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
-        bad = [(xv, yv) for xv, yv, r in zip(xs, ys, recs) if not converged(r)]
-        if bad:
-            ax.plot(*zip(*bad), linestyle="none", marker="o", markersize=8, markerfacecolor="none",
-                    markeredgecolor="#c0392b", label=None if flagged else "not converged")
-            flagged = True
+        draw_records(ax, recs, xs, label, marked)
         all_x += xs
-    ax.legend(loc="best")
+    legend(ax)
     return all_x
+
+
+def legend(ax, **kw) -> None:
+    """The axes' legend beside it (right, outside the data) when it has many entries or long
+    labels, inside at the best place otherwise."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    labels = [textwrap.fill(l, LEGEND_WRAP) for l in labels]
+    if len(labels) > 4 or max(map(len, labels)) > 30:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), **kw)
+    else:
+        ax.legend(handles, labels, loc="best", **kw)
 
 
 # ---------------------------------------------------------------- the figures
@@ -223,7 +301,7 @@ def stream_bandwidth(runs: list[dict]) -> Figure | None:
         ax.set_xlabel("threads")
         ax.grid(axis="x", visible=False)
         if len(panels) > 1:
-            ax.set_title(_text(run_label(run)), fontsize=9)
+            ax.set_title(_text(fig_label(run)), fontsize=9)
     axes[0].set_ylabel("bandwidth [GB/s]")
     handles = [Patch(color=colour[k], label=k) for k in kernels]
     handles.append(Line2D([], [], color="black", marker="_", linestyle="none", markersize=8,
@@ -280,9 +358,33 @@ def _thin(fig: Figure) -> None:
 def make_figure(spec: FigureSpec, runs: list[dict]) -> Figure | None:
     with style():
         fig = spec.make(runs)
-    if fig is not None:
-        _thin(fig)
-    return fig
+        if fig is not None:
+            fit_titles(fig)
+            _thin(fig)
+        return fig
+
+
+CHAR_WIDTH = 0.6   # of the font size: DejaVu Sans' average advance, generous for digits
+
+
+def _fill(text, width_pt: float, size: float) -> str:
+    """Lines of `text` wrapped to fit `width_pt` points at font size `size`."""
+    chars = max(12, int(width_pt / (size * CHAR_WIDTH)))
+    return "\n".join(textwrap.fill(line, chars) for line in text.split("\n"))
+
+
+def fit_titles(fig: Figure) -> None:
+    """Wrap every axes title to its axes' width and the figure title to the figure's, so a
+    long run label or caption never runs off the canvas (constrained layout then makes room
+    for the extra lines)."""
+    for ax in fig.axes:
+        width = ax.get_position().width * fig.get_figwidth() * 72
+        for t in (ax.title, ax._left_title, ax._right_title):
+            if t.get_text():
+                t.set_text(_fill(t.get_text(), width, t.get_fontsize()))
+    sup = fig._suptitle
+    if sup is not None and sup.get_text():
+        sup.set_text(_fill(sup.get_text(), fig.get_figwidth() * 72 * 0.97, sup.get_fontsize()))
 
 
 def to_svg(fig: Figure, id_prefix: str) -> str:

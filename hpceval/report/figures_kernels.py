@@ -9,10 +9,10 @@ import matplotlib as mpl
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from .data import fmt_num, records, run_label, value
+from .data import fmt_num, records, fig_label, value
 from hpceval.analysis.kernels import parallel_relative
 
-from .figures import FigureSpec, _figure, _line_plot, _text, register_figure
+from .figures import FigureSpec, _figure, _line_plot, _text, legend, panel_axes, register_figure
 from .tables import Table, TableSpec, register_table
 
 SECTION = "Compute kernels"
@@ -43,8 +43,7 @@ def sst_levels(runs: list[dict]) -> Optional[Figure]:
             panels.append((run, recs))
     if not panels:
         return None
-    fig = _figure()
-    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    fig, axes = panel_axes(len(panels))
     for ax, (run, recs) in zip(axes, panels):
         groups = _by(recs, lambda r: (r["params"]["truncation"], r["params"].get("scheme", "")))
         schemes = {s for _, s in groups}
@@ -57,7 +56,7 @@ def sst_levels(runs: list[dict]) -> Optional[Figure]:
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
         ax.set_xlabel("levels transformed together")
-        ax.set_title(_text(run_label(run)), loc="left", fontsize=9)
+        ax.set_title(_text(fig_label(run)), loc="left", fontsize=9)
     axes[0].set_ylabel("MFlop/s per process (median)")
     fig.suptitle("Shallow water model: MFlop/s vs levels per truncation (one copy)", x=0.01,
                  ha="left", fontsize=10)
@@ -74,8 +73,7 @@ def sst_contention(runs: list[dict]) -> Optional[Figure]:
             panels.append((run, recs, copies))
     if not panels:
         return None
-    fig = _figure()
-    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    fig, axes = panel_axes(len(panels))
     for ax, (run, recs, copies) in zip(axes, panels):
         levels = sorted({r["params"]["levels"] for r in recs})
         for li, lev in enumerate([levels[0], levels[-1]] if len(levels) > 1 else levels):
@@ -95,8 +93,8 @@ def sst_contention(runs: list[dict]) -> Optional[Figure]:
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"T{v:g}"))
         ax.set_xlabel("truncation")
-        ax.legend(loc="best")
-        ax.set_title(_text(run_label(run)), loc="left", fontsize=9)
+        legend(ax)
+        ax.set_title(_text(fig_label(run)), loc="left", fontsize=9)
     axes[0].set_ylabel("MFlop/s per process (median)")
     fig.suptitle("Shallow water model: one core alone vs every core at once", x=0.01, ha="left",
                  fontsize=10)
@@ -109,7 +107,7 @@ def column_nlon(runs: list[dict]) -> Optional[Figure]:
         recs = sorted((r for r in records(run, "column", "mflops") if value(r) is not None),
                       key=lambda r: r["params"]["nlon"])
         if recs:
-            series.append((run_label(run), recs))
+            series.append((fig_label(run), recs))
     if not series:
         return None
     fig = _figure()
@@ -183,7 +181,7 @@ def psst_variants(runs: list[dict]) -> Optional[Figure]:
             ax.bar(xs, ys, width, label=var, color=TAB10(vi % 10))
         ax.set_xticks(range(len(grids)), [f"P x Q = {g}" for g in grids])
         m, lev = rows[0]["truncation"], rows[0]["levels"]
-        ax.set_title(_text(f"{run_label(run)}  T{m}, L={lev}"), loc="left", fontsize=9)
+        ax.set_title(_text(f"{fig_label(run)}  T{m}, L={lev}"), loc="left", fontsize=9)
     axes[0].set_ylabel("(time - best) / best of the grid [%]")
     # FFT: alltoallv/pairwise transpose; distributed keeps longitudes split (binary exchange)
     axes[-1].legend(title="mapping/FFT/sum", loc="upper left", bbox_to_anchor=(1.0, 1.0))

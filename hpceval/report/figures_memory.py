@@ -12,9 +12,9 @@ from matplotlib.figure import Figure
 
 from hpceval.analysis.hierarchy import PAGE_PREFERENCE, contention, hierarchy, latency_matrix
 
-from .data import fmt_num, human_bytes, records, run_label, value
+from .data import fmt_num, human_bytes, records, fig_label, value
 from .figures import (KERNEL_COLOURS, FigureSpec, _bytes_axis, _figure, _plain_log_y, _text,
-                      mark_caches, register_figure)
+                      legend, mark_caches, register_figure)
 from .tables import Table, TableSpec, register_table
 
 SECTION = "Memory"
@@ -90,10 +90,10 @@ def memory_bandwidth(runs: list[dict]) -> Optional[Figure]:
             _bytes_axis(ax, (xs or [1024, 1 << 20]) + mark_caches(ax, [run]),
                         "working set per thread [bytes]")
             _plain_log_y(ax)
-            ax.set_title(_text(f"{name} ({run_label(run)}, {t} thread{'s' if t > 1 else ''}, "
+            ax.set_title(_text(f"{name} ({fig_label(run)}, {t} thread{'s' if t > 1 else ''}, "
                                f"{pages} pages)"), loc="left", fontsize=8)
             if modes:
-                ax.legend(loc="lower left", ncol=2, fontsize=7)
+                legend(ax, fontsize=7)
         row[0].set_ylabel("bandwidth [GB/s]")
     fig.suptitle("Bandwidth vs working set (median, band: 95% CI; application bytes, "
                  "write-allocate not counted)", x=0.01, ha="left", fontsize=10)
@@ -108,10 +108,12 @@ def memory_contention(runs: list[dict]) -> Optional[Figure]:
     if not data:
         return None
     fig = _figure()
+    # Constrained layout does not see a twin axis: leave room for its label between the panels.
+    fig.get_layout_engine().set(wspace=0.14)
     left, right = fig.subplots(1, 2)
     twin = left.twinx()
     for i, (run, c) in enumerate(data):
-        label = _text(run_label(run))
+        label = _text(fig_label(run))
         ks = [r["others"] for r in c["loaded"]]
         colour = KERNEL_COLOURS[i % len(KERNEL_COLOURS)]
         left.plot(ks, [r["bandwidth_gbs"] for r in c["loaded"]], marker="o", color=colour,
@@ -152,7 +154,7 @@ def hierarchy_table(run: dict) -> Optional[Table]:
     h = hierarchy(run)
     if not h:
         return None
-    rows = [[r["level"], human_bytes(int(round(r["size"]))) if r["size"] else "—",
+    rows = [[r["level"], human_bytes(r["size"], approx=True) if r["size"] else "—",
              fmt_num(r["latency_ns"]), fmt_num(r["bandwidth_gbs"]),
              human_bytes(r["expected"]) if r["expected"] else "—", r["flag"] or "agrees"
              if r["expected"] else r["flag"]]

@@ -15,7 +15,7 @@ from hpceval.analysis.scaling import (CLOSURE_TOL, CUMULATIVE, extra, nranks, ov
                                       problem_name, proxy, strong_scaling, timed, variant_name,
                                       weak_scaling)
 
-from .data import MISSING, fmt_num, records, run_label, value
+from .data import MISSING, fmt_num, records, fig_label, value
 from .figures import FigureSpec, _figure, _text, register_figure
 from .tables import Table, TableSpec, register_table
 
@@ -90,7 +90,7 @@ def barotropic_variants(runs: List[dict]) -> Optional[Figure]:
         ax.set_ylim(0, min(ax.get_ylim()[1], 2.0 * max(tops)))
         ax.grid(axis="x", visible=False)
         ax.set_ylabel("µs per iteration")
-        prefix = f"{run_label(run)}  " if len(runs) > 1 else ""
+        prefix = f"{fig_label(run)}  " if len(runs) > 1 else ""
         ax.set_title(_text(f"{prefix}{key}"), loc="left", fontsize=9)
     axes[-1].set_xlabel("process grid P x Q" + (", rank mapping" if any(
         r["params"].get("mapping") for _, _, recs in shown for r in recs) else "") + " (ranks)")
@@ -203,9 +203,9 @@ def barotropic_scaling(runs: List[dict]) -> Optional[Figure]:
         ax.axhline(1.0, color="#555555", linestyle=":", linewidth=1)
         _log2_ranks(ax, ranks)
         what = "T1 / (p Tp)" if kind == "strong" else "T1 / Tp per iteration"
-        prefix = f"{run_label(panels[key][0][0])}  " if len(runs) > 1 else ""
-        ax.set_title(_text(f"{prefix}{kind} scaling, {problem}: {what}\n{_base_text(rows)}"),
-                     loc="left", fontsize=8)
+        run_line = [fig_label(panels[key][0][0])] if len(runs) > 1 else []   # own line: width
+        ax.set_title(_text("\n".join(run_line + [f"{kind} scaling, {problem}: {what}",
+                                                  _base_text(rows)])), loc="left", fontsize=8)
         ax.set_ylabel("parallel efficiency")
     axes[0].set_ylim(bottom=0)
     handles = {h.get_label(): h for ax in axes for h in ax.get_legend_handles_labels()[0]}
@@ -281,7 +281,7 @@ def _overhead_figure(runs: List[dict], bench: str, what: str) -> Optional[Figure
                     linestyle=ls, linewidth=1.4, label=name)
         ax.axhline(0, color="#555555", linewidth=0.6)
         _log2_ranks(ax, xs)
-        prefix = f"{run_label(run)}  " if len(runs) > 1 else ""
+        prefix = f"{fig_label(run)}  " if len(runs) > 1 else ""
         borrowed = {r["baseline"] for r in rows} - {"1 rank"}
         ax.set_title(_text(f"{prefix}{problem}, {var}" + "".join(
             f"\nbaseline: {b}" for b in sorted(borrowed))), loc="left", fontsize=8)

@@ -34,7 +34,8 @@ def test_fills_what_is_measured_and_says_not_measured_for_the_rest():
     assert c[("Memory latency", "L3")]["value"] == 15.0
     assert c[("Memory latency", "Main memory, fully random (TLB misses included)")]["value"] == 90.0
     assert c[("MPI intra-node", "Latency")]["value"] == 0.2
-    assert c[("MPI intra-node", "Bandwidth")]["value"] == 9000.0  # the peak
+    bw = c[("MPI intra-node", "Bandwidth")]                      # lower median of the plateau
+    assert bw["value"] == 7000.0 and bw["point"].startswith("median over the plateau, 1 MiB – 4 MiB")
     assert c[("Collectives", "Barrier")]["value"] == 2.5 and "4 ranks" in c[("Collectives", "Barrier")]["point"]
     assert c[("Kernels", "Column physics")]["value"] == 1200.0 and c[("Kernels", "Column physics")]["unit"] == "MFlop/s"
     for key in (("MPI inter-node", "Latency"), ("Kernels", "Shallow water model (serial)"), ("Memory bandwidth", "L1")):
@@ -67,3 +68,25 @@ def test_application_rate_is_taken_on_the_largest_grid():
     empty = card({"fingerprint": {}, "records": []})[
         ("Application rates", "Ocean barotropic solver (POP-like)")]
     assert not empty["measured"] and empty["missing"] == NOT_MEASURED
+
+
+def test_bandwidth_is_the_plateau_median_not_a_spike():
+    sizes = [(1 << k) for k in range(10, 23)]
+    pp = [rec("pingpong", "bandwidth", 16876.0 if b == 128 << 10 else 8000.0 + b / 4096, "higher",
+              "MB/s", bytes=b, ranks="0-1") for b in sizes]
+    run = {"fingerprint": {"cores": 2}, "records": pp,
+           "launches": [{"benchmark": "pingpong", "meta": {"hosts": ["n1", "n1"]}}]}
+    v = card(run)[("MPI intra-node", "Bandwidth")]["value"]
+    assert 8000 < v < 9100                                   # not the 16,876 spike at 128 KiB
+
+
+def test_barrier_prefers_a_count_that_fits_the_cores_and_flags_one_that_does_not():
+    bar = [rec("collectives", "latency", v, unit="us", op="barrier", bytes=0, nranks=n)
+           for n, v in ((2, 1.0), (4, 25.0))]
+    launches = [{"benchmark": "collectives", "meta": {"nranks": n, "hosts": ["a"] * n}} for n in (2, 4)]
+    run = {"fingerprint": {"cores": 2}, "records": bar, "launches": launches}
+    row = card(run)[("Collectives", "Barrier")]
+    assert row["value"] == 1.0 and row["warning"] == ""
+    run["records"] = bar[1:]
+    row = card(run)[("Collectives", "Barrier")]
+    assert row["value"] == 25.0 and row["warning"] == "oversubscribed: 4 ranks on 2 cores"

@@ -7,6 +7,8 @@ import pytest
 
 from helpers import FAST, ROOT, one_line_error
 
+# No adaptive refinement (tests/comm/test_switches.py covers it): on a loaded machine it adds
+# sizes, and these tests count the points.
 SMALL = FAST + ["--set", "pingpong.refine=0", "--set", "pingpong.sizes=0,8,1K,64K", "--set", "mem-latency.sizes=4K,64K,1M",
                 "--set", "stream.n=200000"]
 
@@ -62,8 +64,14 @@ def test_show_runs_export_report(small_run, tmp_path):
     cli, _ = small_run
     p = cli("runs")
     assert p.returncode == 0 and " ok " in p.stdout and "tags=ci" in p.stdout
-    p = cli("show", "1")
+    p = cli("show", "1", "--all")
     assert p.returncode == 0 and "fingerprint" in p.stdout and "Ping-pong latency" in p.stdout
+    p = cli("show", "1", env={"COLUMNS": "100"})      # the summary first, the listing behind --all
+    lines = p.stdout.splitlines()
+    assert p.returncode == 0 and any(l.startswith("summary:") for l in lines[:3])
+    assert "--all" in lines[-1]
+    assert "MPI intra-node" in p.stdout and "8 B messages" in p.stdout and "warning" in p.stdout
+    assert max(map(len, lines)) <= 100 and len(lines) < 60
     p = cli("show", "latest", "--json")
     assert p.returncode == 0 and '"records"' in p.stdout
     p = cli("export", "1", "--format", "csv")

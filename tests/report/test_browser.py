@@ -29,8 +29,17 @@ addEventListener('securitypolicyviolation', function (e) { __errs.push('csp: ' +
 addEventListener('load', function () {
   var figs = [].map.call(document.querySelectorAll('figure svg'), function (s) {
     var r = s.getBoundingClientRect(); return [r.width, r.height, s.querySelectorAll('path, use').length]; });
+  // Drawn content (text is paths) reaching past the figure's own canvas is clipped text.
+  var clipped = [].map.call(document.querySelectorAll('figure svg'), function (s, i) {
+    var vb = s.viewBox.baseVal, b = s.querySelector('g').getBBox();
+    return (b.x < vb.x - 1 || b.y < vb.y - 1 || b.x + b.width > vb.x + vb.width + 1
+            || b.y + b.height > vb.y + vb.height + 1) ? i : -1; }).filter(function (i) { return i >= 0; });
+  var tops = {};
+  ['#glance', '.summary', '.warnings', 'nav.toc', 'section.run', 'figure'].forEach(function (q) {
+    var e = document.querySelector(q); tops[q] = e ? e.getBoundingClientRect().top + scrollY : null;
+    if (e && q === '.warnings') tops['.warnings bottom'] = e.getBoundingClientRect().bottom + scrollY; });
   var pre = document.createElement('pre'); pre.id = 'hpceval-probe';
-  pre.textContent = JSON.stringify({errors: __errs, figures: figs, tags: [].map.call(document.querySelectorAll('.tag'), function (t) { return t.textContent; })});
+  pre.textContent = JSON.stringify({errors: __errs, figures: figs, clipped: clipped, tops: tops, tags: [].map.call(document.querySelectorAll('.tag'), function (t) { return t.textContent; })});
   document.body.appendChild(pre);
 });
 </script>"""
@@ -52,7 +61,7 @@ def _rec(bench, metric, unit, better, v, **params):
                       "stddev": v * 0.02, "ci_low": v * 0.99, "ci_high": v * 1.01}}
 
 
-def _run(i, slow, tags):
+def _run(i, slow, tags, disturbed=None):
     recs = []
     for b in (8, 64, 1024, 65536, 1 << 20):
         lat = (0.2 + b / 10000) * slow
@@ -66,6 +75,8 @@ def _run(i, slow, tags):
         for k in ("copy", "scale", "add", "triad"):
             recs.append({**_rec("stream", "bandwidth", "GB/s", "higher", 12.0 * t / slow, kernel=k, threads=t,
                                 array_bytes=1 << 27), "statistic": "max"})
+    for r in recs if disturbed else ():
+        r["extra"] = {"disturbed": disturbed}
     return {"export_version": 1, "id": i, "uuid": f"0000000{i}-0000-0000-0000-000000000000",
             "started": f"2026-11-2{i}T00:00:00+00:00", "finished": f"2026-11-2{i}T00:01:00+00:00",
             "suite": "quick", "status": "ok", "tags": tags,
@@ -96,6 +107,35 @@ def _browse(exe, url, profile, *extra):
                           stdin=subprocess.DEVNULL)
 
 
+def _probe(exe, html, tmp_path, name):
+    probed = tmp_path / f"{name}.html"
+    probed.write_text(html.replace("<head>", "<head>\n" + PROBE, 1), encoding="utf-8")
+    p = _browse(exe, probed.as_uri(), tmp_path / f"profile-{name}", "--dump-dom",
+                "--window-size=1280,1000")
+    m = re.search(r'<pre id="hpceval-probe">(.*?)</pre>', p.stdout, re.S)
+    assert m, f"the page did not finish loading (rc {p.returncode}): {p.stderr[-2000:]}"
+    return json.loads(m.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
+
+
+def test_summary_and_warnings_come_first_and_no_figure_text_is_clipped(tmp_path):
+    """Two quick runs, the first disturbed (twice as slow everywhere): the report says so, calls
+    nothing an improvement or a regression, and leads with the summary and the warnings."""
+    exe = _chromium()
+    disturbed = _run(1, 2.0, ["first"], "other processes preempted the ranks 40 times in 9 samples")
+    clean = _run(2, 1.0, ["second"])
+    one = render_report([disturbed], title="one run")
+    two = render_report([disturbed, clean], title="two runs")
+    assert "Run #1 was disturbed" in two
+    assert "improvement" not in two.lower() and "regression" not in two.lower()
+    for html, first in ((one, ".summary"), (two, "#glance")):
+        probe = _probe(exe, html, tmp_path, first.strip(".#"))
+        tops = probe["tops"]
+        assert probe["errors"] == [] and probe["clipped"] == []
+        assert tops[first] < tops["nav.toc"] < tops["section.run"]
+        assert tops[".warnings"] < tops["nav.toc"] and tops[".warnings bottom"] < 1400
+        assert tops["figure"] is None or tops[".warnings"] < tops["figure"]
+
+
 def test_report_renders_in_headless_chromium(tmp_path):
     exe = _chromium()
     html = render_report([_run(1, 1.0, ["base"]), _run(2, 1.2, [EVIL]), _proxy_run()],
@@ -117,6 +157,7 @@ def test_report_renders_in_headless_chromium(tmp_path):
     assert len(probe["figures"]) == nfig
     for width, height, drawn in probe["figures"]:
         assert width > 100 and height > 50 and drawn > 10
+    assert probe["clipped"] == []
     assert EVIL in probe["tags"]                 # shown as text, not run
 
     shot = tmp_path / "report.png"

@@ -1,0 +1,76 @@
+"""A run on one screen: the machine in one line, then the measured figures of the machine card
+(memory per level, MPI, barrier, STREAM, kernels, application rates) each with its CI and
+quality, and the comparison of runs as a few sentences. Shared by `show`, `compare` and the
+report, so they say the same."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from hpceval.analysis import significance as sig
+from hpceval.analysis.card import data_caches, machine_card
+from hpceval.analysis.headlines import size_label
+
+Run = Dict[str, Any]
+
+# The card's sections that hold measurements (System is the machine line).
+SKIP_SECTIONS = ("System",)
+
+
+def machine_line(run: Run) -> str:
+    """'Intel Xeon ..., 2 cores, L1d 48 KiB / L2 1.25 MiB / L3 ..., Open MPI 4.1.4'"""
+    fp = run.get("fingerprint") or {}
+    caches = " / ".join(f"L{c.get('level')} {size_label(c['size_bytes'], approx=True)}"
+                        for c in data_caches(fp))
+    mpi = " ".join(str(v) for v in ((fp.get("mpi") or {}).get("version"),) if v)
+    parts = [fp.get("cpu_model"), f"{fp['cores']} cores" if fp.get("cores") else None,
+             caches or None, mpi or None, fp.get("hostname")]
+    return ", ".join(str(p) for p in parts if p) or "machine not recorded"
+
+
+def summary_rows(run: Run) -> List[Dict[str, Any]]:
+    """[{section, quantity, value, unit, ci_low, ci_high, point, quality}] of the measured card
+    rows; quality is 'ok', the record's verdict, or the card's own warning (oversubscribed)."""
+    out = []
+    for r in machine_card(run):
+        if not r["measured"] or r["section"] in SKIP_SECTIONS or r["record"] is None:
+            continue
+        s = r["record"].get("stats") or {}
+        q = sig.short_verdict(r["record"])
+        if r.get("warning"):
+            q = r["warning"] if q == "ok" else f"{r['warning']}; {q}"
+        out.append({"section": r["section"], "quantity": r["quantity"], "value": r["value"],
+                    "unit": r["unit"], "ci_low": s.get("ci_low"), "ci_high": s.get("ci_high"),
+                    "point": r["point"], "quality": q})
+    return out
+
+
+def _names(runs: List[Run]) -> List[str]:
+    return [f"#{r.get('id', '?')}" for r in runs]
+
+
+def comparison_lines(result: Dict[str, Any], runs: List[Run]) -> List[Dict[str, str]]:
+    """[{text, kind}] saying, per run after the first, how many shared points are better, worse,
+    not significantly different or not comparable, which runs were disturbed, and when every
+    significant difference goes one way on one machine (the slower run was disturbed)."""
+    names = _names(runs)
+    lines = []
+    for name, s in zip(names, result["summary"]):
+        q = s["quality"]
+        if q["disturbed"]:
+            lines.append({"kind": "bad", "text": f"Run {name} was disturbed: {q['disturbed']} of "
+                          f"{q['points']} points ({', '.join(q['reasons'])}); those are not compared."})
+    for i, (name, s) in enumerate(zip(names, result["summary"])):
+        if i == 0:
+            continue
+        v = s["verdicts"]
+        lines.append({"kind": "info", "text": (
+            f"Run {name} against {names[0]}, {s['shared']} shared points: {v[sig.BETTER]} better, "
+            f"{v[sig.WORSE]} worse, {v[sig.SAME]} with no significant change (95% CIs overlap), "
+            f"{v[sig.NOT_COMPARABLE]} not comparable (unconverged or disturbed).")})
+        if s["uniform"]:
+            slow = names[0] if s["uniform"] == sig.BETTER else name
+            lines.append({"kind": "bad", "text": (
+                f"On the same machine every significant difference goes against run {slow}, "
+                "across benchmarks: most likely that run was slowed by other load (a disturbed "
+                "run), not a regression.")})
+    return lines

@@ -1,0 +1,70 @@
+"""Terminal forms of the one-screen summary, the warnings and the comparison verdicts (rich,
+escaped; rich wraps the cells to the terminal's width)."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from rich.markup import escape
+from rich.table import Table
+
+from hpceval.analysis import significance as sig
+from hpceval.analysis.summary import comparison_lines, machine_line, summary_rows
+from hpceval.analysis.warnings import warnings
+from hpceval.cli.common import fmt_value
+
+STYLE = {sig.BETTER: "green", sig.WORSE: "red", sig.SAME: "dim", sig.NOT_COMPARABLE: "yellow",
+         "baseline": "dim"}
+
+
+def _ci(lo: Any, hi: Any) -> str:
+    return "-" if lo is None or hi is None else f"{fmt_value(lo)}..{fmt_value(hi)}"
+
+
+def summary_table(run: Dict[str, Any]) -> Table:
+    t = Table(title=escape(f"summary: {machine_line(run)}"), title_justify="left")
+    for col, just in (("quantity", "left"), ("value", "right"), ("unit", "left"),
+                      ("95% CI", "right"), ("where", "left"), ("quality", "left")):
+        t.add_column(col, justify=just, overflow="fold")
+    for r in summary_rows(run):
+        q = escape(r["quality"])
+        t.add_row(escape(f"{r['section']}: {r['quantity']}"), fmt_value(float(r["value"])),
+                  escape(r["unit"]), _ci(r["ci_low"], r["ci_high"]), escape(r["point"]),
+                  q if r["quality"] == "ok" else f"[yellow]{q}[/yellow]")
+    return t
+
+
+def warning_lines(run: Dict[str, Any]) -> List[str]:
+    """Rich markup lines: 'warning (kind): text', or one line saying there is none."""
+    ws = warnings(run)
+    if not ws:
+        return ["[green]no warnings[/green]"]
+    return [f"[{'red' if w.severity == 'bad' else 'yellow'}]warning ({w.kind}):[/] {escape(w.text)}"
+            for w in ws]
+
+
+def comparison_table(result: Dict[str, Any], runs: List[Dict[str, Any]], rows: List[Dict[str, Any]],
+                     title: str) -> Table:
+    """One column per run: value, and for the later runs the verdict against the first."""
+    t = Table(title=title, title_justify="left")
+    t.add_column("quantity", overflow="fold")
+    t.add_column("unit")
+    for run in runs:
+        t.add_column(f"#{run.get('id')}", justify="right", overflow="fold")
+    for r in rows:
+        label = r["label"] if not r.get("show_params") else f"{r['label']} " + " ".join(
+            f"{k}={v}" for k, v in r["params"].items())
+        cells = []
+        for i, (v, verdict) in enumerate(zip(r["values"], r["verdicts"])):
+            base = r["values"][0]
+            change = (f" {100 * (v / base - 1):+.0f}%" if verdict in (sig.BETTER, sig.WORSE) and base
+                      else "")
+            word = "" if i == 0 else {sig.SAME: "same", sig.NOT_COMPARABLE: "n/c"}.get(verdict, verdict)
+            cells.append(f"{fmt_value(v)}" + (f" [{STYLE.get(verdict, '')}]{word}{change}[/]"
+                                              if word else ""))
+        t.add_row(escape(label), escape(r["unit"]), *cells)
+    return t
+
+
+def comparison_text(result: Dict[str, Any], runs: List[Dict[str, Any]]) -> List[str]:
+    return [f"[red]{escape(l['text'])}[/red]" if l["kind"] == "bad" else escape(l["text"])
+            for l in comparison_lines(result, runs)]
