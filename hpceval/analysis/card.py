@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
+from hpceval.analysis.hierarchy import hierarchy
 from hpceval.analysis.oversubscription import oversubscribed
 from hpceval.quality import clean
 from hpceval.analysis.headlines import on_largest_grid, select, size_label, stream_points, value
@@ -85,15 +86,26 @@ def _cache_size(level: int) -> Callable[[Run], Optional[Cell]]:
     return get
 
 
+def _cache_sizes(run: Run) -> Dict[int, int]:
+    """{level: bytes} of the data caches the card's memory rows are placed by: the levels the
+    run's own latency curve shows when they disagree with the reported ones (a VM that reports
+    its host's 480 MiB L3 would put "L3" rows in DRAM), else the reported ones."""
+    found = hierarchy(run)
+    if found and not found["agrees"]:
+        detected = [lv["size"] for lv in found["levels"] if lv["level"] != "memory" and lv["size"]]
+        if detected:
+            return {k + 1: int(size) for k, size in enumerate(detected)}
+    return {c["level"]: c["size_bytes"] for c in data_caches(_fp(run))}
+
+
 def _level_window(run: Run, level: Optional[int]) -> Optional[tuple]:
     """Working sets that sit in cache `level` (above the level below, at most half of it), or in
     main memory (level None: at least twice the last-level cache)."""
-    caches = data_caches(_fp(run))
-    if not caches:
+    sizes = _cache_sizes(run)
+    if not sizes:
         return None
     if level is None:
-        return (2 * caches[-1]["size_bytes"], float("inf"))
-    sizes = {c["level"]: c["size_bytes"] for c in caches}
+        return (2 * sizes[max(sizes)], float("inf"))
     if level not in sizes:
         return None
     below = max((s for l, s in sizes.items() if l < level), default=0)

@@ -90,3 +90,18 @@ def test_barrier_prefers_a_count_that_fits_the_cores_and_flags_one_that_does_not
     run["records"] = bar[1:]
     row = card(run)[("Collectives", "Barrier")]
     assert row["value"] == 25.0 and row["warning"] == "oversubscribed: 4 ranks on 2 cores"
+
+
+def test_memory_rows_follow_the_detected_caches_when_the_reported_ones_disagree():
+    # A VM reports its host's 480 MiB L3; the curve shows 48 KiB, 2 MiB and 16 MiB. The "L3"
+    # row must come from inside 16 MiB, main memory from beyond it, not from 192 MiB.
+    vm = [{"level": 1, "type": "Data", "size_bytes": 48 << 10},
+          {"level": 2, "type": "Unified", "size_bytes": 2 << 20},
+          {"level": 3, "type": "Unified", "size_bytes": 480 << 20}]
+    sizes = [1 << k for k in range(12, 29)] + [3 << k for k in range(11, 27)]
+    plateaus = ((48 << 10, 1.4), (2 << 20, 4.5), (16 << 20, 38.0), (1 << 40, 165.0))
+    mem = [rec("mem-latency", "latency", next(v for edge, v in plateaus if b <= edge),
+               bytes=b, order="random") for b in sorted(sizes)]
+    c = card({"fingerprint": {"cores": 2, "caches": vm}, "launches": [], "records": mem})
+    assert c[("Memory latency", "L3")]["value"] == 38.0
+    assert c[("Memory latency", "Main memory, fully random (TLB misses included)")]["value"] == 165.0
