@@ -34,7 +34,7 @@ def _plan_pingpong(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[La
     if nranks < 2:
         raise UsageError(f"pingpong needs at least 2 ranks, --np {nranks} given")
     sizes = v["sizes"]
-    args = _args(b, v, ("sizes", "refine", "refine-tol", "resolution")) + repetition_args(b, v)
+    args = _args(b, v, ("sizes", "refine", "refine-tol", "resolution"))
     results = 2 * len(sizes) - (1 if 0 in sizes else 0)
     return [LaunchSpec(b.name, f"pingpong np={nranks}", "pingpong", args, nranks, "core",
                        expected_results=results,
@@ -86,12 +86,20 @@ def _args(b: Benchmark, v: Dict[str, Any], names) -> List[str]:
 NRANKS = Param("nranks", "str", "",
                "rank counts, comma-separated (empty: --np, else the benchmark's default)")
 RPN = Param("ranks-per-node", "int", 0,
-            "ranks per emulated node (0: real nodes, from MPI shared memory)", 0, 1 << 20)
+            "ranks per emulated node (0: real nodes, from MPI shared memory; a run that spans "
+            "nodes always uses its real nodes)", 0, 1 << 20)
 
 
 # ---------------------------------------------------------------- p2p
 
+def _real_nodes(v: Dict[str, Any], ctx: PlanContext) -> Dict[str, Any]:
+    """A run that spans nodes places its patterns on them: emulation (ranks-per-node) is for
+    one machine only."""
+    return {**v, "ranks-per-node": 0} if ctx.nodes > 1 else v
+
+
 def _plan_p2p(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    v = _real_nodes(v, ctx)
     modes = words(v["modes"], MODES, "modes", all_ok=True)
     protos = words(v["protocols"], PROTOCOLS, "protocols", all_ok=True)
     patterns = words(v["patterns"], PATTERNS, "patterns")
@@ -162,6 +170,7 @@ register_benchmark(Benchmark(
 # ---------------------------------------------------------------- distance, hotspot, random2
 
 def _plan_distance(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    v = _real_nodes(v, ctx)
     specs = []
     for n in _rank_counts(v["nranks"], ctx, 2, 2, "distance"):
         if v["full"] and n > FULL_MATRIX_MAX_RANKS:

@@ -16,6 +16,7 @@ class PlanContext:
     llc_bytes: int
     mem_available_bytes: int
     nranks: int | None = None        # --np, None: the benchmark's default
+    nodes: int = 1                   # nodes the run spans (--nodes/--hosts); 1: this machine
 
 
 @dataclass

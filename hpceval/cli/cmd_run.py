@@ -9,6 +9,7 @@ from hpceval.cli.common import add_db, console, db_path, headline_table
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, run_plan
+from hpceval.runner.placement import placement_from_args
 from hpceval.store import Store
 
 NAME = "run"
@@ -19,6 +20,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("targets", nargs="+", metavar="SUITE|BENCHMARK", help="see 'hpceval list'")
     p.add_argument("--np", type=int, default=None, metavar="N",
                    help="MPI ranks for communication benchmarks (default: 2)")
+    p.add_argument("--nodes", type=int, default=None, metavar="N",
+                   help="nodes to run on: the first N of --hosts/--hostfile (default: all)")
+    p.add_argument("--ppn", type=int, default=None, metavar="K",
+                   help="ranks per node (ranks = N x K; default: --np / N, else 1)")
+    p.add_argument("--hosts", default=None, metavar="H1,H2,...",
+                   help="the nodes, comma-separated (outside Slurm; launched with mpirun/mpiexec)")
+    p.add_argument("--hostfile", default=None, metavar="F",
+                   help="the nodes, one host name a line ('#' comments, 'slots=' ignored)")
     add_db(p)
     p.add_argument("--launcher", choices=CHOICES, default="auto",
                    help="MPI launcher (auto: srun inside Slurm, else mpirun/mpiexec)")
@@ -40,8 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: must be positive")
+    place = placement_from_args(args.nodes, args.ppn, args.hosts, args.hostfile, args.np)
     db = db_path(args)
-    result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db,
+    result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db, place=place,
                       launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout,
                       trace=args.trace,
                       headlines=None if args.no_remeasure else headline_records, llc=args.llc)

@@ -16,6 +16,10 @@ from typing import Any, Callable, Dict, List, Optional
 from hpceval.records import RecordError, parse_record
 
 STDERR_KEEP = 50    # lines of stderr kept for the failure message
+# Seconds a launch may take to exit after its end record. MPICH over UCX 1.13's TCP transport
+# often hangs in MPI_Finalize (openucx/ucx#8738, docs/vcluster.md): every record is in, so the
+# launch counts as ok, is ended, and says so in its warnings.
+FINALIZE_GRACE_S = 5.0
 
 
 @dataclass
@@ -75,9 +79,16 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
     stderr: List[str] = []
     ended, error_msg, open_streams = False, None, 2
     deadline = t0 + timeout_s
+    hung_in_finalize = False
     try:
         while open_streams:
             remaining = deadline - time.monotonic()
+            if remaining <= 0 and ended and error_msg is None:
+                _kill(proc)
+                hung_in_finalize = True
+                out.warnings.append(f"still running {FINALIZE_GRACE_S:g} s after its end record "
+                                    "(hung in MPI_Finalize?): ended, its records kept")
+                break
             if remaining <= 0:
                 _kill(proc)
                 out.status = "timeout"
@@ -114,6 +125,7 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
                 error_msg = rec["message"]
             elif kind == "end":
                 ended = True
+                deadline = min(deadline, time.monotonic() + FINALIZE_GRACE_S)
     except KeyboardInterrupt:
         _kill(proc)
         out.status, out.message = "interrupted", "interrupted by the user"
@@ -126,7 +138,7 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
             _kill(proc)
             out.exit_code = proc.poll()
         out.elapsed_s = time.monotonic() - t0
-    if out.status == "ok" or out.status == "invalid":
+    if (out.status == "ok" or out.status == "invalid") and not hung_in_finalize:
         if out.exit_code != 0:
             out.status = "failed"
             out.usage_error = out.exit_code == 2 and error_msg is not None
