@@ -8,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hpceval.analysis.card import machine_card
+from hpceval.analysis.nodes import FINDING, node_lines
 from hpceval.cli.cardview import card_table
 from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store
 from hpceval.cli.cmd_machine import fingerprint_table
@@ -34,6 +35,8 @@ def execute(args: argparse.Namespace) -> int:
                      f"  finished {run['finished'] or '-'}  tags: {tags}"))
     con.print(card_table(machine_card(run), "machine card"))
     con.print(fingerprint_table(run["fingerprint"]))
+    for line in node_lines(run):
+        con.print(escape(line), style="bold red" if line.startswith(FINDING) else None)
     card = headline_table(run["records"], "headline figures")
     con.print(card)
     res = Table(title="results", title_justify="left")

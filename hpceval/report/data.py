@@ -11,6 +11,7 @@ from typing import Any
 
 from hpceval.analysis import headlines, select, value
 from hpceval.analysis import stream_points as _stream_points
+from hpceval.analysis.nodes import node_lines
 from hpceval.quality import verdict
 
 MISSING = "—"
@@ -143,6 +144,7 @@ def fingerprint_rows(run: dict) -> list[tuple[str, list[str]]]:
         ("Compiler", [" ".join(str(cc[k]) for k in ("cc", "version") if cc.get(k)) or MISSING]
                      + ([f"flags: {cc['cflags']}"] if cc.get("cflags") else [])),
         ("Hostnames", hosts or [MISSING]),
+        *([("Nodes", node_lines(run))] if node_lines(run) else []),
         ("Environment", [f"{k}={v}" for k, v in (fp.get("environment") or {}).items()] or [MISSING]),
     ]
     known = {"hash", "hostname", "arch", "cpu_model", "sockets", "cores", "threads", "numa_nodes",

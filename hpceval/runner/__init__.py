@@ -17,6 +17,7 @@ from hpceval.launch import find_launcher
 from hpceval.quality import mark_spread, worth_remeasuring
 from hpceval.runner.execute import Outcome, execute
 from hpceval.runner.llcprobe import LLC, probe_llc
+from hpceval.runner.nodeprint import run_nodes
 from hpceval.runner.placement import (Placement, check_plan, emulates_nodes, launch_command,
                                       tag_records)
 from hpceval.runner.progress import ProgressDisplay
@@ -207,6 +208,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     settings = {"sets": list(sets), "np": nranks, "launcher": launcher_choice,
                 "timeout_s": timeout_s, "trace": trace,
                 "placement": place.settings() if place else None,
+                "nodes": run_nodes(launcher, place, timeout_s),
                 "llc": cache.settings() if cache else {"used": ctx.llc_bytes, "source": "reported"}}
     run_id = store.create_run(suite, tags, fingerprint, shlex.join(sys.argv), settings)
     result = RunResult(run_id, "ok")

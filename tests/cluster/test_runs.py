@@ -83,6 +83,8 @@ def test_two_nodes_two_ranks_each(cluster, db, bindir):
     assert rc == 0, err
     run = stored_run(db)
     assert run["status"] == "ok" and run["settings"]["placement"]["ppn"] == 2
+    nodes = run["settings"]["nodes"]          # every node's fingerprint, gathered on the node
+    assert sorted(nodes["nodes"]) == ["node1", "node2"] and nodes["differ"] == []
     for launch in run["launches"]:
         assert launch["meta"]["hosts"] == ["node1", "node1", "node2", "node2"], launch["command"]
         assert ("node1:2,node2:2" in launch["command"]) and launch["warnings"], launch
