@@ -4,11 +4,15 @@ from __future__ import annotations
 import argparse
 
 
+from rich.markup import escape
+from rich.table import Table
+
 from hpceval.analysis.headlines import headline_records
 from hpceval.cli.common import add_db, console, db_path, headline_table
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
-from hpceval.runner import LLC_CHOICES, run_plan
+from hpceval.runner import LLC_CHOICES, plan_context, run_plan
+from hpceval.runner.dryrun import describe, dry_run, fmt_duration
 from hpceval.runner.placement import placement_from_args
 from hpceval.store import Store
 
@@ -41,6 +45,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "one with a quick latency curve; VMs often report the host's) or reported")
     p.add_argument("--no-remeasure", action="store_true",
                    help="do not measure disturbed or unconverged headline points again")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the launches the run would make and an estimate of its duration "
+                        "(nothing is launched or stored)")
     p.add_argument("--trace", action="store_true",
                    help="trace every launch (PMPI library, docs/trace.md) and store the traces; "
                         "timings then include the tracing overhead")
@@ -49,7 +56,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: must be positive")
-    place = placement_from_args(args.nodes, args.ppn, args.hosts, args.hostfile, args.np)
+    place = placement_from_args(args.nodes, args.ppn, args.hosts, args.hostfile, args.np,
+                                plan_only=args.dry_run)
+    if args.dry_run:
+        return _dry_run(args, place)
     db = db_path(args)
     result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db, place=place,
                       launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout,
@@ -65,4 +75,22 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError("; ".join(result.usage_errors))
     if result.failures or result.usage_errors:
         raise BenchmarkFailed(f"run {run['id']} failed: " + "; ".join(result.failures + result.usage_errors))
+    return 0
+
+
+def _dry_run(args: argparse.Namespace, place) -> int:
+    """The plan as a table and its estimated duration; no launch, no database."""
+    if args.np is not None and args.np < 1:
+        raise UsageError(f"--np {args.np}: need at least 1 rank")
+    launches = dry_run(args.targets, args.sets, plan_context(args.np, place), place)
+    table = Table(title=f"dry run: {' + '.join(args.targets)}", title_justify="left")
+    for col in ("launch", "ranks", "nodes", "sizes (B)", "budget/point (s)", "results",
+                "estimate", "time limit"):
+        table.add_column(col)
+    for launch in launches:
+        table.add_row(*map(escape, describe(launch)))
+    console().print(table)
+    total = sum(l.estimate_s for l in launches)
+    print(f"{len(launches)} launches, estimated {fmt_duration(total)} ({total:.0f} s: start-up "
+          "plus every point spending its whole budget)")
     return 0

@@ -42,7 +42,7 @@ def plan_context(nranks: Optional[int], place: Optional[Placement] = None) -> Pl
     return PlanContext(cores=fp["cores"], llc_bytes=llc_bytes(fp["caches"]),
                        mem_available_bytes=mem_available_bytes(),
                        nranks=place.nranks if place else nranks,
-                       nodes=len(place.hosts) if place else 1)
+                       nodes=len(place.hosts) if place else 1, ppn=place.ppn if place else None)
 
 
 def _launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:

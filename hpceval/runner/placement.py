@@ -87,13 +87,18 @@ def check_resolves(hosts: Sequence[str]) -> None:
 
 
 def placement_from_args(nodes: Optional[int], ppn: Optional[int], hosts: Optional[str],
-                        hostfile: Optional[str], np: Optional[int]) -> Optional[Placement]:
-    """The run's placement from the command line, or None for a one-node run (no host given)."""
+                        hostfile: Optional[str], np: Optional[int],
+                        plan_only: bool = False) -> Optional[Placement]:
+    """The run's placement from the command line, or None for a one-node run (no host given).
+    `plan_only` (--dry-run): --nodes N alone stands for N nodes named node1..nodeN, so that a
+    big machine's run can be planned anywhere; nothing is resolved."""
     if ppn is not None and ppn < 1:
         raise UsageError(f"--ppn {ppn}: need at least 1 rank per node")
     if nodes is not None and nodes < 1:
         raise UsageError(f"--nodes {nodes}: need at least 1 node")
     names = _host_list(hosts, hostfile)
+    if not names and plan_only and nodes is not None:
+        names = [f"node{i + 1}" for i in range(nodes)]
     if not names:
         if nodes is not None or ppn is not None:
             raise UsageError("--nodes/--ppn need the nodes: --hosts h1,h2,... or --hostfile F "
@@ -106,7 +111,8 @@ def placement_from_args(nodes: Optional[int], ppn: Optional[int], hosts: Optiona
     place = Placement(tuple(names), per)
     if np is not None and np != place.nranks:
         raise UsageError(f"--np {np} is not --nodes {len(names)} x --ppn {per} = {place.nranks}")
-    check_resolves(names)
+    if not plan_only:
+        check_resolves(names)
     return place
 
 

@@ -104,3 +104,14 @@ def test_bad_placement_is_one_line_and_runs_nothing(tmp_path, args, message):
     p = cli("run", "pingpong", *FAST, *args)
     assert p.returncode == 2 and message in one_line_error(p.stderr), p.stderr
     assert not (tmp_path / "p.sqlite").exists() or cli.export() == []
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path):
+    from helpers import CLI
+    cli = CLI(tmp_path / "d.sqlite")
+    p = cli("run", "comm", "--dry-run", "--nodes", "64", "--ppn", "16")
+    assert p.returncode == 0, p.stderr
+    assert "distance np=1024" in p.stdout and "launches, estimated" in p.stdout
+    assert not (tmp_path / "d.sqlite").exists()
+    p = cli("run", "comm", "--dry-run", "--np", "10000")      # on this one machine: no room
+    assert p.returncode == 2 and "memory is available" in one_line_error(p.stderr)
