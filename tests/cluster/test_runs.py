@@ -4,7 +4,7 @@ machine card's inter-node rows, and faults (a killed node, a hanging agent, a ho
 answer) that fail the run cleanly and leave no process on any node."""
 from __future__ import annotations
 
-import json
+import re
 import sqlite3
 import subprocess
 import time
@@ -65,8 +65,10 @@ def assert_nothing_left(vc: VCluster) -> None:
 
 @pytest.fixture
 def db(cluster, request) -> Path:
-    # Not below /tmp: node1 has its own.
-    path = Path(cluster.cluster.directory) / f"{request.node.name.replace('/', '_')}.sqlite"
+    # Not below /tmp: node1 has its own. Removed afterwards, so that `down` can remove the
+    # state directory.
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", request.node.name)   # no glob characters
+    path = Path(cluster.cluster.directory) / f"{name}.sqlite"
     yield path
     for p in path.parent.glob(path.name + "*"):
         p.unlink()
@@ -160,10 +162,10 @@ def test_hanging_agent_and_silent_host(cluster, db, tmp_path_factory):
     agent.chmod(0o755)
     try:
         proc = hpceval_on_node1(cluster, db, BIN, "pingpong", *TINY, "--set", "sizes=8",
-                                "--hosts", "node1,node2", "--ppn", "1", "--timeout", "5",
+                                "--hosts", "node1,node2", "--ppn", "1", "--timeout", "3",
                                 env={"OMPI_MCA_plm_rsh_agent": str(agent)})
         rc, _, err = finish(proc)
-        assert rc == 1 and "killed after the 5 s time limit" in one_line_error(err), err
+        assert rc == 1 and "killed after the 3 s time limit" in one_line_error(err), err
         assert stored_run(db)["status"] == "failed"
         assert subprocess.run(["pgrep", "-f", "sleep 613"]).returncode == 1   # the agent too
         assert_nothing_left(cluster)
