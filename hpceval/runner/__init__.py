@@ -97,15 +97,12 @@ class _Session:
         env = dict(spec.env)
         argv = [str(paths.binary(spec.binary))] + spec.args
         with tracing(spec.trace, env) as trace_dir:
-            command, over, notes = launch_command(self.launcher, self.place, spec.nranks, argv,
-                                                  spec.bind, env)
+            command, notes = launch_command(self.launcher, self.place, spec.nranks, argv,
+                                            spec.bind, env)
             self.display.start(self.index, spec.label, spec.expected_results)
             out = execute(command, env, self.timeout_s or spec.timeout_s, now(),
                           on_record=lambda _r: self.display.advance())
             trace = collect_trace(trace_dir, out) if trace_dir else None
-        if over:
-            out.warnings.append(f"{spec.nranks} ranks on {self.ctx.cores} cores: oversubscribed, "
-                                "timings are disturbed")
         out.warnings += notes
         tag_records(out.results, out.meta, emulates_nodes(spec.args))
         mark_spread(out.results)

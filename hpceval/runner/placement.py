@@ -171,18 +171,22 @@ def emulates_nodes(args: Sequence[str]) -> bool:
 
 
 def launch_command(launcher, place: Optional[Placement], nranks: int, argv: List[str],
-                   bind: str, env: Dict[str, str]) -> Tuple[List[str], bool, List[str]]:
-    """The command of one launch, whether it oversubscribes a node (env updated in place, so
-    that remote ranks see it too), and placement warnings.
-    Without a placement the launcher places ranks itself (this host, or Slurm's allocation)."""
+                   bind: str, env: Dict[str, str]) -> Tuple[List[str], List[str]]:
+    """The command of one launch and its warnings (oversubscription, binding); env gets
+    HPCEVAL_OVERSUBSCRIBED when a node has more ranks than cores (set before the command is
+    built, so that remote ranks see it too). Without a placement the launcher places ranks
+    itself (this host, or Slurm's allocation)."""
     slots = place.slots(nranks) if place else []
     bind, note = binding(bind, slots)
-    over = launcher.oversubscribed(launcher.per_node(nranks, slots))
-    if over:
+    per_node = launcher.per_node(nranks, slots)
+    notes = [note] if note else []
+    if launcher.oversubscribed(per_node):
         env["HPCEVAL_OVERSUBSCRIBED"] = "1"   # the harness notes it in its records
+        notes.insert(0, f"{per_node} ranks on {launcher.cores} cores"
+                        f"{' per node' if slots else ''}: oversubscribed, timings are disturbed")
     if slots:
-        return launcher.command(nranks, argv, bind, env, slots=slots), over, [note] if note else []
-    return launcher.command(nranks, argv, bind, env), over, []
+        return launcher.command(nranks, argv, bind, env, slots=slots), notes
+    return launcher.command(nranks, argv, bind, env), notes
 
 
 def check_plan(launcher, place: Optional[Placement], sizes: Sequence[int]) -> None:

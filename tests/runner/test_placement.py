@@ -54,16 +54,19 @@ def test_launchers_build_host_lists(monkeypatch):
     place = Placement(("n1", "n2"), 2)
     o = OpenMPILauncher("/usr/bin/mpirun", "mpirun (Open MPI) 4.1.4", cores=2)
     env = {}
-    cmd, over, notes = launch_command(o, place, 4, ["b"], "core", env)
+    cmd, notes = launch_command(o, place, 4, ["b"], "core", env)
     assert cmd == ["/usr/bin/mpirun", "--host", "n1:2,n2:2", "--bind-to", "core", "-np", "4", "b"]
-    assert not over and not notes and env == {}
+    assert not notes and env == {}
     m = MPICHLauncher("/usr/bin/mpiexec", "HYDRA", cores=2)
-    cmd, _, _ = launch_command(m, place, 2, ["b"], "core", {})
+    cmd, _ = launch_command(m, place, 2, ["b"], "core", {})
     assert cmd == ["/usr/bin/mpiexec", "-n", "2", "-hosts", "n1:2", "-bind-to", "core", "b"]
     # 4 ranks per node on 2 cores: oversubscribed per node, whatever the total
     env = {}
-    cmd, over, _ = launch_command(o, Placement(("n1", "n2"), 4), 8, ["b"], "core", env)
-    assert over and env["HPCEVAL_OVERSUBSCRIBED"] == "1" and "--oversubscribe" in cmd
+    cmd, notes = launch_command(o, Placement(("n1", "n2"), 4), 8, ["b"], "core", env)
+    assert env["HPCEVAL_OVERSUBSCRIBED"] == "1" and "--oversubscribe" in cmd
+    assert notes == ["4 ranks on 2 cores per node: oversubscribed, timings are disturbed"]
+    cmd, notes = launch_command(o, None, 3, ["b"], "core", {})
+    assert notes == ["3 ranks on 2 cores: oversubscribed, timings are disturbed"]
 
 
 def test_virtual_cluster_binding_only_across_its_nodes(monkeypatch):
