@@ -84,22 +84,22 @@ def test_two_nodes_two_ranks_each(cluster, db, bindir):
                                            *PATTERNS, "--hosts", "node1,node2", "--ppn", "2"))
     assert rc == 0, err
     run = stored_run(db)
-    assert run["status"] == "ok" and run["settings"]["placement"]["ppn"] == 2
+    assert run["status"] == "ok" and run["settings"]["placement"]["ppn"] == 2, run["status"]
     nodes = run["settings"]["nodes"]          # every node's fingerprint, gathered on the node
-    assert sorted(nodes["nodes"]) == ["node1", "node2"] and nodes["differ"] == []
+    assert sorted(nodes["nodes"]) == ["node1", "node2"] and nodes["differ"] == [], nodes
     for launch in run["launches"]:
         assert launch["meta"]["hosts"] == ["node1", "node1", "node2", "node2"], launch["command"]
         assert ("node1:2,node2:2" in launch["command"]) and launch["warnings"], launch
     where = {r["params"]["pattern"]: r["extra"]["where"] for r in run["records"]
              if r["benchmark"] == "p2p"}
     assert set(where) == {"0-1", "intra-pairs", "0-k", "ring", "cross-pairs"}
-    assert {w["placement"] for w in where.values()} == {"real"}
-    assert where["0-1"]["pair_hosts"] == ["node1", "node1"]
-    assert where["0-k"]["pair_hosts"] == ["node1", "node2"]
+    assert {w["placement"] for w in where.values()} == {"real"}, where
+    assert where["0-1"]["pair_hosts"] == ["node1", "node1"], where
+    assert where["0-k"]["pair_hosts"] == ["node1", "node2"], where
     card = {(r["section"], r["quantity"]): r for r in machine_card(run)}
     for row in ("Latency", "Latency, bi-directional", "Bandwidth", "Bandwidth, bi-directional"):
-        assert card[("MPI inter-node", row)]["measured"], row
-        assert card[("MPI intra-node", row)]["measured"], row
+        assert card[("MPI inter-node", row)]["measured"], (row, where, run["records"])
+        assert card[("MPI intra-node", row)]["measured"], (row, where, run["records"])
     assert card[("Collectives", "Barrier across nodes")]["measured"]
     assert_nothing_left(cluster)
 
