@@ -189,18 +189,52 @@ def plateau(recs: List[Record]) -> Optional[Cell]:
     return Cell(value(rec), where, rec)
 
 
-def mpi_point(where: str, metric: str, size: Optional[int]) -> Callable[[Run], Optional[Cell]]:
-    """Ping-pong at `size` bytes (nearest size present), or over the plateau (size None)."""
+def _where(rec: Record) -> Dict[str, Any]:
+    """Where a record's ranks ran, as the runner tagged it (hpceval/runner/placement.py)."""
+    return rec.get("where") or (rec.get("extra") or {}).get("where") or {}
+
+
+def placement_of(run: Run, rec: Record) -> Optional[str]:
+    """'intra' or 'inter' node for a two-rank record: from the hosts of its pair when the record
+    names them, else from the hosts of its benchmark's launches."""
+    hosts = _where(rec).get("pair_hosts") or []
+    if len(hosts) == 2:
+        return "intra" if hosts[0] == hosts[1] else "inter"
+    return pair_placement(run, rec) if rec.get("benchmark") == "pingpong" else None
+
+
+# p2p modes that measure one direction and both directions at once (swap: both send at once).
+_MODES = {("uni", "latency"): ("pingpong",), ("uni", "bandwidth"): ("pingpong", "stream"),
+          ("bi", "latency"): ("swap",), ("bi", "bandwidth"): ("bistream", "swap")}
+
+
+def _pair_records(run: Run, where: str, metric: str, direction: str) -> List[Record]:
+    """Two-rank records at `where`: ping-pong's own first (one direction), else p2p's 0-1 / 0-k
+    pairs in the direction's modes."""
+    def fits(r: Record) -> bool:
+        return (isinstance((r.get("params") or {}).get("bytes"), (int, float))
+                and r["params"]["bytes"] > 0 and placement_of(run, r) == where)
+    recs = run.get("records") or []
+    own = [r for r in select(recs, "pingpong", metric) if fits(r)] if direction == "uni" else []
+    return own or [r for r in select(recs, "p2p", metric) if fits(r)
+                   and (r.get("params") or {}).get("mode") in _MODES[(direction, metric)]]
+
+
+def mpi_point(where: str, metric: str, size: Optional[int],
+              direction: str = "uni") -> Callable[[Run], Optional[Cell]]:
+    """A two-rank exchange at `size` bytes (nearest size present, best protocol), or the median
+    over the bandwidth plateau (size None); uni- or bi-directional."""
     def get(run: Run) -> Optional[Cell]:
-        recs = [r for r in select(run.get("records") or [], "pingpong", metric)
-                if isinstance((r.get("params") or {}).get("bytes"), (int, float))
-                and r["params"]["bytes"] > 0 and pair_placement(run, r) == where]
+        recs = _pair_records(run, where, metric, direction)
         if not recs:
             return None
+        best = max if recs[0].get("better") == "higher" else min
+        mode = lambda r: f", {r['params']['mode']}" if r.get("benchmark") == "p2p" else ""
         if size is None:
             return plateau(recs)
-        rec = min(recs, key=lambda r: abs(r["params"]["bytes"] - size))
-        return Cell(value(rec), f"{size_label(rec['params']['bytes'])} messages", rec)
+        near = min(abs(r["params"]["bytes"] - size) for r in recs)
+        rec = best((r for r in recs if abs(r["params"]["bytes"] - size) == near), key=value)
+        return Cell(value(rec), f"{size_label(rec['params']['bytes'])} messages{mode(rec)}", rec)
     return get
 
 
@@ -217,10 +251,12 @@ def _matching(pred: Callable[[Record], bool], better: str = "lower") -> Callable
     return get
 
 
-def _barrier(run: Run) -> Optional[Cell]:
+def _barrier(run: Run, across: bool = False) -> Optional[Cell]:
     """Barrier time (slowest rank) at the most ranks measured without oversubscription; an
-    oversubscribed count only when nothing else was measured, and then it says so."""
-    recs = [r for r in select(run.get("records") or [], "collectives", "latency", op="barrier")]
+    oversubscribed count only when nothing else was measured, and then it says so. `across`:
+    only launches whose ranks ran on more than one node."""
+    recs = [r for r in select(run.get("records") or [], "collectives", "latency", op="barrier")
+            if not across or len(_where(r).get("nodes") or []) > 1]
     if not recs:
         return None
     fair = [r for r in recs if not oversubscribed(run, r)] or recs
@@ -277,10 +313,19 @@ for _row in (
     CardRow("Memory bandwidth", "Main memory, 1 core (STREAM)", "GB/s", _stream("one")),
     CardRow("Memory bandwidth", "Main memory, all cores (STREAM)", "GB/s", _stream("all")),
     CardRow("MPI intra-node", "Latency", "us", mpi_point("intra", "latency", 8)),
+    CardRow("MPI intra-node", "Latency, bi-directional", "us",
+            mpi_point("intra", "latency", 8, "bi")),
     CardRow("MPI intra-node", "Bandwidth", "MB/s", mpi_point("intra", "bandwidth", None)),
+    CardRow("MPI intra-node", "Bandwidth, bi-directional", "MB/s",
+            mpi_point("intra", "bandwidth", None, "bi")),
     CardRow("MPI inter-node", "Latency", "us", mpi_point("inter", "latency", 8)),
+    CardRow("MPI inter-node", "Latency, bi-directional", "us",
+            mpi_point("inter", "latency", 8, "bi")),
     CardRow("MPI inter-node", "Bandwidth", "MB/s", mpi_point("inter", "bandwidth", None)),
+    CardRow("MPI inter-node", "Bandwidth, bi-directional", "MB/s",
+            mpi_point("inter", "bandwidth", None, "bi")),
     CardRow("Collectives", "Barrier", "us", _barrier),
+    CardRow("Collectives", "Barrier across nodes", "us", lambda run: _barrier(run, True)),
     CardRow("Kernels", "Column physics", "", kernel_rate("column")),
     CardRow("Kernels", "Shallow water model (serial)", "", kernel_rate("sst")),
     CardRow("Kernels", "Shallow water model (parallel)", "", kernel_rate("psst")),

@@ -34,7 +34,7 @@ def _plan_pingpong(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[La
     if nranks < 2:
         raise UsageError(f"pingpong needs at least 2 ranks, --np {nranks} given")
     sizes = v["sizes"]
-    args = _args(b, v, ("sizes", "refine", "refine-tol", "resolution")) + repetition_args(b, v)
+    args = _args(b, v, ("sizes", "refine", "refine-tol", "resolution"))
     results = 2 * len(sizes) - (1 if 0 in sizes else 0)
     return [LaunchSpec(b.name, f"pingpong np={nranks}", "pingpong", args, nranks, "core",
                        expected_results=results,
@@ -62,14 +62,18 @@ def _joined(items: List[str], every) -> str:
 
 
 def _rank_counts(text: str, ctx: PlanContext, default: int, least: int, what: str) -> List[int]:
-    """The `nranks` parameter: comma-separated counts; empty means --np, else `default`."""
+    """The `nranks` parameter: comma-separated counts; empty means --np, else `default`; 'np'
+    is the run's rank count (--np or --nodes x --ppn), dropped when none was given."""
     if not str(text).strip():
         counts = [ctx.nranks or default]
     else:
+        words = [t.strip() for t in str(text).split(",") if t.strip()]
         try:
-            counts = sorted({int(t) for t in str(text).split(",") if t.strip()})
+            counts = sorted({ctx.nranks if t == "np" else int(t) for t in words
+                             if t != "np" or ctx.nranks})
         except ValueError:
-            raise UsageError(f"--set nranks: '{text}' is not a list of rank counts") from None
+            raise UsageError(f"--set nranks: '{text}' is not a list of rank counts "
+                             "(or 'np')") from None
     for n in counts:
         if n < least:
             raise UsageError(f"{what} needs at least {least} ranks, {n} given")
@@ -84,14 +88,23 @@ def _args(b: Benchmark, v: Dict[str, Any], names) -> List[str]:
 
 
 NRANKS = Param("nranks", "str", "",
-               "rank counts, comma-separated (empty: --np, else the benchmark's default)")
+               "rank counts, comma-separated (empty: --np, else the benchmark's default; "
+               "'np': the run's rank count when one is given)")
 RPN = Param("ranks-per-node", "int", 0,
-            "ranks per emulated node (0: real nodes, from MPI shared memory)", 0, 1 << 20)
+            "ranks per emulated node (0: real nodes, from MPI shared memory; a run that spans "
+            "nodes always uses its real nodes)", 0, 1 << 20)
 
 
 # ---------------------------------------------------------------- p2p
 
+def _real_nodes(v: Dict[str, Any], ctx: PlanContext) -> Dict[str, Any]:
+    """A run that spans nodes places its patterns on them: emulation (ranks-per-node) is for
+    one machine only."""
+    return {**v, "ranks-per-node": 0} if ctx.nodes > 1 else v
+
+
 def _plan_p2p(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    v = _real_nodes(v, ctx)
     modes = words(v["modes"], MODES, "modes", all_ok=True)
     protos = words(v["protocols"], PROTOCOLS, "protocols", all_ok=True)
     patterns = words(v["patterns"], PATTERNS, "patterns")
@@ -101,7 +114,7 @@ def _plan_p2p(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchS
         for n in _rank_counts(v["nranks"], ctx, 2 if pattern == "0-1" else 4, 2, "p2p"):
             if pattern in ("intra-pairs", "cross-pairs") and n % 2:
                 raise UsageError(f"p2p pattern {pattern} needs an even number of ranks, {n} given")
-            check_memory(2 * max(sizes + [1]) * n, ctx, "p2p message buffers")
+            check_memory(2 * max(sizes + [1]) * ctx.ranks_per_node(n), ctx, "p2p message buffers")
             args = (_args(b, v, ("sizes", "window", "flush", "refine", "refine-tol",
                                  "ranks-per-node"))
                     + ["--modes", _joined(modes, MODES), "--protocols", _joined(protos, PROTOCOLS),
@@ -140,7 +153,7 @@ def _plan_collectives(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
     sizes = v["sizes"]
     specs = []
     for n in _rank_counts(v["nranks"], ctx, 2, 1, "collectives"):
-        check_memory(4 * n * max(sizes) * n, ctx, "collective buffers")
+        check_memory(4 * n * max(sizes) * ctx.ranks_per_node(n), ctx, "collective buffers")
         args = _args(b, v, ("sizes",)) + ["--ops", ",".join(ops)]
         points = 1 + (len(ops) - ("barrier" in ops)) * len(sizes)
         specs.append(LaunchSpec(b.name, f"collectives np={n}", "collectives", args, n, "core",
@@ -162,6 +175,7 @@ register_benchmark(Benchmark(
 # ---------------------------------------------------------------- distance, hotspot, random2
 
 def _plan_distance(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    v = _real_nodes(v, ctx)
     specs = []
     for n in _rank_counts(v["nranks"], ctx, 2, 2, "distance"):
         if v["full"] and n > FULL_MATRIX_MAX_RANKS:
@@ -267,13 +281,17 @@ _FAST = {"budget": "0.05", "ci-target": "0.03", "max-reps": "200"}
 register_suite(Suite(
     "comm", "the communication suite: every protocol and mode 0 B..4 MiB, placement patterns, "
     "distance map, hot spot, random2, collectives vs size and ranks, halo (a few minutes, 2-4 "
-    "ranks; cross-node patterns emulate 2 nodes with ranks-per-node=2)",
+    "ranks; cross-node patterns emulate 2 nodes with ranks-per-node=2, or use the real nodes of "
+    "a run that spans nodes; the distance map from rank 0 at the run's rank count)",
     (("pingpong", {"budget": "0.2", "ci-target": "0.02"}),
      ("p2p", {**_FAST, "modes": "all", "protocols": "all", "patterns": "0-1"}),
      ("p2p", {**_FAST, "modes": "pingpong,swap", "protocols": "send,sendrecv,isend",
               "patterns": "intra-pairs,0-k,ring,cross-pairs", "sizes": "8,1K,64K,1M",
               "ranks-per-node": "2", "nranks": "4"}),
      ("distance", {**_FAST, "full": "1", "ranks-per-node": "2", "nranks": "4"}),
+     # At the run's own rank count (--np, --nodes x --ppn): rank 0 to every rank, O(P) pairs.
+     # The rank x rank matrix stays at 4 ranks (opt-in beyond: distance full=1).
+     ("distance", {**_FAST, "nranks": "np"}),
      ("hotspot", {**_FAST, "nranks": "4"}),
      ("random2", {**_FAST, "nranks": "4"}),
      ("collectives", {**_FAST, "nranks": "2,4"}),

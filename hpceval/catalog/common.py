@@ -33,10 +33,20 @@ def repetition_args(bench, values: Dict[str, Any]) -> List[str]:
     return args
 
 
-def launch_timeout(values: Dict[str, Any], points: int, fixed_s: float = 60.0) -> float:
+TIMEOUT_FIXED_S = 60.0      # start-up allowance of every launch's time limit
+TIMEOUT_FACTOR = 3.0        # the limit allows the planned measuring time this many times over
+
+
+def launch_timeout(values: Dict[str, Any], points: int, fixed_s: float = TIMEOUT_FIXED_S) -> float:
     """A generous limit: every point may spend its whole budget, three times over, plus start-up.
     A hung rank is killed after this."""
-    return fixed_s + 3.0 * float(values["budget"]) * max(points, 1)
+    return fixed_s + TIMEOUT_FACTOR * float(values["budget"]) * max(points, 1)
+
+
+def planned_seconds(spec: LaunchSpec) -> float:
+    """The measuring time a launch was planned for (every point spending its whole budget, plus
+    what a planner added for long single runs): its time limit without the allowances."""
+    return max(spec.timeout_s - TIMEOUT_FIXED_S, 0.0) / TIMEOUT_FACTOR
 
 
 # Default working sets (4x the last-level cache, STREAM's rule) take at most this share of the

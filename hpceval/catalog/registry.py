@@ -16,6 +16,12 @@ class PlanContext:
     llc_bytes: int
     mem_available_bytes: int
     nranks: int | None = None        # --np, None: the benchmark's default
+    nodes: int = 1                   # nodes the run spans (--nodes/--hosts); 1: this machine
+    ppn: int | None = None           # ranks per node when placed on nodes (--ppn)
+
+    def ranks_per_node(self, nranks: int) -> int:
+        """Ranks of an n-rank launch that share one node's memory."""
+        return min(nranks, self.ppn) if self.ppn else nranks
 
 
 @dataclass

@@ -4,11 +4,16 @@ from __future__ import annotations
 import argparse
 import math
 
+from rich.markup import escape
+from rich.table import Table
+
 from hpceval.analysis.headlines import headline_records
 from hpceval.cli.common import add_db, console, db_path, headline_table
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
-from hpceval.runner import LLC_CHOICES, run_plan
+from hpceval.runner import LLC_CHOICES, plan_context, run_plan
+from hpceval.runner.dryrun import describe, dry_run, fmt_duration
+from hpceval.runner.placement import placement_from_args
 from hpceval.store import Store
 
 NAME = "run"
@@ -19,6 +24,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("targets", nargs="+", metavar="SUITE|BENCHMARK", help="see 'hpceval list'")
     p.add_argument("--np", type=int, default=None, metavar="N",
                    help="MPI ranks for communication benchmarks (default: 2)")
+    p.add_argument("--nodes", type=int, default=None, metavar="N",
+                   help="nodes to run on: the first N of --hosts/--hostfile (default: all)")
+    p.add_argument("--ppn", type=int, default=None, metavar="K",
+                   help="ranks per node (ranks = N x K; default: --np / N, else 1)")
+    p.add_argument("--hosts", default=None, metavar="H1,H2,...",
+                   help="the nodes, comma-separated (outside Slurm; launched with mpirun/mpiexec)")
+    p.add_argument("--hostfile", default=None, metavar="F",
+                   help="the nodes, one host name a line ('#' comments, 'slots=' ignored)")
     add_db(p)
     p.add_argument("--launcher", choices=CHOICES, default="auto",
                    help="MPI launcher (auto: srun inside Slurm, else mpirun/mpiexec)")
@@ -32,6 +45,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "one with a quick latency curve; VMs often report the host's) or reported")
     p.add_argument("--no-remeasure", action="store_true",
                    help="do not measure disturbed or unconverged headline points again")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the launches the run would make and an estimate of its duration "
+                        "(nothing is launched or stored)")
     p.add_argument("--trace", action="store_true",
                    help="trace every launch (PMPI library, docs/trace.md) and store the traces; "
                         "timings then include the tracing overhead")
@@ -41,8 +57,12 @@ def execute(args: argparse.Namespace) -> int:
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
         # nan compares false to everything and would disable the limit; inf is no limit either
         raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
+    place = placement_from_args(args.nodes, args.ppn, args.hosts, args.hostfile, args.np,
+                                plan_only=args.dry_run)
+    if args.dry_run:
+        return _dry_run(args, place)
     db = db_path(args)
-    result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db,
+    result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db, place=place,
                       launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout,
                       trace=args.trace,
                       headlines=None if args.no_remeasure else headline_records, llc=args.llc)
@@ -56,4 +76,22 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError("; ".join(result.usage_errors))
     if result.failures or result.usage_errors:
         raise BenchmarkFailed(f"run {run['id']} failed: " + "; ".join(result.failures + result.usage_errors))
+    return 0
+
+
+def _dry_run(args: argparse.Namespace, place) -> int:
+    """The plan as a table and its estimated duration; no launch, no database."""
+    if args.np is not None and args.np < 1:
+        raise UsageError(f"--np {args.np}: need at least 1 rank")
+    launches = dry_run(args.targets, args.sets, plan_context(args.np, place), place)
+    table = Table(title=f"dry run: {' + '.join(args.targets)}", title_justify="left")
+    for col in ("launch", "ranks", "nodes", "sizes (B)", "budget/point (s)", "results",
+                "estimate", "time limit"):
+        table.add_column(col)
+    for launch in launches:
+        table.add_row(*map(escape, describe(launch)))
+    console().print(table)
+    total = sum(l.estimate_s for l in launches)
+    print(f"{len(launches)} launches, estimated {fmt_duration(total)} ({total:.0f} s: start-up "
+          "plus every point spending its whole budget)")
     return 0

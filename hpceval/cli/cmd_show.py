@@ -7,6 +7,7 @@ import sys
 from rich.markup import escape
 
 from hpceval.analysis.card import machine_card
+from hpceval.analysis.nodes import FINDING, node_lines
 from hpceval.cli.cardview import card_table
 from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store, print_rows
 from hpceval.quality import verdict
@@ -45,6 +46,8 @@ def execute(args: argparse.Namespace) -> int:
         return 0
     con.print(card_table(machine_card(run), "machine card"))
     con.print(fingerprint_table(run["fingerprint"]))
+    for line in node_lines(run):
+        con.print(escape(line), style="bold red" if line.startswith(FINDING) else None)
     card = headline_table(run["records"], "headline figures")
     con.print(card)
     rows = []

@@ -4,7 +4,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from typing import Dict, List, Optional, Tuple, Type
+from typing import Dict, List, Optional, Sequence, Tuple, Type
+
+from hpceval.errors import UsageError
 
 
 class Launcher:
@@ -26,6 +28,12 @@ class Launcher:
     def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str]) -> List[str]:
         raise NotImplementedError
 
+    def host_args(self, slots: Sequence[Tuple[str, int]]) -> List[str]:
+        """The options that place `ranks` on each (host, ranks) slot, in order."""
+        raise UsageError(f"{os.path.basename(self.program)} cannot be given hosts: --hosts and "
+                         "--hostfile are for mpirun/mpiexec (inside Slurm the allocation places "
+                         "ranks)")
+
     def oversubscribed(self, nranks: int) -> bool:
         return nranks > self.cores
 
@@ -41,6 +49,11 @@ class Launcher:
     def max_ranks_reason(self) -> str:
         return (f"more than {self.RANKS_PER_CORE} ranks per core on this host's {self.cores} "
                 f"cores ({os.path.basename(self.program)} starts every rank here)")
+
+    @staticmethod
+    def per_node(nranks: int, slots: Sequence[Tuple[str, int]]) -> int:
+        """Ranks on the busiest node: what oversubscription is judged by."""
+        return max((k for _, k in slots), default=nranks)
 
     def describe(self) -> Dict[str, str]:
         return {"launcher": os.path.basename(self.program), "flavour": self.flavour,

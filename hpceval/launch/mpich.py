@@ -1,7 +1,7 @@
 """MPICH's (Hydra) mpiexec; also Intel MPI, which uses Hydra."""
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Sequence, Tuple
 
 from hpceval.launch.base import Launcher, register_launcher
 
@@ -15,9 +15,13 @@ class MPICHLauncher(Launcher):
     def recognises(cls, version_text: str) -> bool:
         return "HYDRA" in version_text or "MPICH" in version_text or "Intel(R) MPI" in version_text
 
-    def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str]) -> List[str]:
-        cmd = [self.program, "-n", str(nranks)]
-        if not self.oversubscribed(nranks):      # Hydra oversubscribes by itself
+    def host_args(self, slots: Sequence[Tuple[str, int]]) -> List[str]:
+        return ["-hosts", ",".join(f"{host}:{k}" for host, k in slots)]
+
+    def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str],
+                slots: Sequence[Tuple[str, int]] = ()) -> List[str]:
+        cmd = [self.program, "-n", str(nranks)] + (self.host_args(slots) if slots else [])
+        if not self.oversubscribed(self.per_node(nranks, slots)):  # Hydra oversubscribes by itself
             cmd += ["-bind-to", "core" if bind == "core" else "none"]
         for name in sorted(env):
             cmd += ["-genv", name, env[name]]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import Dict, List
+from typing import Dict, List, Sequence, Tuple
 
 from hpceval.launch.base import Launcher, register_launcher
 
@@ -16,11 +16,17 @@ class OpenMPILauncher(Launcher):
     def recognises(cls, version_text: str) -> bool:
         return "Open MPI" in version_text or "OpenRTE" in version_text or "PRRTE" in version_text
 
-    def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str]) -> List[str]:
+    def host_args(self, slots: Sequence[Tuple[str, int]]) -> List[str]:
+        return ["--host", ",".join(f"{host}:{k}" for host, k in slots)]
+
+    def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str],
+                slots: Sequence[Tuple[str, int]] = ()) -> List[str]:
         cmd = [self.program]
         if os.geteuid() == 0:
             cmd.append("--allow-run-as-root")     # Open MPI refuses root without it
-        if self.oversubscribed(nranks):
+        if slots:
+            cmd += self.host_args(slots)
+        if self.oversubscribed(self.per_node(nranks, slots)):
             # Binding more ranks than cores to cores is an error in Open MPI; let them float.
             cmd += ["--oversubscribe", "--bind-to", "none"]
         else:

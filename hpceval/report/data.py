@@ -15,6 +15,7 @@ from hpceval.analysis import headlines, select, value
 from hpceval.analysis.headlines import size_label
 from hpceval.analysis import stream_points as _stream_points
 from hpceval.analysis import significance as sig
+from hpceval.analysis.nodes import node_lines
 from hpceval.analysis.summary import machine_line, summary_rows
 from hpceval.analysis.warnings import warnings
 from hpceval.quality import at_floor, verdict
@@ -155,6 +156,7 @@ def fingerprint_rows(run: dict) -> list[tuple[str, list[str]]]:
         ("Compiler", [" ".join(str(cc[k]) for k in ("cc", "version") if cc.get(k)) or MISSING]
                      + ([f"flags: {cc['cflags']}"] if cc.get("cflags") else [])),
         ("Hostnames", hosts or [MISSING]),
+        *([("Nodes", node_lines(run))] if node_lines(run) else []),
         ("Environment", [f"{k}={v}" for k, v in (fp.get("environment") or {}).items()] or [MISSING]),
     ]
     known = {"hash", "hostname", "arch", "cpu_model", "sockets", "cores", "threads", "numa_nodes",

@@ -19,6 +19,9 @@ from hpceval.launch import find_launcher
 from hpceval.quality import mark_spread, worth_remeasuring
 from hpceval.runner.execute import Outcome, execute
 from hpceval.runner.llcprobe import LLC, probe_llc
+from hpceval.runner.nodeprint import run_nodes
+from hpceval.runner.placement import (Placement, check_plan, emulates_nodes, launch_command,
+                                      tag_records)
 from hpceval.runner.progress import ProgressDisplay
 from hpceval.store import Store
 from hpceval.store.db import now
@@ -36,10 +39,12 @@ class RunResult:
     remeasured: int = 0                # launches that measured a headline point again
 
 
-def plan_context(nranks: Optional[int]) -> PlanContext:
+def plan_context(nranks: Optional[int], place: Optional[Placement] = None) -> PlanContext:
     fp = machine_fingerprint()
     return PlanContext(cores=fp["cores"], llc_bytes=llc_bytes(fp["caches"]),
-                       mem_available_bytes=mem_available_bytes(), nranks=nranks)
+                       mem_available_bytes=mem_available_bytes(),
+                       nranks=place.nranks if place else nranks,
+                       nodes=len(place.hosts) if place else 1, ppn=place.ppn if place else None)
 
 
 def _launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:
@@ -82,28 +87,26 @@ class _Session:
     and kept (with its spec) so that headline points can be measured again."""
 
     def __init__(self, store: Store, run_id: int, launcher, ctx: PlanContext,
-                 display: ProgressDisplay, timeout_s: Optional[float]):
+                 display: ProgressDisplay, timeout_s: Optional[float],
+                 place: Optional[Placement] = None):
         self.store, self.run_id, self.launcher, self.ctx = store, run_id, launcher, ctx
-        self.display, self.timeout_s = display, timeout_s
+        self.display, self.timeout_s, self.place = display, timeout_s, place
         self.done: List[Tuple[LaunchSpec, Outcome]] = []
         self.index = 0
 
     def launch(self, spec: LaunchSpec, remeasure: Optional[int] = None) -> Outcome:
         self.index += 1
         env = dict(spec.env)
-        over = self.launcher.oversubscribed(spec.nranks)
-        if over:
-            env["HPCEVAL_OVERSUBSCRIBED"] = "1"   # the harness notes it in its records
         argv = [str(paths.binary(spec.binary))] + spec.args
         with tracing(spec.trace, env) as trace_dir:
-            command = self.launcher.command(spec.nranks, argv, spec.bind, env)
+            command, notes = launch_command(self.launcher, self.place, spec.nranks, argv,
+                                            spec.bind, env)
             self.display.start(self.index, spec.label, spec.expected_results)
             out = execute(command, env, self.timeout_s or spec.timeout_s, now(),
                           on_record=lambda _r: self.display.advance())
             trace = collect_trace(trace_dir, out) if trace_dir else None
-        if over:
-            out.warnings.append(f"{spec.nranks} ranks on {self.ctx.cores} cores: oversubscribed, "
-                                "timings are disturbed")
+        out.warnings += notes
+        tag_records(out.results, out.meta, emulates_nodes(spec.args))
         mark_spread(out.results)
         for rec in out.results if remeasure else ():
             rec["remeasured"] = remeasure
@@ -213,7 +216,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
              db: str, launcher_choice: str = "auto", tags: Sequence[str] = (),
              timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None,
              trace: bool = False, headlines: Optional[Callable] = None,
-             llc: str = "probe") -> RunResult:
+             llc: str = "probe", place: Optional[Placement] = None) -> RunResult:
     """Plan, launch and store; with `headlines` (records -> the headline records), re-measure
     the headline points that came out disturbed or unconverged. `llc`: 'probe' checks the
     reported last-level cache before planning memory benchmarks, 'reported' trusts it."""
@@ -221,14 +224,16 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
         raise UsageError(f"--np {nranks}: need at least 1 rank")
     if llc not in LLC_CHOICES:
         raise UsageError(f"--llc {llc}: expected one of {', '.join(LLC_CHOICES)}")
-    ctx = plan_context(nranks)
+    ctx = plan_context(nranks, place)
     specs = _plan(targets, sets, ctx, trace)          # bad settings fail here, before any run
     for binary in {s.binary for s in specs}:
         paths.binary(binary)
     if any(s.trace for s in specs):
         paths.trace_library()                         # missing: one line now, not mid-run
     launcher = find_launcher(launcher_choice, ctx.cores)
-    _check_ranks(specs, launcher)
+    if place is None:
+        _check_ranks(specs, launcher)     # every rank on this host
+    check_plan(launcher, place, [s.nranks for s in specs])
     cache = _llc(llc, specs, launcher, ctx)
     if cache is not None and cache.used != ctx.llc_bytes:
         ctx.llc_bytes = cache.used
@@ -238,11 +243,13 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     suite = "+".join(targets)
     settings = {"sets": list(sets), "np": nranks, "launcher": launcher_choice,
                 "timeout_s": timeout_s, "trace": trace,
+                "placement": place.settings() if place else None,
+                "nodes": run_nodes(launcher, place, timeout_s),
                 "llc": cache.settings() if cache else {"used": ctx.llc_bytes, "source": "reported"}}
     run_id = store.create_run(suite, tags, fingerprint, shlex.join(sys.argv), settings)
     result = RunResult(run_id, "ok")
     display = progress or ProgressDisplay(len(specs))
-    session = _Session(store, run_id, launcher, ctx, display, timeout_s)
+    session = _Session(store, run_id, launcher, ctx, display, timeout_s, place)
     status = "ok"
     try:
         with display, driver_signals():

@@ -15,8 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from hpceval.records import RecordError, parse_record
+from hpceval.runner.procs import end_session
 
 STDERR_KEEP = 50    # lines of stderr kept for the failure message
+# Seconds a launch may take to exit after its end record. MPICH over UCX 1.13's TCP transport
+# often hangs in MPI_Finalize (openucx/ucx#8738, docs/vcluster.md): every record is in, so the
+# launch counts as ok, is ended, and says so in its warnings.
+FINALIZE_GRACE_S = 3.0
 
 
 @dataclass
@@ -45,17 +50,13 @@ def _pump(stream, q: "queue.Queue", tag: str) -> None:
 
 
 def _kill(proc: subprocess.Popen) -> None:
-    """Terminate the launcher and every rank it started (they share the new session)."""
-    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+    """Terminate the launcher and every process it started: its new session (ranks, remote
+    agents in process groups of their own) and their descendants."""
+    end_session(proc.pid)
+    try:
+        proc.wait(timeout=5.0)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 _PR_SET_PDEATHSIG = 1        # linux/prctl.h
@@ -98,9 +99,16 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
     stderr: List[str] = []
     ended, error_msg, open_streams = False, None, 2
     deadline = t0 + timeout_s
+    hung_in_finalize = False
     try:
         while open_streams:
             remaining = deadline - time.monotonic()
+            if remaining <= 0 and ended and error_msg is None:
+                _kill(proc)
+                hung_in_finalize = True
+                out.warnings.append(f"still running {FINALIZE_GRACE_S:g} s after its end record "
+                                    "(hung in MPI_Finalize?): ended, its records kept")
+                break
             if remaining <= 0:
                 _kill(proc)
                 out.status = "timeout"
@@ -137,6 +145,7 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
                 error_msg = rec["message"]
             elif kind == "end":
                 ended = True
+                deadline = min(deadline, time.monotonic() + FINALIZE_GRACE_S)
     except KeyboardInterrupt as exc:
         _kill(proc)
         out.signum = getattr(exc, "signum", signal.SIGINT)
@@ -151,7 +160,7 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
             _kill(proc)
             out.exit_code = proc.poll()
         out.elapsed_s = time.monotonic() - t0
-    if out.status == "ok" or out.status == "invalid":
+    if (out.status == "ok" or out.status == "invalid") and not hung_in_finalize:
         if out.exit_code != 0:
             out.status = "failed"
             out.usage_error = out.exit_code == 2 and error_msg is not None
@@ -179,8 +188,34 @@ def _last_meaningful(lines: List[str]) -> Optional[str]:
                     what = "exited with status" if code.group(1) == "Exit code" else "was killed by"
                     return (f"rank {rank.group(1)} {what} {code.group(2).strip()} "
                             "(mpirun ended the job)")
+    # A tool's own one-line error (the remote agent: "vcluster: error: no node ...", "ssh: ...")
+    # says more than the launcher's banner about it.
+    for l in text:
+        if re.match(r"[\w.-]+: (error: |connect to host |Could not resolve)", l):
+            return l[:300]
+    banner = _first_banner(lines)
+    if banner:
+        return banner
     for l in text:
         low = l.lower()
         if any(w in low for w in ("error", "exited", "signal", "killed", "abort", "not found")):
             return l[:300]
     return text[-1][:300] if text else None
+
+
+def _first_banner(lines: List[str]) -> Optional[str]:
+    """The first sentence of Open MPI's first help banner (a line of dashes, then the message:
+    "ORTE was unable to reliably start one or more daemons.", "An MPI communication peer
+    process has unexpectedly disconnected. ..."): what went wrong, before the advice."""
+    text = [l.strip() for l in lines]
+    for i, l in enumerate(text[:-1]):
+        if l and set(l) <= set("-") and text[i + 1] and not set(text[i + 1]) <= set("-"):
+            words: List[str] = []
+            for nxt in text[i + 1:i + 5]:
+                if not nxt or set(nxt) <= set("-"):
+                    break
+                words.append(nxt)
+                if nxt.endswith((".", ":")):
+                    break
+            return " ".join(words)[:300]
+    return None

@@ -105,3 +105,33 @@ def test_memory_rows_follow_the_detected_caches_when_the_reported_ones_disagree(
     c = card({"fingerprint": {"cores": 2, "caches": vm}, "launches": [], "records": mem})
     assert c[("Memory latency", "L3")]["value"] == 38.0
     assert c[("Memory latency", "Main memory, fully random (TLB misses included)")]["value"] == 165.0
+
+
+def test_intra_and_inter_node_rows_from_one_run_that_spans_nodes():
+    def p2p(metric, v, mode, ranks, hosts, size, better="lower", unit="us"):
+        r = rec("p2p", metric, v, better, unit, bytes=size, mode=mode, protocol="send",
+                pattern="0-1" if ranks == "0-1" else "0-k", ranks=ranks)
+        r["extra"] = {"where": {"nodes": ["n1", "n2"], "placement": "real", "pair_hosts": hosts}}
+        return r
+    same, across = ["n1", "n1"], ["n1", "n2"]
+    recs = [p2p("latency", 0.3, "pingpong", "0-1", same, 8), p2p("latency", 0.5, "swap", "0-1", same, 8),
+            p2p("latency", 30.0, "pingpong", "0-2", across, 8), p2p("latency", 35.0, "swap", "0-2", across, 8),
+            p2p("latency", 20.0, "pingpong", "0-2", across, 1000),
+            p2p("bandwidth", 200.0, "stream", "0-2", across, 1 << 20, "higher", "MB/s"),
+            p2p("bandwidth", 300.0, "bistream", "0-2", across, 1 << 20, "higher", "MB/s"),
+            p2p("bandwidth", 5000.0, "bistream", "0-1", same, 1 << 20, "higher", "MB/s")]
+    barrier = rec("collectives", "latency", 40.0, unit="us", op="barrier", bytes=0, nranks=4)
+    barrier["where"] = {"nodes": ["n1", "n2"], "placement": "real"}
+    c = card({"fingerprint": {}, "launches": [], "records": recs + [barrier]})
+    values = {k: c[k]["value"] for k in c if k[0].startswith("MPI")}
+    assert values == {("MPI intra-node", "Latency"): 0.3,
+                      ("MPI intra-node", "Latency, bi-directional"): 0.5,
+                      ("MPI intra-node", "Bandwidth"): None,
+                      ("MPI intra-node", "Bandwidth, bi-directional"): 5000.0,
+                      ("MPI inter-node", "Latency"): 30.0,       # 8 B, not the faster 1000 B
+                      ("MPI inter-node", "Latency, bi-directional"): 35.0,
+                      ("MPI inter-node", "Bandwidth"): 200.0,
+                      ("MPI inter-node", "Bandwidth, bi-directional"): 300.0}
+    assert c[("Collectives", "Barrier across nodes")]["value"] == 40.0
+    barrier["where"]["nodes"] = ["n1"]
+    assert not card({"fingerprint": {}, "records": [barrier]})[("Collectives", "Barrier across nodes")]["measured"]

@@ -98,3 +98,28 @@ def test_two_runs_write_one_database_at_once(tmp_path, bindir):
     runs = cli.export()
     assert sorted(r["tags"][0] for r in runs) == ["p0", "p1"]
     assert all(len(r["records"]) == 4 and r["status"] == "ok" for r in runs)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--nodes", "3", "--hosts", "localhost,127.0.0.1"], "--nodes 3: only 2 host(s) given"),
+    (["--ppn", "0", "--hosts", "localhost"], "--ppn 0: need at least 1 rank per node"),
+    (["--hosts", "no-such-node.invalid", "--ppn", "2"], "host no-such-node.invalid does not resolve"),
+    (["--hosts", "localhost", "--ppn", "1"], "pingpong needs at least 2 ranks"),
+])
+def test_bad_placement_is_one_line_and_runs_nothing(tmp_path, args, message):
+    from helpers import CLI
+    cli = CLI(tmp_path / "p.sqlite")
+    p = cli("run", "pingpong", *FAST, *args)
+    assert p.returncode == 2 and message in one_line_error(p.stderr), p.stderr
+    assert not (tmp_path / "p.sqlite").exists() or cli.export() == []
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path):
+    from helpers import CLI
+    cli = CLI(tmp_path / "d.sqlite")
+    p = cli("run", "comm", "--dry-run", "--nodes", "64", "--ppn", "16")
+    assert p.returncode == 0, p.stderr
+    assert "distance np=1024" in p.stdout and "launches, estimated" in p.stdout
+    assert not (tmp_path / "d.sqlite").exists()
+    p = cli("run", "comm", "--dry-run", "--np", "10000")      # on this one machine: no room
+    assert p.returncode == 2 and "memory is available" in one_line_error(p.stderr)

@@ -1,0 +1,198 @@
+"""Placement of ranks on nodes outside Slurm: `--nodes N --ppn K` with `--hosts` or `--hostfile`.
+
+Ranks are placed K per node, in host order; a launch with fewer ranks uses the first nodes it
+fills. The launchers turn the slots into their host lists (`--host h1:K,h2:K`, `-hosts ...`);
+this module checks the request, says how each launch binds, and tags the records with where their
+ranks ran."""
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from hpceval.errors import UsageError
+
+# Set by `scripts/vcluster exec` on every virtual node. Its nodes share one machine: each node's
+# MPI daemon believes it owns every CPU, so an explicit bind-to-core would put the first rank of
+# every node on CPU 0. The node's own CPU set binds instead (docs/vcluster.md, pitfall 1). Only
+# this variable turns binding off: on a real cluster a binding bug must stay visible.
+VCLUSTER_NODE_ENV = "HPCEVAL_VCLUSTER_NODE"
+
+Slots = List[Tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class Placement:
+    hosts: Tuple[str, ...]       # the nodes of the run, in placement order
+    ppn: int                     # ranks per node
+
+    @property
+    def nranks(self) -> int:
+        return len(self.hosts) * self.ppn
+
+    def slots(self, nranks: int) -> Slots:
+        """(host, ranks) for a launch of `nranks`: K per node on the first nodes it fills."""
+        if nranks > self.nranks:
+            raise UsageError(f"a launch of {nranks} ranks does not fit {len(self.hosts)} nodes x "
+                             f"{self.ppn} ranks per node (raise --nodes or --ppn)")
+        out: Slots = []
+        for host in self.hosts:
+            if nranks <= 0:
+                break
+            out.append((host, min(self.ppn, nranks)))
+            nranks -= self.ppn
+        return out
+
+    def settings(self) -> Dict[str, Any]:
+        return {"hosts": list(self.hosts), "nodes": len(self.hosts), "ppn": self.ppn}
+
+
+def read_hostfile(path: str) -> List[str]:
+    """Host names from a hostfile: the first word of each line, '#' comments and Open MPI's
+    'slots=' words ignored (the placement is --ppn's)."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise UsageError(f"--hostfile {path}: {exc.strerror or exc}") from None
+    hosts = [line.split("#", 1)[0].split()[0] for line in text.splitlines()
+             if line.split("#", 1)[0].strip()]
+    if not hosts:
+        raise UsageError(f"--hostfile {path}: no host names in it")
+    return hosts
+
+
+def _host_list(hosts: Optional[str], hostfile: Optional[str]) -> List[str]:
+    if hosts is not None and hostfile is not None:
+        raise UsageError("--hosts and --hostfile: give one of them")
+    names = read_hostfile(hostfile) if hostfile is not None else \
+        [h.strip() for h in (hosts or "").split(",") if h.strip()]
+    if hosts is not None and not names:
+        raise UsageError("--hosts: empty list")
+    dup = sorted({h for h in names if names.count(h) > 1})
+    if dup:
+        raise UsageError(f"host {dup[0]} is listed twice (ranks per node are --ppn's)")
+    return names
+
+
+def check_resolves(hosts: Sequence[str]) -> None:
+    """Every host name must resolve here: a typo is bad input, found before anything runs."""
+    for host in hosts:
+        try:
+            socket.getaddrinfo(host, None)
+        except (socket.gaierror, UnicodeError):
+            raise UsageError(f"host {host} does not resolve (check --hosts/--hostfile and "
+                             "/etc/hosts)") from None
+
+
+def placement_from_args(nodes: Optional[int], ppn: Optional[int], hosts: Optional[str],
+                        hostfile: Optional[str], np: Optional[int],
+                        plan_only: bool = False) -> Optional[Placement]:
+    """The run's placement from the command line, or None for a one-node run (no host given).
+    `plan_only` (--dry-run): --nodes N alone stands for N nodes named node1..nodeN, so that a
+    big machine's run can be planned anywhere; nothing is resolved."""
+    if ppn is not None and ppn < 1:
+        raise UsageError(f"--ppn {ppn}: need at least 1 rank per node")
+    if nodes is not None and nodes < 1:
+        raise UsageError(f"--nodes {nodes}: need at least 1 node")
+    names = _host_list(hosts, hostfile)
+    if not names and plan_only and nodes is not None:
+        names = [f"node{i + 1}" for i in range(nodes)]
+    if not names:
+        if nodes is not None or ppn is not None:
+            raise UsageError("--nodes/--ppn need the nodes: --hosts h1,h2,... or --hostfile F "
+                             "(inside Slurm the allocation's nodes are used by srun)")
+        return None
+    if nodes is not None and nodes > len(names):
+        raise UsageError(f"--nodes {nodes}: only {len(names)} host(s) given ({', '.join(names)})")
+    names = names[:nodes] if nodes is not None else names
+    per = ppn if ppn is not None else _ppn_from_np(np, len(names))
+    place = Placement(tuple(names), per)
+    if np is not None and np != place.nranks:
+        raise UsageError(f"--np {np} is not --nodes {len(names)} x --ppn {per} = {place.nranks}")
+    if not plan_only:
+        check_resolves(names)
+    return place
+
+
+def _ppn_from_np(np: Optional[int], nodes: int) -> int:
+    if np is None:
+        return 1
+    if np % nodes:
+        raise UsageError(f"--np {np} does not split evenly over {nodes} nodes: give --ppn")
+    return np // nodes
+
+
+def binding(bind: str, slots: Slots) -> Tuple[str, Optional[str]]:
+    """The binding a launch asks the MPI runtime for, and a warning when it differs from the
+    plan's: on a virtual cluster's nodes across several nodes, none (the node's CPU set binds)."""
+    if bind != "none" and len(slots) > 1 and os.environ.get(VCLUSTER_NODE_ENV):
+        return "none", ("binding left to the virtual cluster's per-node CPU sets "
+                        f"({VCLUSTER_NODE_ENV} is set; docs/vcluster.md pitfall 1)")
+    return bind, None
+
+
+def tag_records(records: List[Dict[str, Any]], meta: Optional[Dict[str, Any]],
+                emulated: bool) -> None:
+    """Each result record gets where its ranks ran: the launch's nodes, whether node placement
+    was real (ranks on different hosts) or emulated (ranks-per-node on one host), and the hosts
+    of a rank pair 'A-B' when the record names one."""
+    hosts = list((meta or {}).get("hosts") or [])
+    cpus = list((meta or {}).get("cpus") or [])
+    nodes = list(dict.fromkeys(hosts))
+    kind = "emulated" if emulated else ("real" if len(nodes) > 1 else "one node")
+    for rec in records:
+        where: Dict[str, Any] = {"nodes": nodes, "placement": kind}
+        pair = _pair(rec.get("params") or {}, len(hosts))
+        if pair:
+            where["pair_hosts"] = [hosts[r] for r in pair]
+            where["pair_cpus"] = [cpus[r] for r in pair] if len(cpus) == len(hosts) else []
+        rec["where"] = where
+
+
+def _pair(params: Dict[str, Any], nranks: int) -> Optional[Tuple[int, int]]:
+    text = str(params.get("ranks") or "")
+    a, sep, b = text.partition("-")
+    if not sep or not (a.isdigit() and b.isdigit()):
+        return None
+    pair = (int(a), int(b))
+    return pair if max(pair) < nranks else None
+
+
+def emulates_nodes(args: Sequence[str]) -> bool:
+    """The launch emulates nodes on one host (ranks-per-node > 0)."""
+    args = list(args)
+    for i, a in enumerate(args[:-1]):
+        if a == "--ranks-per-node":
+            return args[i + 1] not in ("0", "")
+    return any(a.startswith("--ranks-per-node=") and a.split("=", 1)[1] not in ("0", "")
+               for a in args)
+
+
+def launch_command(launcher, place: Optional[Placement], nranks: int, argv: List[str],
+                   bind: str, env: Dict[str, str]) -> Tuple[List[str], List[str]]:
+    """The command of one launch and its warnings (oversubscription, binding); env gets
+    HPCEVAL_OVERSUBSCRIBED when a node has more ranks than cores (set before the command is
+    built, so that remote ranks see it too). Without a placement the launcher places ranks
+    itself (this host, or Slurm's allocation)."""
+    slots = place.slots(nranks) if place else []
+    bind, note = binding(bind, slots)
+    per_node = launcher.per_node(nranks, slots)
+    notes = [note] if note else []
+    if launcher.oversubscribed(per_node):
+        env["HPCEVAL_OVERSUBSCRIBED"] = "1"   # the harness notes it in its records
+        notes.insert(0, f"{per_node} ranks on {launcher.cores} cores"
+                        f"{' per node' if slots else ''}: oversubscribed, timings are disturbed")
+    if slots:
+        return launcher.command(nranks, argv, bind, env, slots=slots), notes
+    return launcher.command(nranks, argv, bind, env), notes
+
+
+def check_plan(launcher, place: Optional[Placement], sizes: Sequence[int]) -> None:
+    """Before anything runs: the launcher can place ranks on hosts and every launch fits."""
+    if place is None:
+        return
+    launcher.host_args(place.slots(1))
+    for n in sizes:
+        place.slots(n)

@@ -1,0 +1,96 @@
+"""Placement outside Slurm (hpceval/runner/placement.py): the request checked before anything
+runs, K ranks per node, the binding a virtual cluster needs, and records tagged with their hosts."""
+import pytest
+
+from hpceval.errors import UsageError
+from hpceval.launch.mpich import MPICHLauncher
+from hpceval.launch.openmpi import OpenMPILauncher
+from hpceval.launch.srun import SrunLauncher
+from hpceval.runner.placement import (VCLUSTER_NODE_ENV, Placement, binding, check_plan,
+                                      emulates_nodes, launch_command, placement_from_args,
+                                      read_hostfile, tag_records)
+
+
+def test_k_ranks_per_node_on_the_first_nodes():
+    p = Placement(("a", "b", "c"), 2)
+    assert p.nranks == 6
+    assert p.slots(6) == [("a", 2), ("b", 2), ("c", 2)]
+    assert p.slots(3) == [("a", 2), ("b", 1)]
+    with pytest.raises(UsageError, match="7 ranks does not fit 3 nodes x 2"):
+        p.slots(7)
+
+
+def test_request_from_the_command_line(tmp_path):
+    assert placement_from_args(None, None, None, None, 4) is None
+    p = placement_from_args(2, 2, "localhost,127.0.0.1,localhost6", None, None)
+    assert p.hosts == ("localhost", "127.0.0.1") and p.ppn == 2
+    assert placement_from_args(None, None, "localhost,127.0.0.1", None, 4).ppn == 2
+    f = tmp_path / "hosts"
+    f.write_text("# nodes\nlocalhost slots=4\n\n127.0.0.1  # second\n")
+    assert read_hostfile(str(f)) == ["localhost", "127.0.0.1"]
+    assert placement_from_args(None, 1, None, str(f), None).nranks == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    ((3, 1, "localhost,127.0.0.1", None, None), "--nodes 3: only 2 host"),
+    ((1, 0, "localhost", None, None), "--ppn 0: need at least 1"),
+    ((0, 1, "localhost", None, None), "--nodes 0"),
+    ((2, None, None, None, None), "--nodes/--ppn need the nodes"),
+    ((None, 2, "localhost,127.0.0.1", None, 3), "--np 3 is not --nodes 2 x --ppn 2"),
+    ((None, None, "localhost,127.0.0.1", None, 3), "does not split evenly"),
+    ((None, 1, "localhost,localhost", None, None), "listed twice"),
+    ((None, 1, "localhost", "f", None), "give one of them"),
+    ((None, 1, "no-such-host.invalid", None, None), "host no-such-host.invalid does not resolve"),
+    ((None, 1, None, "/nonexistent/hostfile", None), "--hostfile /nonexistent/hostfile"),
+])
+def test_bad_requests_are_usage_errors(args, message):
+    with pytest.raises(UsageError, match=message):
+        placement_from_args(*args)
+
+
+def test_launchers_build_host_lists(monkeypatch):
+    monkeypatch.delenv(VCLUSTER_NODE_ENV, raising=False)
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    place = Placement(("n1", "n2"), 2)
+    o = OpenMPILauncher("/usr/bin/mpirun", "mpirun (Open MPI) 4.1.4", cores=2)
+    env = {}
+    cmd, notes = launch_command(o, place, 4, ["b"], "core", env)
+    assert cmd == ["/usr/bin/mpirun", "--host", "n1:2,n2:2", "--bind-to", "core", "-np", "4", "b"]
+    assert not notes and env == {}
+    m = MPICHLauncher("/usr/bin/mpiexec", "HYDRA", cores=2)
+    cmd, _ = launch_command(m, place, 2, ["b"], "core", {})
+    assert cmd == ["/usr/bin/mpiexec", "-n", "2", "-hosts", "n1:2", "-bind-to", "core", "b"]
+    # 4 ranks per node on 2 cores: oversubscribed per node, whatever the total
+    env = {}
+    cmd, notes = launch_command(o, Placement(("n1", "n2"), 4), 8, ["b"], "core", env)
+    assert env["HPCEVAL_OVERSUBSCRIBED"] == "1" and "--oversubscribe" in cmd
+    assert notes == ["4 ranks on 2 cores per node: oversubscribed, timings are disturbed"]
+    cmd, notes = launch_command(o, None, 3, ["b"], "core", {})
+    assert notes == ["3 ranks on 2 cores: oversubscribed, timings are disturbed"]
+
+
+def test_virtual_cluster_binding_only_across_its_nodes(monkeypatch):
+    monkeypatch.delenv(VCLUSTER_NODE_ENV, raising=False)
+    assert binding("core", [("n1", 1), ("n2", 1)]) == ("core", None)   # a real cluster
+    monkeypatch.setenv(VCLUSTER_NODE_ENV, "node1")
+    assert binding("core", [("n1", 2)]) == ("core", None)              # one node: no collision
+    bind, note = binding("core", [("n1", 1), ("n2", 1)])
+    assert bind == "none" and "virtual cluster" in note
+
+
+def test_srun_cannot_take_hosts():
+    s = SrunLauncher("/usr/bin/srun", "slurm 22.05", cores=2)
+    with pytest.raises(UsageError, match="srun cannot be given hosts"):
+        check_plan(s, Placement(("a",), 1), [1])
+    check_plan(s, None, [8])
+
+
+def test_records_say_where_they_ran():
+    recs = [{"params": {"ranks": "0-2"}}, {"params": {"ranks": "ring/4"}}]
+    tag_records(recs, {"hosts": ["a", "a", "b", "b"], "cpus": [0, 0, 1, 1]}, False)
+    assert recs[0]["where"] == {"nodes": ["a", "b"], "placement": "real",
+                                "pair_hosts": ["a", "b"], "pair_cpus": [0, 1]}
+    assert recs[1]["where"] == {"nodes": ["a", "b"], "placement": "real"}
+    tag_records(recs, {"hosts": ["a", "a"], "cpus": [0, 1]}, True)
+    assert recs[1]["where"]["placement"] == "emulated"
+    assert emulates_nodes(["--ranks-per-node", "2"]) and not emulates_nodes(["--ranks-per-node", "0"])
