@@ -46,7 +46,8 @@ __all__ = ["render_report", "write_report", "save_comparison_figures", "save_his
            "save_trace_figures", "FIGURES", "FigureSpec", "register_figure", "TABLES",
            "Table", "TableSpec", "register_table"]
 
-STATUS_CLASS = {"ok": "ok", "failed": "bad", "interrupted": "warn", "running": "info"}
+STATUS_CLASS = {"ok": "ok", "failed": "bad", "interrupted": "warn", "running": "info",
+                "queued": "info", "incomplete": "warn", "cancelled": "warn", "timeout": "bad"}
 
 
 def _template() -> jinja2.Template:

@@ -82,8 +82,10 @@ class Store:
             self.conn = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None)
             self.conn.row_factory = sqlite3.Row
             self.conn.execute("PRAGMA busy_timeout = 60000")
-            self.conn.execute("PRAGMA foreign_keys = ON")
+            # After migrating: a migration that rebuilds a table must drop the old one, which
+            # foreign keys would refuse (SQLite's documented procedure for schema changes).
             _retry_locked(self._migrate)
+            self.conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:
             raise UsageError(f"database {self.path}: {exc}") from None
         except OSError as exc:
@@ -130,15 +132,42 @@ class Store:
         return c.execute("SELECT id FROM fingerprints WHERE hash = ?", (fp["hash"],)).fetchone()[0]
 
     def create_run(self, suite: str, tags: Sequence[str], fingerprint: Dict[str, Any],
-                   command: str, settings: Dict[str, Any]) -> int:
+                   command: str, settings: Dict[str, Any], status: str = "running") -> int:
         with self._write() as c:
             fid = self._fingerprint_id(c, fingerprint)
             cur = c.execute(
                 "INSERT INTO runs (uuid, started, suite, status, tags, fingerprint_id, command,"
                 " settings, hpceval_version) VALUES (?,?,?,?,?,?,?,?,?)",
-                (str(uuidlib.uuid4()), now(), suite, "running", json.dumps(list(tags)), fid,
+                (str(uuidlib.uuid4()), now(), suite, status, json.dumps(list(tags)), fid,
                  command, json.dumps(settings, sort_keys=True), __version__))
             return int(cur.lastrowid)
+
+    def start_submitted_run(self, run_id: int, fingerprint: Dict[str, Any], command: str,
+                            settings: Dict[str, Any]) -> int:
+        """The job of a submitted run starts it: the compute node's fingerprint, the job's
+        settings merged over the submitted ones (the script stays), status running."""
+        with self._write() as c:
+            row = c.execute("SELECT settings FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise UsageError(f"no submitted run {run_id} in {self.path}")
+            merged = json.loads(row[0])
+            slurm = {**merged.get("slurm", {}), **settings.get("slurm", {})}
+            merged.update({**settings, **({"slurm": slurm} if slurm else {})})
+            c.execute("UPDATE runs SET fingerprint_id = ?, command = ?, settings = ?,"
+                      " status = 'running', started = ? WHERE id = ?",
+                      (self._fingerprint_id(c, fingerprint), command,
+                       json.dumps(merged, sort_keys=True), now(), run_id))
+        return run_id
+
+    def set_job(self, run_id: int, job_id: str) -> None:
+        with self._write() as c:
+            c.execute("UPDATE runs SET job_id = ? WHERE id = ?", (job_id, run_id))
+
+    def end_job_run(self, run_id: int, status: str, reason: Optional[str]) -> None:
+        """A run whose Slurm job ended as Slurm says (cancelled, timeout, failed...)."""
+        with self._write() as c:
+            c.execute("UPDATE runs SET status = ?, reason = ?, finished = coalesce(finished, ?)"
+                      " WHERE id = ?", (status, reason, now(), run_id))
 
     def add_launch(self, run_id: int, launch: Dict[str, Any], records: List[Dict[str, Any]],
                    trace: Optional[Dict[str, Any]] = None) -> int:

@@ -1,6 +1,6 @@
 """Database schema, versioned. A new version adds a migration; never edit an old one."""
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 MIGRATIONS = {
     1: """
@@ -73,5 +73,35 @@ CREATE TABLE traces (
     data      BLOB NOT NULL
 );
 CREATE INDEX traces_run ON traces(run_id);
+""",
+    # 3: runs of Slurm jobs (hpceval submit): 'queued' until the job starts; 'incomplete' when
+    # the job's end stopped it early; 'cancelled' / 'timeout' as Slurm ended the job; the job id
+    # and Slurm's reason in columns of their own. SQLite cannot change a CHECK in place: the
+    # table is rebuilt (Store turns foreign keys on only after migrating, as SQLite advises).
+    3: """
+CREATE TABLE runs_v3 (
+    id              INTEGER PRIMARY KEY,
+    uuid            TEXT NOT NULL UNIQUE,
+    started         TEXT NOT NULL,
+    finished        TEXT,
+    suite           TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('queued', 'running', 'ok', 'failed',
+                        'interrupted', 'incomplete', 'cancelled', 'timeout')),
+    tags            TEXT NOT NULL DEFAULT '[]',
+    fingerprint_id  INTEGER NOT NULL REFERENCES fingerprints(id),
+    command         TEXT,
+    settings        TEXT NOT NULL DEFAULT '{}',
+    hpceval_version TEXT,
+    job_id          TEXT,
+    reason          TEXT
+);
+INSERT INTO runs_v3 (id, uuid, started, finished, suite, status, tags, fingerprint_id, command,
+                     settings, hpceval_version)
+    SELECT id, uuid, started, finished, suite, status, tags, fingerprint_id, command, settings,
+           hpceval_version FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v3 RENAME TO runs;
+CREATE INDEX runs_fingerprint ON runs(fingerprint_id);
+CREATE INDEX runs_job ON runs(job_id);
 """,
 }

@@ -46,6 +46,7 @@ def _directory(name: str) -> Iterator[Path]:
         yield directory
     finally:
         vcluster.down(directory)
+        shutil.rmtree(directory, ignore_errors=True)   # the tests' databases and job output
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ import sqlite3
 
 from hpceval.store import Store
 from hpceval.store.importer import import_runs, parse_export
-from hpceval.store.schema import MIGRATIONS
+from hpceval.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 FP = {"hash": "abc123abc123abc1", "hostname": "n1", "cores": 2}
 LAUNCH = {"benchmark": "barotropic", "label": "barotropic np=2", "command": "mpirun x",
@@ -59,7 +59,7 @@ def test_version_1_database_is_migrated(tmp_path):
     c.commit()
     c.close()
     s = Store(path)
-    assert s.conn.execute("SELECT version FROM schema_version").fetchone()[0] == 2
+    assert s.conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION
     run = s.get_run(1)
     assert run["records"][0]["stats"]["median"] == 0.2 and "extra" not in run["records"][0]
     assert run["traces"] == []
