@@ -9,6 +9,7 @@ from hpceval.cli.common import add_db, console, db_path, headline_table
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, run_plan
+from hpceval.slurm.runs import interrupt_on_sigterm
 from hpceval.store import Store
 
 NAME = "run"
@@ -41,6 +42,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: must be positive")
     db = db_path(args)
+    interrupt_on_sigterm()
     result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db,
                       launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout,
                       trace=args.trace,

@@ -3,6 +3,7 @@ for it (HPCEVAL_RUN_ID), which the job's `hpceval run` fills instead of making a
 from __future__ import annotations
 
 import os
+import signal
 from typing import Any, Dict, Optional, Sequence
 
 from hpceval.slurm.alloc import Allocation
@@ -32,3 +33,15 @@ def open_run(store: Store, suite: str, tags: Sequence[str], fingerprint: Dict[st
     if submitted:
         return store.start_submitted_run(int(submitted), fingerprint, command, settings)
     return store.create_run(suite, tags, fingerprint, command, settings)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def interrupt_on_sigterm() -> None:
+    """In a Slurm job, SIGTERM (scancel, the time limit) ends hpceval as Ctrl-C does: the launch
+    under way is ended and stored with what it measured, the run marked interrupted (KillWait
+    leaves a few seconds before SIGKILL); `hpceval runs` later says cancelled or timeout."""
+    if os.environ.get("SLURM_JOB_ID"):
+        signal.signal(signal.SIGTERM, _interrupt)

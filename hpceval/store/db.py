@@ -159,6 +159,14 @@ class Store:
                        json.dumps(merged, sort_keys=True), now(), run_id))
         return run_id
 
+    def set_settings(self, run_id: int, settings: Dict[str, Any]) -> None:
+        """Merge keys into a run's settings (the script of a submitted run)."""
+        with self._write() as c:
+            row = c.execute("SELECT settings FROM runs WHERE id = ?", (run_id,)).fetchone()
+            merged = {**json.loads(row[0]), **settings}
+            c.execute("UPDATE runs SET settings = ? WHERE id = ?",
+                      (json.dumps(merged, sort_keys=True), run_id))
+
     def set_job(self, run_id: int, job_id: str) -> None:
         with self._write() as c:
             c.execute("UPDATE runs SET job_id = ? WHERE id = ?", (job_id, run_id))
@@ -219,12 +227,26 @@ class Store:
                 return rows[0][0]
         raise UsageError(f"no run '{ref}' in {self.path} (see 'hpceval runs')")
 
-    def list_runs(self) -> List[Dict[str, Any]]:
+    def list_runs(self, run_id: Optional[int] = None) -> List[Dict[str, Any]]:
         rows = self.conn.execute(
             "SELECT r.*, f.hostname, f.hash AS fp_hash,"
             " (SELECT count(*) FROM records WHERE run_id = r.id) AS nrecords"
-            " FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id ORDER BY r.id").fetchall()
+            " FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id"
+            " WHERE ? IS NULL OR r.id = ? ORDER BY r.id", (run_id, run_id)).fetchall()
         return [{**dict(r), "tags": json.loads(r["tags"])} for r in rows]
+
+    def run_row(self, run_id: int) -> Dict[str, Any]:
+        """One run as list_runs gives it (status, job id, reason, counts)."""
+        return self.list_runs(run_id)[0]
+
+    def progress(self, run_id: int) -> Dict[str, Any]:
+        """Status, launches so far and the latest launch of a run (for following a job)."""
+        status = self.conn.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
+        last = self.conn.execute("SELECT label, status, (SELECT count(*) FROM launches WHERE"
+                                 " run_id = ?) FROM launches WHERE run_id = ? ORDER BY id DESC"
+                                 " LIMIT 1", (run_id, run_id)).fetchone()
+        return {"status": status[0] if status else None, "launches": last[2] if last else 0,
+                "last": f"{last[0]} ({last[1]})" if last else None}
 
     def get_run(self, run_id: int, traces: bool = True) -> Dict[str, Any]:
         """One run in the export format (docs/export.md). traces=False leaves the stored traces
