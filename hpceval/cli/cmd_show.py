@@ -32,6 +32,10 @@ def execute(args: argparse.Namespace) -> int:
     tags = ", ".join(run["tags"]) or "-"
     con.print(escape(f"run {run['id']}  {run['suite']}  {run['status']}  started {run['started']}"
                      f"  finished {run['finished'] or '-'}  tags: {tags}"))
+    job = run["settings"].get("slurm") or {}
+    if job.get("job_id"):
+        con.print(escape(f"Slurm job {job['job_id']}  partition {job.get('partition') or '-'}  "
+                         f"nodes {job.get('nodelist') or '-'}  {job.get('version') or ''}"))
     con.print(card_table(machine_card(run), "machine card"))
     con.print(fingerprint_table(run["fingerprint"]))
     card = headline_table(run["records"], "headline figures")

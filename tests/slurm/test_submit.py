@@ -49,6 +49,8 @@ def test_quick_suite_as_a_job(slurm):
     assert not (ROOT / "hacked-by-tag").exists()
     runs = slurm.hpceval(db, "runs").stdout
     assert f"job={job}" in runs and " ok " in runs
+    assert f"Slurm job {job}  partition debug  nodes node[1-2]" in slurm.hpceval(
+        db, "show", "latest").stdout
 
 
 def test_scancel_marks_the_run_cancelled(slurm):
@@ -102,11 +104,12 @@ def test_no_sbatch_is_one_line(tmp_path):
 
 def test_dry_run_quotes_every_word(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "hpceval", "submit", "pingpong", "--nodes", "2",
-                           "--tag", EVIL_TAG, "--set", "sizes=8", "--dry-run",
+                           "--ppn", "3", "--tag", EVIL_TAG, "--set", "sizes=8", "--dry-run",
                            "--db", str(tmp_path / "x.db")], capture_output=True, text=True,
                           cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "#SBATCH --nodes=2" in proc.stdout and f"'{EVIL_TAG}'" in proc.stdout
+    assert "#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=3\n" in proc.stdout
+    assert f"'{EVIL_TAG}'" in proc.stdout
     # Run by a shell (with hpceval replaced by echo): the tag comes out as written.
     script = proc.stdout.replace(f"exec {sys.executable} -m hpceval", "exec echo")
     out = subprocess.run(["sh", "-c", script], capture_output=True, text=True, cwd=tmp_path)
