@@ -32,7 +32,11 @@ def open_run(store: Store, suite: str, tags: Sequence[str], fingerprint: Dict[st
     submitted = os.environ.get(RUN_ID_VAR)
     if submitted:
         return store.start_submitted_run(int(submitted), fingerprint, command, settings)
-    return store.create_run(suite, tags, fingerprint, command, settings)
+    run_id = store.create_run(suite, tags, fingerprint, command, settings)
+    job = os.environ.get("SLURM_JOB_ID")
+    if job:                   # a run under salloc or in the user's own sbatch script
+        store.set_job(run_id, job)
+    return run_id
 
 
 def _interrupt(signum, frame):

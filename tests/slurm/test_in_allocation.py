@@ -39,7 +39,7 @@ def test_pingpong_across_both_nodes(slurm, bindir, plugin):
     assert json.loads(launch["meta"])["hosts"] == ["node1", "node2"] and nrec == 4
     slurm_info = json.loads(run["settings"])["slurm"]
     assert slurm_info["nodelist"] == "node[1-2]" and slurm_info["partition"] == "debug"
-    assert slurm_info["job_id"].isdigit() and slurm_info["version"].startswith("slurm")
+    assert slurm_info["job_id"] == run["job_id"] and slurm_info["version"].startswith("slurm")
 
 
 def test_job_end_stops_launches(slurm):
