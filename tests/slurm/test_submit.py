@@ -3,10 +3,13 @@ database with both nodes and its job id; scancel marks the run cancelled and kee
 stored; bad input is refused in one line with Slurm's reason."""
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
 import time
+
+import pytest
 
 from helpers import ROOT, one_line_error
 
@@ -115,3 +118,19 @@ def test_dry_run_quotes_every_word(tmp_path):
     out = subprocess.run(["sh", "-c", script], capture_output=True, text=True, cwd=tmp_path)
     assert EVIL_TAG in out.stdout and not (tmp_path / "hacked-by-tag").exists()
     assert not (tmp_path / "x.db").exists()                 # a dry run stores nothing
+
+
+@pytest.mark.skipif(os.environ.get("HPCEVAL_SLURM_SLOW") != "1",
+                    reason="a job killed at its time limit takes 60-90 s (Slurm's minimum --time "
+                           "is a minute): HPCEVAL_SLURM_SLOW=1 runs it")
+def test_time_limit_marks_the_run_timeout(slurm):
+    # A negative margin lets the launch run past the job's end, as a clock that failed would.
+    db = _db(slurm, "timeout")
+    proc = slurm.hpceval(db, "submit", "pingpong", "mem-latency", "--nodes", "2", "--time", "1",
+                         "--wait", *SHORT, "--set", "mem-latency.budget=20",
+                         "--set", "mem-latency.max-reps=1000000", "--timeout", "300",
+                         env={"HPCEVAL_SLURM_MARGIN": "-120"}, timeout=200)
+    assert proc.returncode == 1, proc.stderr
+    (status, reason), = _query(db, "SELECT status, reason FROM runs")
+    assert status == "timeout" and "TIMEOUT" in reason
+    assert _query(db, "SELECT count(*) FROM records")[0][0] > 0
