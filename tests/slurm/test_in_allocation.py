@@ -50,7 +50,7 @@ def test_job_end_stops_launches(slurm):
                      "HPCEVAL_SLURM_MARGIN=50", str(ROOT / ".venv" / "bin" / "hpceval"), "run",
                      "pingpong", "mem-latency", *FAST, "--set", "pingpong.refine=0",
                      "--set", "pingpong.budget=2",
-                     "--set", "pingpong.max-reps=1000000",
+                     "--set", "pingpong.max-reps=1000000", "--set", "pingpong.ci-target=0.0001",
                      timeout=90)
     assert proc.returncode == 0, proc.stderr
     run, launches, nrec = _run(db)
