@@ -4,7 +4,8 @@
 # report's browser test. Only missing pieces are installed, so a machine that already has MPICH
 # (or a site MPI on PATH, or MPICC=...) keeps it. With HPCEVAL_MPICH=1 (make test, make
 # build-mpich) also Debian's MPICH beside Open MPI; with HPCEVAL_VCLUSTER=1 (make test) the tools
-# of the virtual cluster and its tests (scripts/vcluster: ip, umount; tests/cluster: setpriv).
+# of the virtual cluster and its tests (scripts/vcluster: ip, umount; tests/cluster: setpriv);
+# with HPCEVAL_SLURM=1 (make test) Debian's Slurm and munge for `vcluster up N --slurm`.
 set -eu
 MPICC="${MPICC:-mpicc}"
 pkgs=""
@@ -35,6 +36,13 @@ if [ "${HPCEVAL_VCLUSTER:-0}" = 1 ]; then
     command -v ip >/dev/null 2>&1 || pkgs="$pkgs iproute2"
     command -v umount >/dev/null 2>&1 || pkgs="$pkgs mount"
     command -v setpriv >/dev/null 2>&1 || pkgs="$pkgs util-linux"
+fi
+if [ "${HPCEVAL_SLURM:-0}" = 1 ]; then
+    command -v slurmctld >/dev/null 2>&1 || pkgs="$pkgs slurmctld"
+    command -v slurmd >/dev/null 2>&1 || pkgs="$pkgs slurmd"
+    command -v sbatch >/dev/null 2>&1 || pkgs="$pkgs slurm-client"
+    command -v munged >/dev/null 2>&1 || pkgs="$pkgs munge"
+    command -v nsenter >/dev/null 2>&1 || pkgs="$pkgs util-linux"
 fi
 [ -z "$pkgs" ] && exit 0
 

@@ -5,6 +5,7 @@ import argparse
 import os
 
 from hpceval.cli.common import add_db, db_path, open_store
+from hpceval.slurm.jobstate import reconcile_all
 
 NAME = "runs"
 HELP = "list stored runs"
@@ -19,11 +20,15 @@ def execute(args: argparse.Namespace) -> int:
     if not os.path.exists(path):               # listing creates nothing
         print(f"no runs in {path}")
         return 0
-    runs = open_store(args).list_runs()
+    store = open_store(args)
+    reconcile_all(store)                 # runs of Slurm jobs that ended since: Slurm's word
+    runs = store.list_runs()
     if not runs:
         print(f"no runs in {path}")
     for r in runs:
         tags = ",".join(r["tags"]) or "-"
         print(f"{r['id']:>5}  {r['started']}  {r['status']:<11} {r['suite']:<24} "
-              f"{r['hostname']:<20} {r['nrecords']:>5} records  tags={tags}")
+              f"{r['hostname']:<20} {r['nrecords']:>5} records  tags={tags}"
+              + (f"  job={r['job_id']}" if r.get("job_id") else "")
+              + (f"  ({r['reason']})" if r.get("reason") else ""))
     return 0

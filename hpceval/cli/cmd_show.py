@@ -37,6 +37,10 @@ def execute(args: argparse.Namespace) -> int:
     tags = ", ".join(run["tags"]) or "-"
     con.print(escape(f"run {run['id']}  {run['suite']}  {run['status']}  started {run['started']}"
                      f"  finished {run['finished'] or '-'}  tags: {tags}"))
+    job = run["settings"].get("slurm") or {}
+    if job.get("job_id"):
+        con.print(escape(f"Slurm job {job['job_id']}  partition {job.get('partition') or '-'}  "
+                         f"nodes {job.get('nodelist') or '-'}  {job.get('version') or ''}"))
     con.print(summary_table(run))
     for line in warning_lines(run):
         con.print(line)

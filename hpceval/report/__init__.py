@@ -50,7 +50,8 @@ __all__ = ["render_report", "write_report", "save_comparison_figures", "save_his
            "Table", "TableSpec", "register_table"]
 
 STATUS_CLASS = {"ok": "ok", "failed": "bad", "interrupted": "warn", "running": "info",
-                "abandoned": "bad"}
+                "abandoned": "bad",
+                "queued": "info", "incomplete": "warn", "cancelled": "warn", "timeout": "bad"}
 
 
 def _template() -> jinja2.Template:

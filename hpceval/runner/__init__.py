@@ -23,6 +23,8 @@ from hpceval.runner.nodeprint import run_nodes
 from hpceval.runner.placement import (Placement, check_plan, emulates_nodes, launch_command,
                                       tag_records)
 from hpceval.runner.progress import ProgressDisplay
+from hpceval.slurm import runs as slurm_runs
+from hpceval.slurm.clock import JobClock
 from hpceval.store import Store
 from hpceval.store.db import now
 from hpceval.trace.chrome import TraceError
@@ -93,6 +95,7 @@ class _Session:
         self.display, self.timeout_s, self.place = display, timeout_s, place
         self.done: List[Tuple[LaunchSpec, Outcome]] = []
         self.index = 0
+        self.clock = JobClock()            # inside a Slurm job: launches end before the job
 
     def launch(self, spec: LaunchSpec, remeasure: Optional[int] = None) -> Outcome:
         self.index += 1
@@ -102,7 +105,7 @@ class _Session:
             command, notes = launch_command(self.launcher, self.place, spec.nranks, argv,
                                             spec.bind, env)
             self.display.start(self.index, spec.label, spec.expected_results)
-            out = execute(command, env, self.timeout_s or spec.timeout_s, now(),
+            out = execute(command, env, self.clock.cap(self.timeout_s or spec.timeout_s), now(),
                           on_record=lambda _r: self.display.advance())
             trace = collect_trace(trace_dir, out) if trace_dir else None
         out.warnings += notes
@@ -224,6 +227,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
         raise UsageError(f"--np {nranks}: need at least 1 rank")
     if llc not in LLC_CHOICES:
         raise UsageError(f"--llc {llc}: expected one of {', '.join(LLC_CHOICES)}")
+    nranks = slurm_runs.default_ranks(nranks)
     ctx = plan_context(nranks, place)
     specs = _plan(targets, sets, ctx, trace)          # bad settings fail here, before any run
     for binary in {s.binary for s in specs}:
@@ -245,8 +249,9 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
                 "timeout_s": timeout_s, "trace": trace,
                 "placement": place.settings() if place else None,
                 "nodes": run_nodes(launcher, place, timeout_s),
-                "llc": cache.settings() if cache else {"used": ctx.llc_bytes, "source": "reported"}}
-    run_id = store.create_run(suite, tags, fingerprint, shlex.join(sys.argv), settings)
+                "llc": cache.settings() if cache else {"used": ctx.llc_bytes, "source": "reported"},
+                **slurm_runs.job_settings()}
+    run_id = slurm_runs.open_run(store, suite, tags, fingerprint, shlex.join(sys.argv), settings)
     result = RunResult(run_id, "ok")
     display = progress or ProgressDisplay(len(specs))
     session = _Session(store, run_id, launcher, ctx, display, timeout_s, place)
@@ -254,14 +259,20 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     try:
         with display, driver_signals():
             for spec in specs:
+                if session.clock.ending():      # the job's time is up: keep what is done
+                    status = "incomplete"
+                    break
                 out = session.launch(spec)
                 if out.status == "interrupted":
                     raise Interrupted(out.signum)
+                if out.status == "timeout" and session.clock.ending():
+                    status = "incomplete"          # cut short by the job's end, not a hang
+                    break
                 if out.status != "ok":
                     status = "failed"
                     (result.usage_errors if out.usage_error else result.failures).append(
                         f"{spec.label}: {out.message}")
-            if headlines is not None and status == "ok":
+            if headlines is not None and status == "ok" and not session.clock.ending():
                 status = _remeasure(session, headlines, result)
     except KeyboardInterrupt:
         store.finish_run(run_id, "interrupted")

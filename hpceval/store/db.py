@@ -223,16 +223,55 @@ class Store:
         return c.execute("SELECT id FROM fingerprints WHERE hash = ?", (fp["hash"],)).fetchone()[0]
 
     def create_run(self, suite: str, tags: Sequence[str], fingerprint: Dict[str, Any],
-                   command: str, settings: Dict[str, Any]) -> int:
+                   command: str, settings: Dict[str, Any], status: str = "running") -> int:
         with self._write() as c:
             fid = self._fingerprint_id(c, fingerprint)
             cur = c.execute(
                 "INSERT INTO runs (uuid, started, suite, status, tags, fingerprint_id, command,"
                 " settings, hpceval_version, driver_pid, driver_host) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (str(uuidlib.uuid4()), now(), suite, "running", json.dumps(list(tags)), fid,
+                (str(uuidlib.uuid4()), now(), suite, status, json.dumps(list(tags)), fid,
                  command, json.dumps(settings, sort_keys=True), __version__, os.getpid(),
                  socket.gethostname()))
             return int(cur.lastrowid)
+
+    def start_submitted_run(self, run_id: int, fingerprint: Dict[str, Any], command: str,
+                            settings: Dict[str, Any]) -> int:
+        """The job of a submitted run starts it: the compute node's fingerprint, the job's
+        settings merged over the submitted ones (the script stays), status running."""
+        with self._write() as c:
+            row = c.execute("SELECT settings FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise UsageError(f"no submitted run {run_id} in {self.path}")
+            merged = json.loads(row[0])
+            slurm = {**merged.get("slurm", {}), **settings.get("slurm", {})}
+            merged.update({**settings, **({"slurm": slurm} if slurm else {})})
+            # The job's process drives the run from now on (the submitter has exited): a
+            # driver that dies on its node leaves the run to be marked abandoned there.
+            c.execute("UPDATE runs SET fingerprint_id = ?, command = ?, settings = ?,"
+                      " status = 'running', started = ?, driver_pid = ?, driver_host = ?"
+                      " WHERE id = ?",
+                      (self._fingerprint_id(c, fingerprint), command,
+                       json.dumps(merged, sort_keys=True), now(), os.getpid(),
+                       socket.gethostname(), run_id))
+        return run_id
+
+    def set_settings(self, run_id: int, settings: Dict[str, Any]) -> None:
+        """Merge keys into a run's settings (the script of a submitted run)."""
+        with self._write() as c:
+            row = c.execute("SELECT settings FROM runs WHERE id = ?", (run_id,)).fetchone()
+            merged = {**json.loads(row[0]), **settings}
+            c.execute("UPDATE runs SET settings = ? WHERE id = ?",
+                      (json.dumps(merged, sort_keys=True), run_id))
+
+    def set_job(self, run_id: int, job_id: str) -> None:
+        with self._write() as c:
+            c.execute("UPDATE runs SET job_id = ? WHERE id = ?", (job_id, run_id))
+
+    def end_job_run(self, run_id: int, status: str, reason: Optional[str]) -> None:
+        """A run whose Slurm job ended as Slurm says (cancelled, timeout, failed...)."""
+        with self._write() as c:
+            c.execute("UPDATE runs SET status = ?, reason = ?, finished = coalesce(finished, ?)"
+                      " WHERE id = ?", (status, reason, now(), run_id))
 
     def add_launch(self, run_id: int, launch: Dict[str, Any], records: List[Dict[str, Any]],
                    trace: Optional[Dict[str, Any]] = None) -> int:
@@ -290,13 +329,27 @@ class Store:
                                  f"with it (ids {ids}); give more of the uuid or the id")
         raise UsageError(f"no run '{ref}' in {self.path} (see 'hpceval runs')")
 
-    def list_runs(self) -> List[Dict[str, Any]]:
+    def list_runs(self, run_id: Optional[int] = None) -> List[Dict[str, Any]]:
         rows = self.conn.execute(
             "SELECT r.*, f.hostname, f.hash AS fp_hash,"
             " (SELECT count(*) FROM records WHERE run_id = r.id) AS nrecords"
-            " FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id ORDER BY r.id").fetchall()
+            " FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id"
+            " WHERE ? IS NULL OR r.id = ? ORDER BY r.id", (run_id, run_id)).fetchall()
         return [{**dict(r), "tags": _loads(r["tags"], f"run {r['id']} tags", self.path)}
                 for r in rows]
+
+    def run_row(self, run_id: int) -> Dict[str, Any]:
+        """One run as list_runs gives it (status, job id, reason, counts)."""
+        return self.list_runs(run_id)[0]
+
+    def progress(self, run_id: int) -> Dict[str, Any]:
+        """Status, launches so far and the latest launch of a run (for following a job)."""
+        status = self.conn.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
+        last = self.conn.execute("SELECT label, status, (SELECT count(*) FROM launches WHERE"
+                                 " run_id = ?) FROM launches WHERE run_id = ? ORDER BY id DESC"
+                                 " LIMIT 1", (run_id, run_id)).fetchone()
+        return {"status": status[0] if status else None, "launches": last[2] if last else 0,
+                "last": f"{last[0]} ({last[1]})" if last else None}
 
     def get_run(self, run_id: int, traces: bool = True) -> Dict[str, Any]:
         """One run in the export format (docs/export.md). traces=False leaves the stored traces

@@ -1,6 +1,6 @@
 """Database schema, versioned. A new version adds a migration; never edit an old one."""
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 MIGRATIONS = {
     1: """
@@ -102,5 +102,37 @@ INSERT INTO runs_new (id, uuid, started, finished, suite, status, tags, fingerpr
 DROP TABLE runs;
 ALTER TABLE runs_new RENAME TO runs;
 CREATE INDEX runs_fingerprint ON runs(fingerprint_id);
+""",
+    # 4: runs of Slurm jobs (hpceval submit): 'queued' until the job starts; 'incomplete' when
+    # the job's end stopped it early; 'cancelled' / 'timeout' as Slurm ended the job; the job id
+    # and Slurm's reason in columns of their own. SQLite cannot change a CHECK in place: the
+    # table is rebuilt (Store turns foreign keys on only after migrating, as SQLite advises).
+    4: """
+CREATE TABLE runs_v4 (
+    id              INTEGER PRIMARY KEY,
+    uuid            TEXT NOT NULL UNIQUE,
+    started         TEXT NOT NULL,
+    finished        TEXT,
+    suite           TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('queued', 'running', 'ok', 'failed',
+                        'interrupted', 'abandoned', 'incomplete', 'cancelled', 'timeout')),
+    tags            TEXT NOT NULL DEFAULT '[]',
+    fingerprint_id  INTEGER NOT NULL REFERENCES fingerprints(id),
+    command         TEXT,
+    settings        TEXT NOT NULL DEFAULT '{}',
+    hpceval_version TEXT,
+    driver_pid      INTEGER,
+    driver_host     TEXT,
+    job_id          TEXT,
+    reason          TEXT
+);
+INSERT INTO runs_v4 (id, uuid, started, finished, suite, status, tags, fingerprint_id, command,
+                     settings, hpceval_version, driver_pid, driver_host)
+    SELECT id, uuid, started, finished, suite, status, tags, fingerprint_id, command, settings,
+           hpceval_version, driver_pid, driver_host FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v4 RENAME TO runs;
+CREATE INDEX runs_fingerprint ON runs(fingerprint_id);
+CREATE INDEX runs_job ON runs(job_id);
 """,
 }

@@ -10,14 +10,16 @@ from hpceval.vcluster.enter import exec_node
 from hpceval.vcluster.net import check_machine, down, status, up
 from hpceval.vcluster.state import VclusterError, state_dir
 
-USAGE = ("usage: vcluster up N | down | status | exec [ssh options] NODE [COMMAND...]\n"
+USAGE = ("usage: vcluster up N [--slurm] | down | status | exec [ssh options] NODE [COMMAND...]\n"
          "       (state in $HPCEVAL_VCLUSTER_DIR, else /run/hpceval-vcluster; docs/vcluster.md)")
 
 
 def _up(args: List[str]) -> int:
+    slurm = "--slurm" in args
+    args = [a for a in args if a != "--slurm"]
     if len(args) != 1 or not args[0].isdigit():
-        raise VclusterError("up takes the number of nodes: vcluster up N")
-    cluster = up(int(args[0]))
+        raise VclusterError("up takes the number of nodes: vcluster up N [--slurm]")
+    cluster = up(int(args[0]), slurm=slurm)
     for node in cluster.nodes:
         print(f"{node.name}\t{node.addr}\tcpus {','.join(map(str, node.cpus))}")
     return 0

@@ -10,6 +10,7 @@ import socket
 from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Tuple
 
+from hpceval.vcluster.slurm import conf_path
 from hpceval.vcluster.state import PREFIX_LEN, SUBNET, Cluster, Node, VclusterError, load, state_dir
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWNET = 0x00020000, 0x04000000, 0x40000000
@@ -54,7 +55,9 @@ def split_ssh_args(args: List[str]) -> Tuple[str, List[str]]:
 def node_env(cluster: Cluster, node: Node) -> Dict[str, str]:
     """The caller's environment plus what makes launching from this node to the others work."""
     agent, subnet = str(AGENT), f"{SUBNET}.0/{PREFIX_LEN}"
-    return {**os.environ, "HPCEVAL_VCLUSTER_DIR": cluster.directory,
+    # The cluster's Slurm (up --slurm): sinfo, srun, sbatch... read this configuration.
+    slurm = {"SLURM_CONF": str(conf_path(cluster))} if cluster.slurm else {}
+    return {**os.environ, **slurm, "HPCEVAL_VCLUSTER_DIR": cluster.directory,
             "HPCEVAL_VCLUSTER_NODE": node.name, "HOSTNAME": node.name,
             "OMPI_MCA_plm_rsh_agent": agent, "HYDRA_LAUNCHER": "ssh", "HYDRA_LAUNCHER_EXEC": agent,
             # The cluster's network only: never loopback or a leftover interface.

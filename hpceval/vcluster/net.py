@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from hpceval.vcluster import slurm as vslurm
 from hpceval.vcluster.state import (MAX_NODES, PREFIX_LEN, Cluster, Node, VclusterError, layout,
                                     load, ns_prefix, state_dir, write_node_files)
 
@@ -73,8 +74,11 @@ def _make_node(cluster: Cluster, node: Node) -> None:
     _ip("-n", node.ns, "link", "set", "lo", "up")
 
 
-def up(n: int, directory: Optional[Path] = None) -> Cluster:
+def up(n: int, directory: Optional[Path] = None, slurm: bool = False) -> Cluster:
+    """N nodes; with `slurm`, also munge, slurmctld and a slurmd per node (vcluster/slurm.py)."""
     check_machine()
+    if slurm:
+        vslurm.check_programs()
     directory = directory or state_dir()
     _check_directory(directory)
     if not 1 <= n <= MAX_NODES:
@@ -83,6 +87,7 @@ def up(n: int, directory: Optional[Path] = None) -> Cluster:
         raise VclusterError(f"a cluster is already up in {directory}: 'vcluster down' first")
     cluster = layout(directory, n)
     cluster.netns_dir_mounted = not is_mount_point(NETNS_DIR)
+    cluster.slurm = slurm
     directory.mkdir(parents=True, exist_ok=True)
     cluster.save()                 # first: `down` can then clean up after a failed `up`
     try:
@@ -90,6 +95,8 @@ def up(n: int, directory: Optional[Path] = None) -> Cluster:
         _make_bridge(cluster)
         for node in cluster.nodes:
             _make_node(cluster, node)
+        if slurm:
+            vslurm.start(cluster)
     except BaseException:
         down(directory)
         raise
@@ -124,6 +131,8 @@ def _remove_state(cluster: Optional[Cluster], directory: Path) -> None:
     # Only what `up` made: the node directories and state.json; the directory itself if empty.
     for node in cluster.nodes if cluster else []:
         shutil.rmtree(cluster.node_dir(node), ignore_errors=True)
+    if cluster:
+        vslurm.remove_files(cluster)
     for name in ("state.json", "state.json.tmp"):
         (directory / name).unlink(missing_ok=True)
     try:

@@ -49,6 +49,7 @@ class Cluster:
     bridge_ns: str
     nodes: List[Node] = field(default_factory=list)
     netns_dir_mounted: bool = False    # whether `up` made /run/netns a mount point
+    slurm: bool = False                # whether `up --slurm` started Slurm (vcluster/slurm.py)
 
     @property
     def path(self) -> Path:

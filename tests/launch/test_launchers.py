@@ -41,11 +41,13 @@ def test_openmpi_flags(monkeypatch):
     assert cmd[1:6] == ["--oversubscribe", "--bind-to", "none", "-np", "4"]
 
 
-def test_mpich_and_srun_flags():
+def test_mpich_and_srun_flags(monkeypatch):
     m = MPICHLauncher("/usr/bin/mpiexec", "HYDRA build details:", cores=2)
     assert m.command(2, ["b"], "core", {"A": "1"}) == ["/usr/bin/mpiexec", "-n", "2", "-bind-to", "core",
                                                       "-genv", "A", "1", "b"]
     assert m.command(3, ["b"], "core", {}) == ["/usr/bin/mpiexec", "-n", "3", "b"]
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    monkeypatch.setenv("SLURM_MPI_TYPE", "pmix")           # the user's choice: srun reads it
     s = SrunLauncher("/usr/bin/srun", "slurm 23.02.7", cores=8)
     assert s.command(2, ["b"], "core", {}) == ["/usr/bin/srun", "-n", "2", "--export=ALL",
                                               "--cpu-bind=cores", "b"]

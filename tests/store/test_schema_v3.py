@@ -6,7 +6,7 @@ import sqlite3
 import subprocess
 
 from hpceval.store import Store
-from hpceval.store.schema import MIGRATIONS
+from hpceval.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 FP = {"hash": "abc123abc123abc1", "hostname": "n1", "cores": 2}
 
@@ -38,7 +38,7 @@ def test_version_2_database_is_migrated_keeping_everything(tmp_path):
     path = tmp_path / "v2.sqlite"
     _version_2(path)
     s = Store(path)
-    assert s.conn.execute("SELECT version FROM schema_version").fetchone()[0] == 3
+    assert s.conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION
     assert s.conn.execute("PRAGMA foreign_key_check").fetchall() == []
     run = s.get_run(1)
     # a run of an older driver has no PID: it cannot be judged, so it stays as it was

@@ -1,0 +1,87 @@
+"""hpceval submit: run suites or benchmarks as a Slurm batch job (docs/slurm.md)."""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import List
+
+from hpceval.catalog import plan_targets
+from hpceval.cli.common import add_db, console, db_path, headline_table
+from hpceval.errors import BenchmarkFailed, UsageError
+from hpceval.runner import LLC_CHOICES, plan_context
+from hpceval.slurm.follow import follow
+from hpceval.slurm.script import JobRequest, job_name
+from hpceval.slurm.submit import dry_run, submit
+from hpceval.store import Store
+
+NAME = "submit"
+HELP = "run suites or benchmarks as a Slurm batch job (sbatch); results land in the database"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("targets", nargs="+", metavar="SUITE|BENCHMARK", help="see 'hpceval list'")
+    p.add_argument("--nodes", type=int, required=True, metavar="N", help="nodes of the job")
+    p.add_argument("--ppn", type=int, default=None, metavar="K", help="tasks per node")
+    for name, what in (("partition", "P"), ("time", "T"), ("account", "A"), ("qos", "Q")):
+        p.add_argument(f"--{name}", default=None, metavar=what, help=f"sbatch --{name}")
+    p.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
+                   dest="sbatch_args", help="one more sbatch option, e.g. --sbatch-arg=--exclusive")
+    p.add_argument("--wait", action="store_true", help="follow the job and print its summary")
+    p.add_argument("--dry-run", action="store_true", help="print the job script, submit nothing")
+    add_db(p)
+    # Passed on to the job's `hpceval run`.
+    p.add_argument("--np", type=int, default=None, metavar="N",
+                   help="MPI ranks (default: the job's tasks)")
+    p.add_argument("--tag", action="append", default=[], metavar="TEXT", help="label the run")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
+                   help="set a benchmark parameter")
+    p.add_argument("--timeout", type=float, default=None, metavar="S", help="time limit per launch")
+    p.add_argument("--llc", choices=LLC_CHOICES, default=None, help="as for run")
+    p.add_argument("--no-remeasure", action="store_true", help="as for run")
+
+
+def _check(args: argparse.Namespace) -> None:
+    """Bad input fails here with one line, before anything is written or submitted; what only
+    Slurm can judge (partition, node count, --time, sbatch options) sbatch --test-only does."""
+    if args.nodes < 1 or (args.ppn is not None and args.ppn < 1):
+        raise UsageError("--nodes and --ppn must be at least 1")
+    plan_targets(args.targets, args.sets, plan_context(args.np))   # unknown names, bad --set
+
+
+def run_argv(args: argparse.Namespace) -> List[str]:
+    argv = list(args.targets)
+    for flag, values in (("--tag", args.tag), ("--set", args.sets)):
+        for v in values:
+            argv += [flag, v]
+    for flag, value in (("--np", args.np), ("--timeout", args.timeout), ("--llc", args.llc)):
+        if value is not None:
+            argv += [flag, str(value)]
+    return argv + (["--no-remeasure"] if args.no_remeasure else [])
+
+
+def execute(args: argparse.Namespace) -> int:
+    _check(args)
+    request = JobRequest(args.nodes, args.ppn, args.partition, args.time, args.account,
+                         args.qos, args.sbatch_args, job_name(args.targets))
+    db = db_path(args)
+    if args.dry_run:
+        sys.stdout.write(dry_run(request, run_argv(args), db))
+        return 0
+    done = submit(request, run_argv(args), "+".join(args.targets), args.tag, db,
+                  shlex.join(sys.argv))
+    print(f"submitted job {done.job_id}: run {done.run_id} in {db} (script {done.script})",
+          flush=True)
+    if not args.wait:
+        return 0
+    row = follow(db, done.run_id, done.job_id, say=lambda l: print(l, flush=True))
+    store = Store(db)
+    run = store.get_run(done.run_id, traces=False)
+    store.close()
+    console().print(headline_table(run["records"], f"run {run['id']} ({run['suite']}), "
+                                   f"job {done.job_id}: {row['status']}"))
+    print(f"run id: {run['id']}  ({len(run['records'])} records in {db})")
+    if row["status"] != "ok":
+        raise BenchmarkFailed(f"run {run['id']} {row['status']}"
+                              + (f": {row['reason']}" if row.get("reason") else ""))
+    return 0

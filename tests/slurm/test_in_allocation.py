@@ -1,0 +1,60 @@
+"""`hpceval run` inside `salloc -N2`: srun across both nodes with the MPI's plugin (pmix for
+Open MPI, pmi2 for MPICH), the job recorded in the run; near the job's end no new launch starts
+and the run is incomplete, its finished records kept."""
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from helpers import FAST, ROOT
+
+PINGPONG = ["pingpong", *FAST, "--set", "pingpong.refine=0", "--set", "sizes=8,1K",
+            "--timeout", "40"]
+
+
+def _run(db):
+    c = sqlite3.connect(db)
+    c.row_factory = sqlite3.Row
+    run = c.execute("SELECT * FROM runs ORDER BY id DESC").fetchone()
+    launches = c.execute("SELECT * FROM launches WHERE run_id = ?", (run["id"],)).fetchall()
+    nrec = c.execute("SELECT count(*) FROM records WHERE run_id = ?", (run["id"],)).fetchone()[0]
+    c.close()
+    return run, launches, nrec
+
+
+@pytest.mark.parametrize("bindir,plugin", [("build/bin", "pmix"), ("build-mpich/bin", "pmi2")])
+def test_pingpong_across_both_nodes(slurm, bindir, plugin):
+    if not (ROOT / bindir / "hpceval-pingpong").exists():
+        pytest.skip(f"{bindir} is not built (make build-mpich)")
+    db = slurm.cluster.path / f"alloc-{plugin}.db"
+    proc = slurm.run("exec", "node1", "salloc", "-N2", "-t", "5", "env",
+                     f"HPCEVAL_BINDIR={ROOT / bindir}", f"HPCEVAL_DB={db}",
+                     str(ROOT / ".venv" / "bin" / "hpceval"), "run", *PINGPONG, timeout=90)
+    assert proc.returncode == 0, proc.stderr
+    run, (launch,), nrec = _run(db)
+    assert launch["command"].startswith("/usr/bin/srun -N 2 -n 2 --ntasks-per-node 1")
+    assert f"--mpi={plugin}" in launch["command"]
+    assert json.loads(launch["meta"])["hosts"] == ["node1", "node2"] and nrec == 4
+    slurm_info = json.loads(run["settings"])["slurm"]
+    assert slurm_info["nodelist"] == "node[1-2]" and slurm_info["partition"] == "debug"
+    assert slurm_info["job_id"] == run["job_id"] and slurm_info["version"].startswith("slurm")
+
+
+def test_job_end_stops_launches(slurm):
+    # A 1-minute job with 50 s kept free: the first launch is cut at about 10 s, the second
+    # never starts; what the first measured stays.
+    db = slurm.cluster.path / "clock.db"
+    proc = slurm.run("exec", "node1", "salloc", "-N2", "-t", "1", "env", f"HPCEVAL_DB={db}",
+                     "HPCEVAL_SLURM_MARGIN=50", str(ROOT / ".venv" / "bin" / "hpceval"), "run",
+                     "pingpong", "mem-latency", *FAST, "--set", "pingpong.refine=0",
+                     "--set", "pingpong.budget=2",
+                     "--set", "pingpong.max-reps=1000000", "--set", "pingpong.ci-target=0.0001",
+                     timeout=90)
+    assert proc.returncode == 0, proc.stderr
+    run, launches, nrec = _run(db)
+    assert run["status"] == "incomplete"
+    assert [l["benchmark"] for l in launches] == ["pingpong"]
+    assert launches[0]["status"] == "timeout"
+    assert nrec > 0

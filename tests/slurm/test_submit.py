@@ -1,0 +1,136 @@
+"""`hpceval submit` on the Slurm virtual cluster: the quick suite as a batch job lands in the
+database with both nodes and its job id; scancel marks the run cancelled and keeps what was
+stored; bad input is refused in one line with Slurm's reason."""
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from helpers import ROOT, one_line_error
+
+# Short budgets, small memory sets: the quick suite's launches in seconds on a busy machine.
+SHORT = ["--set", "budget=0.05", "--set", "min-reps=3", "--set", "max-reps=20",
+         "--set", "warmup=1", "--no-remeasure", "--llc", "reported", "--set", "pingpong.refine=0"]
+QUICK = SHORT + ["--set", "mem-latency.sizes=4K,64K,1M", "--set", "mem-latency.window=0",
+                 "--set", "stream.n=1000000"]
+EVIL_TAG = "$(touch hacked-by-tag)"
+
+
+def _db(slurm, name):
+    return slurm.cluster.path / f"{name}.db"
+
+
+def _query(db, sql, *args):
+    c = sqlite3.connect(db)
+    try:
+        return c.execute(sql, args).fetchall()
+    finally:
+        c.close()
+
+
+def test_quick_suite_as_a_job(slurm):
+    db = _db(slurm, "quick")
+    t0 = time.monotonic()
+    # The tag is quoted once more for `vcluster exec`, whose shell joins the words (as ssh).
+    proc = slurm.hpceval(db, "submit", "quick", "--nodes", "2", "--wait", "--time", "5",
+                         "--tag", f"'{EVIL_TAG}'", *QUICK, timeout=150)
+    elapsed = time.monotonic() - t0
+    print(f"quick suite: submit to result {elapsed:.1f} s")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "submitted job" in proc.stdout and "running" in proc.stdout
+    (status, job, tags, settings), = _query(db, "SELECT status, job_id, tags, settings FROM runs")
+    assert status == "ok" and job.isdigit() and EVIL_TAG in tags
+    assert f'"job_id": "{job}"' in settings and "#SBATCH --nodes=2" in settings
+    hosts = {h for (meta,) in _query(db, "SELECT meta FROM launches") for h in
+             __import__("json").loads(meta)["hosts"]}
+    assert hosts == {"node1", "node2"}
+    assert not (ROOT / "hacked-by-tag").exists()
+    runs = slurm.hpceval(db, "runs").stdout
+    assert f"job={job}" in runs and " ok " in runs
+    assert f"Slurm job {job}  partition debug  nodes node[1-2]" in slurm.hpceval(
+        db, "show", "latest").stdout
+
+
+def test_scancel_marks_the_run_cancelled(slurm):
+    db = _db(slurm, "cancel")
+    proc = slurm.hpceval(db, "submit", "pingpong", "mem-latency", "--nodes", "2", *SHORT,
+                         "--set", "mem-latency.budget=5", "--set", "mem-latency.max-reps=100000",
+                         "--set", "mem-latency.sizes=4K,8K,16K,32K,64K,128K")
+    assert proc.returncode == 0, proc.stderr
+    (job,), = _query(db, "SELECT job_id FROM runs")
+    deadline = time.monotonic() + 60
+    while not _query(db, "SELECT 1 FROM launches WHERE benchmark = 'pingpong'"):
+        assert time.monotonic() < deadline, "the job's first launch never finished"
+        time.sleep(0.3)
+    time.sleep(1.0)                                   # mem-latency is under way
+    slurm.on("node1", "scancel", job)
+    assert slurm.job_gone(job)
+    runs = slurm.hpceval(db, "runs").stdout
+    assert f"job={job}" in runs and "cancelled" in runs, runs
+    (status, reason), = _query(db, "SELECT status, reason FROM runs")
+    assert status == "cancelled" and "CANCELLED" in reason
+    assert _query(db, "SELECT count(*) FROM records r JOIN launches l ON l.id = r.launch_id"
+                      " WHERE l.benchmark = 'pingpong'")[0][0] > 0
+
+
+def _refused(slurm, *args):
+    db = _db(slurm, "bad")
+    proc = slurm.hpceval(db, "submit", "pingpong", *args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    return one_line_error(proc.stderr)
+
+
+def test_bad_input_is_one_line_with_slurms_reason(slurm):
+    assert "invalid partition specified: nope" in _refused(slurm, "--nodes", "1",
+                                                           "--partition", "nope")
+    assert "node configuration is not available" in _refused(slurm, "--nodes", "3")
+    assert "Invalid --time specification" in _refused(slurm, "--nodes", "1", "--time", "1:xx")
+    assert "unrecognized option '--bogus'" in _refused(slurm, "--nodes", "1",
+                                                      "--sbatch-arg=--bogus")
+    # The refused job's run says why.
+    rows = _query(_db(slurm, "bad"), "SELECT status, reason FROM runs ORDER BY id")
+    assert rows[0] == ("failed", "sbatch: invalid partition specified: nope")
+
+
+def test_no_sbatch_is_one_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "hpceval", "submit", "pingpong", "--nodes", "1",
+                           "--db", str(tmp_path / "x.db")], capture_output=True, text=True,
+                          env={"PATH": str(tmp_path), "HOME": str(tmp_path)}, cwd=ROOT)
+    assert proc.returncode == 2
+    assert "no `sbatch` on PATH" in one_line_error(proc.stderr)
+
+
+def test_dry_run_quotes_every_word(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "hpceval", "submit", "pingpong", "--nodes", "2",
+                           "--ppn", "3", "--tag", EVIL_TAG, "--set", "sizes=8", "--dry-run",
+                           "--db", str(tmp_path / "x.db")], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=3\n" in proc.stdout
+    assert f"'{EVIL_TAG}'" in proc.stdout
+    # Run by a shell (with hpceval replaced by echo): the tag comes out as written.
+    script = proc.stdout.replace(f"exec {sys.executable} -m hpceval", "exec echo")
+    out = subprocess.run(["sh", "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert EVIL_TAG in out.stdout and not (tmp_path / "hacked-by-tag").exists()
+    assert not (tmp_path / "x.db").exists()                 # a dry run stores nothing
+
+
+@pytest.mark.skipif(os.environ.get("HPCEVAL_SLURM_SLOW") != "1",
+                    reason="a job killed at its time limit takes 60-90 s (Slurm's minimum --time "
+                           "is a minute): HPCEVAL_SLURM_SLOW=1 runs it")
+def test_time_limit_marks_the_run_timeout(slurm):
+    # A negative margin lets the launch run past the job's end, as a clock that failed would.
+    db = _db(slurm, "timeout")
+    proc = slurm.hpceval(db, "submit", "pingpong", "mem-latency", "--nodes", "2", "--time", "1",
+                         "--wait", *SHORT, "--set", "mem-latency.budget=20",
+                         "--set", "mem-latency.max-reps=1000000", "--timeout", "300",
+                         env={"HPCEVAL_SLURM_MARGIN": "-120"}, timeout=200)
+    assert proc.returncode == 1, proc.stderr
+    (status, reason), = _query(db, "SELECT status, reason FROM runs")
+    assert status == "timeout" and "TIMEOUT" in reason
+    assert _query(db, "SELECT count(*) FROM records")[0][0] > 0
