@@ -38,9 +38,9 @@ def run(cmd: List[str], env: Dict[str, str] | None = None) -> str:
 
 
 def hpceval(binary: str, args: List[str], metric: str, stat: str = "median", mpi: bool = True,
-            env: Dict[str, str] | None = None, **params) -> Callable[[], float]:
+            env: Dict[str, str] | None = None, cpus: str = "0", **params) -> Callable[[], float]:
     def measure() -> float:
-        cmd = (MPIRUN if mpi else ["taskset", "-c", "0"]) + [str(BIN / f"hpceval-{binary}")] + args
+        cmd = (MPIRUN if mpi else ["taskset", "-c", cpus]) + [str(BIN / f"hpceval-{binary}")] + args
         recs = [json.loads(l) for l in run(cmd, env).splitlines() if l.startswith("{")]
         for r in recs:
             if r.get("type") == "result" and r["metric"] == metric and all(
@@ -99,7 +99,8 @@ def comparisons(peers: Path) -> Dict[str, Tuple[str, Callable, Callable, Callabl
     for t in (1, 2):
         out[f"STREAM triad best, {t} thread(s) [GB/s]"] = (
             "GB/s", hpceval("stream", ["--n", str(n), "--threads", str(t), "--max-reps", "20"],
-                            "bandwidth", stat="max", mpi=False, env=stream_env(t), kernel="triad"),
+                            "bandwidth", stat="max", mpi=False, env=stream_env(t), cpus="0-1",
+                            kernel="triad"),
             lambda t=t: _stream_triad(peers, n, stream_env(t)), ident)
     out["latency 256 MiB fully random [ns]"] = (
         "ns", hpceval("mem-latency", ["--sizes", "256M", "--order", "random", "--budget", "1"],
