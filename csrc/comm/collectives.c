@@ -200,6 +200,7 @@ static void emit(const char *metric, const char *unit, const char *better, const
     hpc_json_int(&r, "nranks", np);
     hpc_result_stats(&r, &st, conv);
     hpc_json_int(&r, "ops_per_sample", k);
+    hpc_json_str(&r, "buffer_pages", comm_buffer_pages);
     hpc_json_exact(&r, "barrier_us", barrier_s * 1e6);
     hpc_json_emit(&r);
 }

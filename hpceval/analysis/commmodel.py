@@ -208,7 +208,7 @@ def run_models(run: dict, min_sizes: int = 6, **kw) -> Dict[str, Model]:
 # only come from bisecting a suspected switch.
 BRACKET_BYTES = 16
 BRACKET_REL = 1 / 256
-STEP = 0.05          # a step in time of at least this much (relative) across the bracket
+STEP = 0.02          # a step in time of at least this much (relative) across the bracket
 
 
 @dataclass

@@ -467,7 +467,7 @@ def switch_table(run: dict) -> Optional[Table]:
     return Table(["series", "between", "time before [µs]", "time after [µs]", "step"], rows,
                  "Where a message-time curve jumps (an eager → rendezvous switch, a copy method "
                  "changing): the benchmark bisected each suspected interval of its sweep down to "
-                 "16 bytes; listed where the two sizes' times differ by at least 5%.")
+                 "16 bytes; listed where the two sizes' times differ by at least 2%.")
 
 
 register_table(TableSpec(SECTION, "Protocol switches bracketed by refinement", switch_table))

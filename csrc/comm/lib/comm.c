@@ -1,10 +1,12 @@
 /* comm.c - see comm.h. */
 #include "comm.h"
+#include "affinity.h"
 #include "refine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum { TAG = 7, ACK = 8 };
 static const long MAX_BATCH = 1L << 22;
@@ -58,14 +60,25 @@ const char *comm_proto_unsupported(comm_mode m, comm_proto p)
 
 void *comm_alloc(size_t bytes)
 {
+    /* 2 MiB-aligned and backed by transparent huge pages where the kernel
+     * grants them: with 4 KiB pages the buffers' physical frames, and so the
+     * cache sets they share, change from one process to the next, and a
+     * 16 KiB ping-pong then measured 1.9 us in some runs and 2.2 us in others. */
+    const size_t huge = (size_t)2 << 20;
     void *p;
     if (bytes == 0)
         bytes = 1;
-    if (posix_memalign(&p, 4096, bytes))
+    size_t len = (bytes + huge - 1) / huge * huge;
+    if (posix_memalign(&p, huge, len))
         hpc_fail("cannot allocate %zu bytes", bytes);
-    memset(p, 1, bytes);
+    madvise(p, len, MADV_HUGEPAGE);  /* a hint: base pages where it is refused */
+    memset(p, 1, len);
+    if (hpc_huge_bytes(p, len) <= 0)
+        comm_buffer_pages = "base";
     return p;
 }
+
+const char *comm_buffer_pages = "thp";
 
 long long comm_opt_sizes(const long long **sizes, int *n)
 {
@@ -694,6 +707,7 @@ static void emit_values(const char *metric, const char *unit, const char *better
     params(&r, ctx);
     hpc_result_stats(&r, &st, converged);
     hpc_json_int(&r, batch_key, batch);
+    hpc_json_str(&r, "buffer_pages", comm_buffer_pages);
     if (comm_refining)
         hpc_json_bool(&r, "refined", 1);  /* a size the sweep added to bracket a switch */
     hpc_json_emit(&r);
