@@ -89,11 +89,37 @@ def _enter(cluster: Cluster, node: Node) -> None:
     # Private propagation first, so that no bind mount below reaches the machine's namespace.
     _check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
     socket.sethostname(node.name)
+    keep = _shared_checkout()
     for name, target in _BINDS:
         src = str(cluster.node_dir(node) / name)
         _check(_libc.mount(src.encode(), target.encode(), None, MS_BIND, None),
                f"bind {src} on {target}")
+    if keep is not None:
+        _show_checkout(*keep)
     os.sched_setaffinity(0, node.cpus)
+
+
+# The checkout the cluster runs from (its venv, build, scripts/vcluster-ssh): every node must
+# see it as on a real cluster's shared file system, also when it lies below /tmp or /dev/shm,
+# which each node sees privately (a CI clone in /tmp).
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def _shared_checkout():
+    """(fd, path) of the checkout when a private mount below will hide it, else None; the fd
+    keeps the machine's directory reachable once /tmp is the node's."""
+    private = [t for _, t in _BINDS if t in ("/tmp", "/dev/shm")]
+    if not any(str(CHECKOUT).startswith(t + "/") for t in private):
+        return None
+    return os.open(str(CHECKOUT), os.O_PATH | os.O_DIRECTORY), str(CHECKOUT)
+
+
+def _show_checkout(fd: int, path: str) -> None:
+    os.makedirs(path, exist_ok=True)          # inside the node's private /tmp
+    src = f"/proc/self/fd/{fd}"
+    _check(_libc.mount(src.encode(), path.encode(), None, MS_BIND | MS_REC, None),
+           f"bind the checkout {path} into the node")
+    os.close(fd)
 
 
 def exec_node(args: List[str], directory: Optional[Path] = None) -> NoReturn:

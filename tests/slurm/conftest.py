@@ -30,9 +30,9 @@ def unusable() -> str:
 
 
 def state_dir(name: str) -> Path:
-    # In the work tree: not below /tmp or /dev/shm (private on the nodes), and never another
-    # user's cluster.
-    return ROOT / f".vcluster-{name}-{os.getpid()}"
+    # Not below /tmp or /dev/shm (private on the nodes; a CI clone may live there), and never
+    # another user's cluster.
+    return Path(f"/run/hpceval-vcluster-slurm-{name}-{os.getpid()}")
 
 
 def _directory(name: str) -> Iterator[Path]:
