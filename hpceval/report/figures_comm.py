@@ -223,6 +223,14 @@ def within_noise(recs: list) -> bool:
     return len(cis) > 1 and max(lo for lo, _ in cis) <= min(hi for _, hi in cis)
 
 
+def node_boundaries(node: Dict[int, tuple], n: int) -> List[float]:
+    """Where consecutive ranks sit on different nodes: the lines between node blocks (a rank
+    whose node is unknown draws none)."""
+    return [i - 0.5 for i in range(1, n)
+            if node.get(i - 1, (None,))[0] is not None and node.get(i, (None,))[0] is not None
+            and node[i - 1][0] != node[i][0]]
+
+
 def distance_map(runs: list[dict]) -> Optional[Figure]:
     """Heat maps: latency at the smallest size, bandwidth at the largest, src x dst."""
     run = next((r for r in runs if records(r, "distance")), None)
@@ -263,8 +271,13 @@ def distance_map(runs: list[dict]) -> Optional[Figure]:
         ax.set_xticklabels(lab, rotation=90, fontsize=7)
         ax.set_yticklabels(lab, fontsize=7)
         ax.grid(False)
+        for edge in node_boundaries(node, n):
+            ax.axhline(edge, color="crimson", lw=1.2, gid="node-boundary")
+            ax.axvline(edge, color="crimson", lw=1.2, gid="node-boundary")
         ax.set_title(f"{metric}, {human_bytes(size)} (rank/node, socket)", fontsize=9, loc="left")
-    _title(fig, _text(f"Distance map — {fig_label(run)}"))
+    split = any(line.get_gid() == "node-boundary" for ax in axes for line in ax.lines)
+    _title(fig, _text(f"Distance map — {fig_label(run)}"
+                      + (" (red lines: node boundaries)" if split else "")))
     return fig
 
 

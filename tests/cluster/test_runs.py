@@ -16,6 +16,7 @@ import pytest
 from cluster_helpers import MPICH_BIN, VCLUSTER, VCluster
 from helpers import BIN, ROOT, one_line_error
 from hpceval.analysis.card import machine_card
+from hpceval.report.figures_comm import distance_map
 from hpceval.store import Store
 from hpceval.vcluster.net import ns_pids
 
@@ -80,8 +81,9 @@ PATTERNS = ["--set", "p2p.patterns=0-1,intra-pairs,0-k,ring,cross-pairs",
 
 
 def test_two_nodes_two_ranks_each(cluster, db, bindir):
-    rc, out, err = finish(hpceval_on_node1(cluster, db, bindir, "p2p", "collectives", *TINY,
-                                           *PATTERNS, "--hosts", "node1,node2", "--ppn", "2"))
+    rc, out, err = finish(hpceval_on_node1(cluster, db, bindir, "p2p", "collectives", "distance",
+                                           *TINY, *PATTERNS, "--set", "distance.sizes=8",
+                                           "--hosts", "node1,node2", "--ppn", "2"))
     assert rc == 0, err
     run = stored_run(db)
     assert run["status"] == "ok" and run["settings"]["placement"]["ppn"] == 2, run["status"]
@@ -101,6 +103,14 @@ def test_two_nodes_two_ranks_each(cluster, db, bindir):
         assert card[("MPI inter-node", row)]["measured"], (row, where, run["records"])
         assert card[("MPI intra-node", row)]["measured"], (row, where, run["records"])
     assert card[("Collectives", "Barrier across nodes")]["measured"]
+    dist = [r["params"] for r in run["records"] if r["benchmark"] == "distance"]
+    assert {(p["dst"], p["dst_node"] != p["src_node"]) for p in dist} == {
+        (1, False), (2, True), (3, True)}, dist
+    fig = distance_map([run])
+    edges = {(ax.get_title()[:7], line.get_ydata()[0] if line.get_ydata()[0] == line.get_ydata()[1]
+              else line.get_xdata()[0])
+             for ax in fig.axes for line in ax.lines if line.get_gid() == "node-boundary"}
+    assert {e for _, e in edges} == {1.5}, edges          # ranks 0,1 | 2,3
     assert_nothing_left(cluster)
 
 
