@@ -25,6 +25,11 @@ class Launcher:
     def recognises(cls, version_text: str) -> bool:
         raise NotImplementedError
 
+    @classmethod
+    def version_line(cls, version_text: str) -> str:
+        """The line of --version that names the version (the fingerprint keeps it)."""
+        return version_text.splitlines()[0].strip()
+
     def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str]) -> List[str]:
         raise NotImplementedError
 

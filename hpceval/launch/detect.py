@@ -25,7 +25,7 @@ def _from_program(name: str, cores: int) -> Optional[Launcher]:
         raise UsageError(f"{path} --version failed: is the MPI installation broken?")
     for cls in LAUNCHERS.values():
         if cls.recognises(text):
-            return cls(path, text.splitlines()[0].strip(), cores)
+            return cls(path, cls.version_line(text), cores)
     raise UsageError(f"{path} is not an MPI launcher hpceval knows (Open MPI, MPICH, Slurm): "
                      f"'{text.splitlines()[0] if text else ''}'")
 

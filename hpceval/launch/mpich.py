@@ -1,6 +1,7 @@
 """MPICH's (Hydra) mpiexec; also Intel MPI, which uses Hydra."""
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Sequence, Tuple
 
 from hpceval.launch.base import Launcher, register_launcher
@@ -14,6 +15,13 @@ class MPICHLauncher(Launcher):
     @classmethod
     def recognises(cls, version_text: str) -> bool:
         return "HYDRA" in version_text or "MPICH" in version_text or "Intel(R) MPI" in version_text
+
+    @classmethod
+    def version_line(cls, version_text: str) -> str:
+        # Hydra's first line is "HYDRA build details:"; the version is on a line of its own.
+        m = re.search(r"^\s*Version:\s*(\S+)", version_text, re.M)
+        first = version_text.splitlines()[0].strip()
+        return f"HYDRA {m.group(1)}" if m and first.startswith("HYDRA") else first
 
     def host_args(self, slots: Sequence[Tuple[str, int]]) -> List[str]:
         return ["-hosts", ",".join(f"{host}:{k}" for host, k in slots)]

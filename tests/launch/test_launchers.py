@@ -95,6 +95,7 @@ def test_prefers_the_mpi_the_binaries_were_built_with(fake_path, monkeypatch):
     (bindir / "buildinfo.json").write_text('{"cc": "mpicc.mpich", "mpi": "mpich"}')
     l = find_launcher("auto", 2)
     assert (l.flavour, l.program) == ("mpich", str(fake_path / "mpiexec.mpich"))
+    assert l.version == "HYDRA 4.0.2"                 # not "HYDRA build details:"
     assert find_launcher("mpirun", 2).flavour == "mpich"
     (bindir / "buildinfo.json").write_text('{"mpi": "openmpi"}')
     assert find_launcher("auto", 2).flavour == "openmpi"
