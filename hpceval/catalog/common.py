@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from hpceval.catalog.params import Param
@@ -63,19 +64,24 @@ def default_bytes(want: int, ctx: PlanContext, arrays: int = 1) -> int:
     return max(min(want, int(DEFAULT_MEMORY_SHARE * ctx.mem_available_bytes / arrays)), 1 << 20)
 
 
+def again_label(label: str, what: str = "") -> str:
+    """The label of a re-measuring launch: one "(... again)" suffix however many rounds."""
+    return f"{re.sub(r' [(](?:[0-9]+ B )?again[)]$', '', label)} ({what}again)"
+
+
 def narrow_sizes(spec: LaunchSpec, params: Dict[str, Any]) -> Optional[LaunchSpec]:
     """Re-measure one size of a --sizes sweep: the same launch with --sizes <bytes>."""
     if "--sizes" not in spec.args or not isinstance(params.get("bytes"), int):
         return None
     args = list(spec.args)
     args[args.index("--sizes") + 1] = str(params["bytes"])
-    return dataclasses.replace(spec, args=args, label=f"{spec.label} ({params['bytes']} B again)",
+    return dataclasses.replace(spec, args=args, label=again_label(spec.label, f"{params['bytes']} B "),
                                expected_results=1, timeout_s=min(spec.timeout_s, 120.0))
 
 
 def narrow_whole(spec: LaunchSpec, params: Dict[str, Any]) -> Optional[LaunchSpec]:
     """A launch whose points share their repetitions (STREAM's four kernels) runs again whole."""
-    return dataclasses.replace(spec, label=f"{spec.label} (again)")
+    return dataclasses.replace(spec, label=again_label(spec.label))
 
 
 def pow2_sizes(lo: int, hi: int, midpoints: bool = False) -> List[int]:

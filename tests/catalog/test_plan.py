@@ -62,3 +62,11 @@ def test_registries_are_consistent():
             bench = BENCHMARKS[name]
             for key in settings:
                 assert bench.has_param(key), (suite.name, name, key)
+
+
+def test_remeasure_labels_say_again_once():
+    from hpceval.catalog.common import again_label
+    first = again_label("pingpong np=2", "8 B ")
+    assert first == "pingpong np=2 (8 B again)"
+    assert again_label(first, "8 B ") == first            # a second round: the same label
+    assert again_label(again_label("stream threads=1")) == "stream threads=1 (again)"
