@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import json
 import os
 import sys
@@ -23,6 +24,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("json", "csv"), default="json")
 
 
+def _cell(v):
+    """A statistic as a CSV cell: a value that is not a finite number is an empty cell (a
+    spreadsheet reads "nan" or "inf" as text or as a number that was never measured)."""
+    return v if isinstance(v, (int, float)) and math.isfinite(v) else ""
+
+
 def execute(args: argparse.Namespace) -> int:
     if not args.runs and not os.path.exists(db_path(args)):
         runs = []                      # nothing stored yet: an empty export, and no new file
@@ -39,6 +46,6 @@ def execute(args: argparse.Namespace) -> int:
             w.writerow([run["id"], run["uuid"], run["started"], run["suite"], run["status"],
                         run["fingerprint"].get("hostname"), r["benchmark"],
                         json.dumps(r["params"], sort_keys=True), r["metric"], r["unit"],
-                        r["statistic"], r["better"], *(r["stats"][k] for k in STATS),
+                        r["statistic"], r["better"], *(_cell(r["stats"][k]) for k in STATS),
                         int(r["converged"])])
     return 0
