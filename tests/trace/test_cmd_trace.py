@@ -138,3 +138,27 @@ def test_keep_raw(cli, tmp_path):
 def test_bad_usage(cli, args, message):
     p = cli("trace", *args)
     assert p.returncode == 2 and message in one_line_error(p.stderr)
+
+
+def test_hang_ends_at_the_time_limit(cli, tmp_path):
+    """The program is launched as `hpceval run` launches: a hang is ended (with everything it
+    started) at --timeout, one line, exit 1, no trace."""
+    built()
+    t0 = time.monotonic()
+    p = cli("trace", "-o", str(tmp_path / "t.json"), "--timeout", "2", "--", "sh", "-c",
+            "sleep 60 & sleep 60")
+    assert p.returncode == 1 and "2 s time limit" in one_line_error(p.stderr)
+    assert time.monotonic() - t0 < 30 and not (tmp_path / "t.json").exists()
+
+
+def test_rank_limit_as_in_run(cli, tmp_path):
+    p = cli("trace", "-o", str(tmp_path / "t.json"), "--np", "100000", "--", "true")
+    assert p.returncode == 2 and "100000 ranks: refused" in one_line_error(p.stderr)
+
+
+def test_a_killed_rank_is_named(cli, tmp_path):
+    built()
+    p = cli("trace", "-o", str(tmp_path / "t.json"), "--", *mpirun(2), "sh", "-c",
+            'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then kill -9 $$; fi; sleep 1')
+    assert p.returncode != 0
+    assert "mpirun exited with status" in one_line_error(p.stderr)
