@@ -17,8 +17,6 @@ anywhere, so it can be mailed or opened on an air-gapped login node.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from datetime import datetime, timezone
 from importlib import resources
@@ -32,6 +30,7 @@ from hpceval.analysis.card import machine_card
 from hpceval.analysis.compare import compare
 from hpceval.analysis.history import history
 from hpceval.analysis.summary import comparison_lines
+from hpceval.areas import hook_items, import_prefixed
 
 from . import data
 from .trends import comparison_figure, history_figure, save_all
@@ -41,9 +40,10 @@ from .figures import FIGURES, SVG_CSS, FigureSpec, make_figure, register_figure,
 # Each area adds its figures in a module named figures_<area>.py (calling register_figure), and
 # tables that stand alone in tables_<area>.py (register_table);
 # importing them here keeps this file free of per-area edits.
-for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)
-                   if m.name.startswith(("figures_", "tables_"))):
-    importlib.import_module(f"{__name__}.{_mod}")
+import_prefixed(__name__, __path__, ("figures_", "tables_"))
+# ... and a benchmark's catalog module may return its own from a hook `figures()`.
+for _item in hook_items("figures"):
+    (register_table if isinstance(_item, TableSpec) else register_figure)(_item)
 
 __all__ = ["render_report", "write_report", "save_comparison_figures", "save_history_figures",
            "save_trace_figures", "FIGURES", "FigureSpec", "register_figure", "TABLES",
