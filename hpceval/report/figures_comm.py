@@ -1,10 +1,11 @@
-"""Communication figures: ping-pong latency and bandwidth vs size, p2p latency (log-log) and bandwidth (log-linear) vs size
-with the fitted piecewise models drawn over the data, placement patterns side by side, the
-distance heat map, the hot-spot curve, collectives vs size and vs ranks, halo methods (the fitted models as tables: tables_comm.py)."""
+"""Communication figures: ping-pong latency and bandwidth vs size, p2p latency (log-log) and
+bandwidth (log-linear) vs size with the fitted piecewise models drawn over the data, placement
+patterns side by side, the distance heat map, the hot-spot curve, collectives vs size and vs
+ranks, halo methods. The fitted models as tables: tables_comm.py."""
 from __future__ import annotations
 
 import math
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import numpy as np
 from matplotlib.figure import Figure
