@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, Callable, Iterable, List, Sequence, Tuple
+from typing import Any, Callable, Iterable, List, Tuple
 
 DEFAULT_ORDER = 50       # after every built-in area; see docs/architecture.md for the others
 
@@ -59,8 +59,3 @@ class Hook:
             self.loaded = True
             for item in hook_items(self.name):
                 self.register(item)
-
-
-def load_hooks(hooks: Sequence[Hook]) -> None:
-    for h in hooks:
-        h.load()
