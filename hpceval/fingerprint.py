@@ -20,7 +20,7 @@ SYS_NODE = Path("/sys/devices/system/node")
 # lists) are left out so the same machine and setup keep one fingerprint.
 ENV_PREFIXES = ("OMP_", "GOMP_", "KMP_", "OMPI_MCA_", "PMIX_MCA_", "MPICH_", "MPIR_CVAR_", "I_MPI_",
                 "UCX_", "FI_", "PSM2_", "HPCEVAL_")
-ENV_EXCLUDE = ("HPCEVAL_DB", "HPCEVAL_BINDIR")
+ENV_EXCLUDE = ("HPCEVAL_DB", "HPCEVAL_BINDIR", "HPCEVAL_CATALOG_PATH")
 SLURM_KEEP = ("SLURM_NNODES", "SLURM_NTASKS", "SLURM_NTASKS_PER_NODE", "SLURM_CPUS_PER_TASK",
               "SLURM_CPU_BIND", "SLURM_DISTRIBUTION", "SLURM_CLUSTER_NAME", "SLURM_JOB_PARTITION")
 

@@ -1,11 +1,16 @@
 """The few figures that summarise a run (the machine-card rows the skeleton can fill).
-Shared by `hpceval run`/`show` and the report, so they always agree."""
+Shared by `hpceval run`/`show` and the report, so they always agree.
+
+Each area names its own headline rows: a catalog module's hook `headline_rows()` returns
+Headline items (hpceval/areas.py); `curve_point` makes the usual one, a chosen point of a
+sweep. The order: communication 10, memory 20, proxies 40, new areas 50 by default."""
 from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
+from hpceval.areas import DEFAULT_ORDER, Hook, place
 from hpceval.quality import best_points
 
 Record = Dict[str, Any]
@@ -76,7 +81,10 @@ def _groups(recs: List[Record], x: str) -> List[List[Record]]:
     return list(out.values())
 
 
-def _at(target: float, fallback: str) -> Callable[[List[Record], str], Optional[Record]]:
+Chooser = Callable[[List[Record], str], Optional[Record]]
+
+
+def at(target: float, fallback: str) -> Chooser:
     """Chooser: the point at `target`; if absent, the nearest one (log distance) or the largest."""
     def choose(group: List[Record], x: str) -> Optional[Record]:
         exact = [r for r in group if r["params"][x] == target]
@@ -88,100 +96,58 @@ def _at(target: float, fallback: str) -> Callable[[List[Record], str], Optional[
     return choose
 
 
-def _largest(group: List[Record], x: str) -> Optional[Record]:
+def largest(group: List[Record], x: str) -> Optional[Record]:
     return max(group, key=lambda r: r["params"][x])
 
 
-# The classic memory curve: random order, default placement (a record without these keys is one).
-_CLASSIC_CHASE = {"order": "random", "node": -1}
-
-# (label, benchmark, metric, x param, chooser, preferred params); STREAM's choice is made
-# separately below.
-HEADLINES = [
-    ("Ping-pong latency, {}", "pingpong", "latency", "bytes", _at(8, "nearest"), {}),
-    ("Ping-pong bandwidth, {}", "pingpong", "bandwidth", "bytes", _at(1 << 20, "largest"), {}),
-    ("Memory latency, {}", "mem-latency", "latency", "bytes", _at(16 << 10, "nearest"),
-     _CLASSIC_CHASE),
-    ("Memory latency, {}", "mem-latency", "latency", "bytes", _at(1 << 20, "nearest"),
-     _CLASSIC_CHASE),
-    ("Memory latency, largest set ({})", "mem-latency", "latency", "bytes", _largest,
-     _CLASSIC_CHASE),
-    ("Memory latency, TLB-friendly windows, largest set ({})", "mem-latency", "latency", "bytes",
-     _largest, {"order": "window", "node": -1}),
-]
+Rows = Callable[[List[Record]], Iterable[Tuple[str, Optional[Record]]]]
 
 
-def stream_points(records: List[Record]) -> Dict[tuple, Record]:
-    """{(kernel, threads): record}; with several array sizes the largest wins (STREAM's rule:
-    the arrays must dwarf the caches)."""
-    best: Dict[tuple, Record] = {}
-    for rec in select(records, "stream", "bandwidth"):
-        p = rec.get("params") or {}
-        key = (str(p.get("kernel")), p.get("threads"))
-        if key not in best or (p.get("array_bytes") or 0) > (best[key]["params"].get("array_bytes") or 0):
-            best[key] = rec
-    return best
+class Headline(NamedTuple):
+    rows: Rows                      # records -> (label, record) pairs; a None record: no row
+    order: int = DEFAULT_ORDER      # where its rows go among the areas' (see the module text)
 
 
-def headlines(records: List[Record]) -> List[Dict[str, Any]]:
-    """[{"label", "record"}] in machine-card order; a record appears once."""
-    rows: List[Dict[str, Any]] = []
-    seen: set = set()
+HEADLINES: List[Headline] = []
 
-    def add(label: str, rec: Optional[Record]) -> None:
-        if rec is not None and id(rec) not in seen:     # e.g. the largest set *is* 1 MiB
-            seen.add(id(rec))
-            rows.append({"label": label, "record": rec})
 
-    for label, bench, metric, x, choose, prefer in HEADLINES:
-        groups = _groups(select(records, bench, metric), x)
-        groups = [g for g in groups if all(g[0]["params"].get(k, v) == v
-                                           for k, v in prefer.items())]
+def register_headline(spec: Headline) -> Headline:
+    """Add headline rows; kept in `order`, registration order among equals."""
+    return place(HEADLINES, spec)
+
+
+_AREAS = Hook("headline_rows", register_headline)
+
+
+def curve_point(label: str, benchmark: str, metric: str, x: str, choose: Chooser,
+                prefer: Optional[Dict[str, Any]] = None) -> Rows:
+    """Rows: the point `choose` picks from the main sweep of `benchmark`'s `metric` over `x`
+    (the group with the most points, of those with the `prefer`red params; a record without
+    such a key counts as having it), labelled with `label` formatted with the point's size."""
+    def rows(records: List[Record]) -> Iterable[Tuple[str, Optional[Record]]]:
+        groups = [g for g in _groups(select(records, benchmark, metric), x)
+                  if all(g[0]["params"].get(k, v) == v for k, v in (prefer or {}).items())]
         # One row per quantity: the main sweep (the group with the most points) speaks for it.
         for group in sorted(groups, key=len, reverse=True)[:1]:
             rec = choose(group, x)
             if rec is not None:      # the label names the point actually shown
-                add(label.format(size_label(rec["params"][x])), rec)
-    triad = {t: r for (k, t), r in stream_points(records).items() if k == "triad"}
-    if triad:
-        add("STREAM triad best, 1 thread", triad.get(1))
-        top = max((t for t in triad if isinstance(t, int)), default=None)
-        if top is not None:
-            add(f"STREAM triad best, {top} threads", triad[top])
-    for rec in _best_solver(records):
-        add(_solver_label(rec), rec)
+                yield label.format(size_label(rec["params"][x])), rec
+    return rows
+
+
+def headlines(records: List[Record]) -> List[Dict[str, Any]]:
+    """[{"label", "record"}] in machine-card order; a record appears once."""
+    _AREAS.load()
+    rows: List[Dict[str, Any]] = []
+    seen: set = set()
+    for spec in HEADLINES:
+        for label, rec in spec.rows(records):
+            if rec is not None and id(rec) not in seen:     # e.g. the largest set *is* 1 MiB
+                seen.add(id(rec))
+                rows.append({"label": label, "record": rec})
     return rows
 
 
 def headline_records(records: List[Record]) -> List[Record]:
     """The records behind the headline rows."""
     return [h["record"] for h in headlines(records)]
-
-
-def on_largest_grid(records: List[Record], benchmark: str, metric: str) -> List[Record]:
-    """A proxy's untraced records (a traced run's times include the tracer) of `metric` on the
-    largest global grid measured: rates of different problem sizes do not compare."""
-    recs = [r for r in select(records, benchmark, metric)
-            if value(r) is not None and not r["params"].get("traced")]
-    size = lambda r: (r["params"].get("nx") or 0) * (r["params"].get("ny") or 0)
-    big = max((size(r) for r in recs), default=0)
-    return [r for r in recs if size(r) == big]
-
-
-def _best_solver(records: List[Record]) -> List[Record]:
-    """The barotropic solver's fastest configuration on the largest grid measured: its time per
-    iteration and simulated days per day."""
-    times = on_largest_grid(records, "barotropic", "iteration_time")
-    if not times:
-        return []
-    best = min(times, key=value)
-    rate = [r for r in select(records, "barotropic", "sim_days_per_day")
-            if r.get("params") == best["params"]]
-    return [best] + rate[:1]
-
-
-def _solver_label(rec: Record) -> str:
-    p = rec["params"]
-    what = "time per iteration" if rec.get("metric") == "iteration_time" else "simulated days/day"
-    return (f"Barotropic solver {p.get('nx')}x{p.get('ny')}, {what} (fastest: "
-            f"{p.get('P')}x{p.get('Q')} ranks, {p.get('halo')}/{p.get('sum')})")

@@ -2,8 +2,10 @@
 process grid, (time - min) / min per aspect ratio, as Fig. 5 of the SP/AlphaServer paper."""
 from __future__ import annotations
 
-from typing import Dict, List
+import re
+from typing import Any, Callable, Dict, List, Optional
 
+from hpceval.analysis.card import Cell, best_matching
 from hpceval.analysis.headlines import select, value
 
 
@@ -29,3 +31,10 @@ def parallel_relative(run: dict) -> List[Dict]:
                      "variant": variant_name(p), "time_s": value(r),
                      "relative": (value(r) - best[key]) / best[key]})
     return sorted(rows, key=lambda x: (x["truncation"], x["levels"], x["P"], x["variant"]))
+
+
+def kernel_rate(benchmark: str) -> Callable[[Dict[str, Any]], Optional[Cell]]:
+    """A kernel's best rate (any unit ending in flop/s) over the configurations measured."""
+    return best_matching(lambda r: r.get("benchmark") == benchmark and r.get("better") == "higher"
+                     and bool(re.search(r"flop/s$", str(r.get("unit") or ""), re.I)), "higher")
+

@@ -186,3 +186,15 @@ register_suite(Suite(
      # 1, 2 and 4 ranks: the overhead breakdown against each variant's own 1-rank run
      ("psst", {"ranks": "1,2,4", "budget": "0.5", "min-reps": "3", "max-reps": "10",
                "warmup": "1"}))))
+
+
+# ---------------------------------------------------------------- card rows
+
+def card_rows():
+    """Each kernel's best rate (hpceval/analysis/kernels.py)."""
+    from hpceval.analysis.card import CardRow
+    from hpceval.analysis.kernels import kernel_rate
+    return [CardRow("Kernels", quantity, "", kernel_rate(bench), order=30)
+            for quantity, bench in (("Column physics", "column"),
+                                    ("Shallow water model (serial)", "sst"),
+                                    ("Shallow water model (parallel)", "psst"))]

@@ -145,3 +145,20 @@ register_suite(Suite(
      ("barotropic", {**_FAST, "grids": "96x64", "ranks": "4", "pgrids": "2x2", "mappings": "row",
                      "halos": "pack,put", "sums": "allreduce,onesided", "trace": "yes",
                      "warmup": "0", "min-reps": "2", "max-reps": "2"}))))
+
+
+# ---------------------------------------------------------------- card and headline rows
+
+def card_rows():
+    """The solver's simulated days per day (hpceval/analysis/proxies.py)."""
+    from hpceval.analysis.card import CardRow
+    from hpceval.analysis.proxies import app_rate
+    return [CardRow("Application rates", "Ocean barotropic solver (POP-like)", "days/day",
+                    app_rate("barotropic"), order=40)]
+
+
+def headline_rows():
+    """The solver's fastest configuration: time per iteration and simulated days per day."""
+    from hpceval.analysis.headlines import Headline
+    from hpceval.analysis.proxies import solver_headlines
+    return [Headline(solver_headlines, order=40)]

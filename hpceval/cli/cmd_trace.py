@@ -8,17 +8,19 @@ import argparse
 import json
 import os
 import shlex
+import math
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 from hpceval.cli.outputs import check_output_dir, check_output_file
-from hpceval.errors import HpcevalError, UsageError
+from hpceval.errors import HpcevalError, Interrupted, UsageError
 from hpceval.launch import CHOICES, find_launcher
+from hpceval.runner import Outcome, check_ranks, driver_signals
+from hpceval.runner.program import DEFAULT_TIMEOUT_S, run_program
 from hpceval.trace import NoTraceError, TraceError, merge_dir, summarize
 from hpceval.trace.preload import trace_env
 
@@ -27,8 +29,8 @@ HELP = "trace an MPI program's calls and phases per rank into a Chrome trace (Pe
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.usage = ("hpceval trace [-o FILE] [--np N] [--keep-raw DIR] [--figures DIR] -- "
-               "CMD [ARGS...]")
+    p.usage = ("hpceval trace [-o FILE] [--np N] [--keep-raw DIR] [--figures DIR] [--timeout S] "
+               "-- CMD [ARGS...]")
     p.add_argument("-o", "--output", default="trace.json", metavar="FILE",
                    help="merged trace (default: trace.json)")
     p.add_argument("--np", type=int, default=None, metavar="N",
@@ -41,6 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-events", type=int, default=None, metavar="N",
                    help="events kept per rank (default 2000000, 32 bytes each); more are counted "
                         "as dropped")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+                   help="time limit in seconds, after which every process CMD started is ended "
+                        f"(default {DEFAULT_TIMEOUT_S:g}; inside a Slurm job, before its end)")
     p.add_argument("--figures", metavar="DIR", default=None,
                    help="also draw the task Gantt chart and the utilization counts (SVG, PNG) "
                         "into DIR")
@@ -55,6 +60,8 @@ def _check_usage(args: argparse.Namespace) -> List[str]:
         raise UsageError("trace: no command given (hpceval trace [options] -- CMD [ARGS...])")
     if args.np is not None and args.np < 1:
         raise UsageError(f"--np {args.np}: must be at least 1")
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.max_events is not None and args.max_events < 1:
         raise UsageError(f"--max-events {args.max_events}: must be at least 1")
     if args.figures:
@@ -112,21 +119,37 @@ def _program(cmd: List[str]) -> str:
     return Path(cmd[0]).name
 
 
+def _launch(args: argparse.Namespace, cmd: List[str], tenv: Dict[str, str]) -> Outcome:
+    """CMD run through the runner's launch path (hpceval/runner/program.py): with --np through
+    hpceval's launcher, refused beyond the launcher's rank limit; a hang ends in the time limit."""
+    if args.np is not None:
+        launcher = find_launcher(args.launcher, len(os.sched_getaffinity(0)))
+        check_ranks(args.np, launcher)
+        cmd = launcher.command(args.np, cmd, "core", tenv)
+    with driver_signals():
+        try:
+            out = run_program(cmd, tenv, args.timeout)
+        except OSError as exc:
+            raise UsageError(f"cannot run {cmd[0]}: {exc.strerror or exc}") from None
+    if out.status == "interrupted":
+        raise Interrupted(out.signum)
+    if out.status == "timeout":
+        raise HpcevalError(f"{Path(cmd[0]).name}: {out.message}; no trace written")
+    return out
+
+
 def execute(args: argparse.Namespace) -> int:
     cmd = user_cmd = _check_usage(args)
     out = Path(args.output)
     raw_dir = Path(args.keep_raw) if args.keep_raw else Path(tempfile.mkdtemp(prefix="hpceval-trace-"))
     try:
-        tenv = trace_env(raw_dir, args.max_events)
-        env = {**os.environ, **tenv}
-        if args.np is not None:
-            launcher = find_launcher(args.launcher, len(os.sched_getaffinity(0)))
-            cmd = launcher.command(args.np, cmd, "core", tenv)
-        try:
-            rc = subprocess.run(cmd, env=env).returncode
-        except OSError as exc:
-            raise UsageError(f"cannot run {cmd[0]}: {exc.strerror or exc}") from None
-        failed = f"{Path(cmd[0]).name} {_status_text(rc)}" if rc != 0 else None
+        launch = _launch(args, cmd, trace_env(raw_dir, args.max_events))
+        rc = launch.exit_code
+        failed = None
+        if rc != 0:
+            failed = f"{Path(launch.command[0]).name} {_status_text(rc)}"
+            if launch.message and launch.message != failed:
+                failed += f" ({launch.message})"
         try:
             trace = merge_dir(raw_dir, shlex.join(user_cmd))
         except TraceError as exc:

@@ -13,7 +13,6 @@ from markupsafe import Markup, escape
 
 from hpceval.analysis import headlines, select, value
 from hpceval.analysis.headlines import size_label
-from hpceval.analysis import stream_points as _stream_points
 from hpceval.analysis import significance as sig
 from hpceval.analysis.nodes import node_lines
 from hpceval.analysis.summary import machine_line, summary_rows
@@ -21,7 +20,6 @@ from hpceval.analysis.warnings import warnings
 from hpceval.quality import at_floor, verdict
 
 MISSING = "—"
-KERNEL_ORDER = ("copy", "scale", "add", "triad")  # STREAM's own order, not alphabetical
 
 
 # ---------------------------------------------------------------- small formatters
@@ -97,15 +95,6 @@ def cache_marks(fp: dict | None) -> list[tuple[str, int]]:
         if (name, size) not in marks:
             marks.append((name, size))
     return sorted(marks, key=lambda m: m[1])
-
-
-def stream_points(run: dict) -> dict[tuple[str, int], dict]:
-    return _stream_points(run.get("records") or [])
-
-
-def kernel_order(kernels) -> list[str]:
-    known = [k for k in KERNEL_ORDER if k in kernels]
-    return known + sorted(k for k in kernels if k not in KERNEL_ORDER)
 
 
 # ---------------------------------------------------------------- headline figures

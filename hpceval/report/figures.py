@@ -2,7 +2,11 @@
 matplotlib Figure, or None when none of the runs has the data.
 
 Figures are built on the Agg canvas directly (no pyplot), so the caller's matplotlib backend and
-pyplot state are left alone. To add a figure, write a function and append it to FIGURES.
+pyplot state are left alone. This module holds what figures share; each area draws its own in
+figures_<area>.py and registers them with register_figure (a new benchmark may instead return
+them from its catalog module's hook `figures()`, hpceval/areas.py). FigureSpec.order places an
+area's figures: interconnect 10, memory 20, compute kernels 30, application proxies 40, traces
+90, new areas 50 by default.
 """
 from __future__ import annotations
 
@@ -18,13 +22,12 @@ import numpy as np
 from cycler import cycler
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatter, NullLocator
 
+from hpceval.areas import DEFAULT_ORDER, place
 from hpceval.quality import at_floor, disturbed
 
-from .data import cache_marks, converged, kernel_order, records, fig_label, stream_points, value
+from .data import cache_marks, converged, records, fig_label, value
 
 STYLE = {
     "font.family": "DejaVu Sans",  # ships with matplotlib, so every machine renders the same
@@ -222,97 +225,7 @@ def mark_caches(ax, runs: list[dict]) -> list[float]:
     return [size for _, size in marks]
 
 
-def pingpong_latency(runs: list[dict]) -> Figure | None:
-    series = _series(runs, "pingpong", "latency", "bytes")
-    if not series:
-        return None
-    fig = _figure()
-    ax = fig.add_subplot()
-    xs = _line_plot(ax, series, "bytes", xmap=lambda b: b if b > 0 else ZERO_X)
-    _bytes_axis(ax, xs, "message size [bytes]")
-    _plain_log_y(ax)
-    ax.set_ylabel("one-way latency [µs]")
-    ax.set_title("Ping-pong latency (median, band: 95% CI)", loc="left")
-    return fig
-
-
-def pingpong_bandwidth(runs: list[dict]) -> Figure | None:
-    series = [(label, [r for r in recs if r["params"]["bytes"] > 0])  # 0 B carries no bandwidth
-              for label, recs in _series(runs, "pingpong", "bandwidth", "bytes")]
-    series = [s for s in series if s[1]]
-    if not series:
-        return None
-    fig = _figure()
-    ax = fig.add_subplot()
-    _bytes_axis(ax, _line_plot(ax, series, "bytes"), "message size [bytes]")
-    ax.set_ylim(bottom=0)
-    ax.set_ylabel("bandwidth [MB/s]")
-    ax.set_title("Ping-pong bandwidth (median, band: 95% CI)", loc="left")
-    return fig
-
-
-def memory_latency(runs: list[dict]) -> Figure | None:
-    series = _series(runs, "mem-latency", "latency", "bytes")
-    if not series:
-        return None
-    fig = _figure()
-    ax = fig.add_subplot()
-    xs = _line_plot(ax, series, "bytes")
-    _bytes_axis(ax, xs + mark_caches(ax, runs), "working set [bytes]")
-    _plain_log_y(ax)
-    ax.set_ylabel("load latency [ns]")
-    ax.set_title("Memory load latency (median, band: 95% CI; dotted: cache sizes)", loc="left")
-    return fig
-
-
 KERNEL_COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1")
-
-
-def stream_bandwidth(runs: list[dict]) -> Figure | None:
-    panels = [(run, pts) for run in runs for pts in [stream_points(run)] if pts]
-    if not panels:
-        return None
-    fig = _figure((max(SIZE[0], 3.4 * len(panels)), SIZE[1]))
-    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
-    kernels = kernel_order({k for _, pts in panels for k, _ in pts})
-    colour = dict(zip(kernels, KERNEL_COLOURS * len(kernels)))
-    width = 0.8 / len(kernels)
-    flagged = False
-    for ax, (run, pts) in zip(axes, panels):
-        threads = sorted({t for _, t in pts}, key=lambda t: (0, t) if isinstance(t, int) else (1, str(t)))
-        for i, t in enumerate(threads):
-            for j, k in enumerate(kernels):
-                rec = pts.get((k, t))
-                if rec is None:
-                    continue
-                x = i + (j - (len(kernels) - 1) / 2) * width
-                ok = converged(rec)
-                flagged |= not ok
-                ax.bar(x, value(rec), width * 0.92, color=colour[k],
-                       hatch=None if ok else "///", edgecolor=None if ok else "#c0392b")
-                s = rec["stats"]
-                med = s.get("median")
-                if med is not None:
-                    err = [[med - s.get("ci_low", med)], [s.get("ci_high", med) - med]]
-                    ax.errorbar(x, med, yerr=err, fmt="_", color="black", markersize=width * 40,
-                                elinewidth=0.8, capsize=0)
-        ax.set_xticks(range(len(threads)))
-        ax.set_xticklabels([str(t) for t in threads])
-        ax.set_xlabel("threads")
-        ax.grid(axis="x", visible=False)
-        if len(panels) > 1:
-            ax.set_title(_text(fig_label(run)), fontsize=9)
-    axes[0].set_ylabel("bandwidth [GB/s]")
-    handles = [Patch(color=colour[k], label=k) for k in kernels]
-    handles.append(Line2D([], [], color="black", marker="_", linestyle="none", markersize=8,
-                          label="median (95% CI)"))
-    if flagged:
-        handles.append(Patch(facecolor="white", hatch="///", edgecolor="#c0392b",
-                             label="not converged"))
-    axes[-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.suptitle("STREAM bandwidth (bars: best rate; largest array)", x=0.01, ha="left",
-                 fontsize=10)
-    return fig
 
 
 class FigureSpec(NamedTuple):
@@ -320,20 +233,16 @@ class FigureSpec(NamedTuple):
     title: str                                    # caption
     make: Callable[[list[dict]], "Figure | None"]
     benchmark: str                                # runs without it are left out of comparisons
+    order: int = DEFAULT_ORDER                    # where it goes among the areas' (see above)
 
 
-FIGURES: list[FigureSpec] = [
-    FigureSpec("Interconnect", "Ping-pong latency vs message size", pingpong_latency, "pingpong"),
-    FigureSpec("Interconnect", "Ping-pong bandwidth vs message size", pingpong_bandwidth, "pingpong"),
-    FigureSpec("Memory", "Memory load latency vs working set", memory_latency, "mem-latency"),
-    FigureSpec("Memory", "STREAM bandwidth per kernel and thread count", stream_bandwidth, "stream"),
-]
+FIGURES: list[FigureSpec] = []
 
 
 def register_figure(spec: FigureSpec) -> FigureSpec:
-    """Add a figure; figures of one section are shown together, in registration order."""
-    FIGURES.append(spec)
-    return spec
+    """Add a figure; kept in `order` (registration order among equals); figures of one section
+    are shown together."""
+    return place(FIGURES, spec)
 
 
 # ---------------------------------------------------------------- output

@@ -1,7 +1,7 @@
-"""Communication figures and tables: p2p latency (log-log) and bandwidth (log-linear) vs size
-with the fitted piecewise models drawn over the data, placement patterns side by side, the
-distance heat map, the hot-spot curve, collectives vs size and vs ranks, halo methods, and the
-fitted models as a table."""
+"""Communication figures: ping-pong latency and bandwidth vs size, p2p latency (log-log) and
+bandwidth (log-linear) vs size with the fitted piecewise models drawn over the data, placement
+patterns side by side, the distance heat map, the hot-spot curve, collectives vs size and vs
+ranks, halo methods. The fitted models as tables: tables_comm.py."""
 from __future__ import annotations
 
 import math
@@ -12,16 +12,16 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from hpceval.analysis.oversubscription import oversubscribed
-from hpceval.analysis.commmodel import fit_piecewise, message_times, run_models, switches
+from hpceval.analysis.commmodel import fit_piecewise, message_times
 
-from .data import fmt_num, human_bytes, records, fig_label, value
+from .data import human_bytes, records, fig_label, value
 from hpceval.quality import at_floor, clean
 
-from .figures import (ZERO_X, FigureSpec, _bytes_axis, _figure, _plain_log_y, _text,
-                      draw_records, legend, register_figure)
-from .tables import Table, TableSpec, register_table
+from .figures import (ZERO_X, FigureSpec, _bytes_axis, _figure, _line_plot, _plain_log_y,
+                      _series, _text, draw_records, legend, register_figure)
 
 SECTION = "Interconnect"
+ORDER = 10
 PINGPONG_FOCUS = ("send", "isend", "ssend", "persistent", "put-fence", "get-lock")
 
 
@@ -411,7 +411,38 @@ def halo_methods(runs: list[dict]) -> Optional[Figure]:
     return fig
 
 
+def pingpong_latency(runs: list[dict]) -> Figure | None:
+    series = _series(runs, "pingpong", "latency", "bytes")
+    if not series:
+        return None
+    fig = _figure()
+    ax = fig.add_subplot()
+    xs = _line_plot(ax, series, "bytes", xmap=lambda b: b if b > 0 else ZERO_X)
+    _bytes_axis(ax, xs, "message size [bytes]")
+    _plain_log_y(ax)
+    ax.set_ylabel("one-way latency [µs]")
+    ax.set_title("Ping-pong latency (median, band: 95% CI)", loc="left")
+    return fig
+
+
+def pingpong_bandwidth(runs: list[dict]) -> Figure | None:
+    series = [(label, [r for r in recs if r["params"]["bytes"] > 0])  # 0 B carries no bandwidth
+              for label, recs in _series(runs, "pingpong", "bandwidth", "bytes")]
+    series = [s for s in series if s[1]]
+    if not series:
+        return None
+    fig = _figure()
+    ax = fig.add_subplot()
+    _bytes_axis(ax, _line_plot(ax, series, "bytes"), "message size [bytes]")
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("bandwidth [MB/s]")
+    ax.set_title("Ping-pong bandwidth (median, band: 95% CI)", loc="left")
+    return fig
+
+
 for _title_text, _fn, _bench in (
+        ("Ping-pong latency vs message size", pingpong_latency, "pingpong"),
+        ("Ping-pong bandwidth vs message size", pingpong_bandwidth, "pingpong"),
         ("p2p ping-pong latency per protocol with fitted models", p2p_latency, "p2p"),
         ("p2p bandwidth vs size: modes and streaming protocols", p2p_bandwidth, "p2p"),
         ("Placement patterns: slowest pair", p2p_patterns, "p2p"),
@@ -420,67 +451,4 @@ for _title_text, _fn, _bench in (
         ("Collectives vs message size", collectives_size, "collectives"),
         ("Collectives vs rank count", collectives_ranks, "collectives"),
         ("Halo exchange methods vs ghost width", halo_methods, "halo")):
-    register_figure(FigureSpec(SECTION, _title_text, _fn, _bench))
-
-
-# ---------------------------------------------------------------- the models table
-
-# A region whose fit leaves more than this rms relative residual does not explain its points:
-# its parameters are not quoted as the series' figures.
-POOR_FIT = 0.15
-
-
-def _rate(mb_s: float) -> str:
-    return f"about {mb_s / 1000:.3g} GB/s" if mb_s >= 1000 else f"about {mb_s:.3g} MB/s"
-
-
-def model_summary(m) -> tuple:
-    """('0.27 µs latency, about 13 GB/s asymptotic, protocol switch at 8 KiB', fit verdict)."""
-    first, last = m.regions[0], m.regions[-1]
-    parts = []
-    if first.rms_rel <= POOR_FIT:
-        parts.append(f"{fmt_num(first.t0)} µs latency")
-    if last.r_inf is not None and last.rms_rel <= POOR_FIT and len(m.regions) > 0:
-        parts.append(f"{_rate(last.r_inf)} asymptotic")
-    if m.breakpoints:
-        at = ", ".join(human_bytes(hi) for _, hi in m.breakpoints)
-        parts.append(f"protocol switch{'es' if len(m.breakpoints) > 1 else ''} at {at}")
-    poor = [r for r in m.regions if r.rms_rel > POOR_FIT]
-    fit = "good (rms {:.0f}%)".format(100 * m.rms_rel) if not poor else "; ".join(
-        f"large residual {100 * r.rms_rel:.0f}% over {human_bytes(r.n_lo)} – {human_bytes(r.n_hi)}"
-        for r in poor)
-    return ", ".join(parts) or "no figure the fit explains", fit
-
-
-def model_table(run: dict) -> Optional[Table]:
-    """One line per series: what the fit says, in words, and whether it explains the data."""
-    models = run_models(run)
-    if not models:
-        return None
-    rows: List[List[object]] = [[key, *model_summary(m), str(len(m.regions))]
-                                for key, m in sorted(models.items())]
-    return Table(["series", "summary", "fit", "regions"], rows,
-                 "t(n) = t0 + n / r_inf fitted per region of sizes on relative errors (regions: "
-                 "protocol switches found from the data, their number chosen by BIC). Latency is "
-                 "the first region's t0, the asymptotic rate the last region's r_inf; a region "
-                 f"whose rms residual exceeds {100 * POOR_FIT:.0f}% is not quoted and is named in "
-                 "the fit column. Stream series: time per message in a window.")
-
-
-register_table(TableSpec(SECTION, "Fitted message-time models (Hockney, piecewise)", model_table))
-
-
-def switch_table(run: dict) -> Optional[Table]:
-    found = switches(run)
-    if not found:
-        return None
-    rows = [[s.series, f"{s.n_before:,} B – {s.n_after:,} B", fmt_num(s.t_before),
-             fmt_num(s.t_after), f"{100 * (s.t_after - s.t_before) / s.t_before:+.0f}%"]
-            for s in found]
-    return Table(["series", "between", "time before [µs]", "time after [µs]", "step"], rows,
-                 "Where a message-time curve jumps (an eager → rendezvous switch, a copy method "
-                 "changing): the benchmark bisected each suspected interval of its sweep down to "
-                 "16 bytes; listed where the two sizes' times differ by at least 2%.")
-
-
-register_table(TableSpec(SECTION, "Protocol switches bracketed by refinement", switch_table))
+    register_figure(FigureSpec(SECTION, _title_text, _fn, _bench, ORDER))

@@ -16,6 +16,7 @@ from .figures import FigureSpec, _figure, _line_plot, _text, legend, panel_axes,
 from .tables import Table, TableSpec, register_table
 
 SECTION = "Compute kernels"
+ORDER = 30
 TAB10 = mpl.colormaps["tab10"]
 
 
@@ -152,11 +153,11 @@ def sst_errors_table(run: dict) -> Optional[Table]:
 
 
 register_figure(FigureSpec(SECTION, "Shallow water model: MFlop/s vs levels per truncation",
-                           sst_levels, "sst"))
+                           sst_levels, "sst", ORDER))
 register_figure(FigureSpec(SECTION, "Shallow water model: one core vs all cores", sst_contention,
-                           "sst"))
+                           "sst", ORDER))
 register_figure(FigureSpec(SECTION, "Column-physics kernel vs longitude dimension", column_nlon,
-                           "column"))
+                           "column", ORDER))
 register_table(TableSpec(SECTION, "Shallow water model: test-case height errors", sst_errors_table))
 
 
@@ -191,4 +192,4 @@ def psst_variants(runs: list[dict]) -> Optional[Figure]:
 
 
 register_figure(FigureSpec(SECTION, "Parallel shallow water model: variants per process grid",
-                           psst_variants, "psst"))
+                           psst_variants, "psst", ORDER))

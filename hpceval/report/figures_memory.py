@@ -2,22 +2,26 @@
 and the fingerprint's cache sizes marked), the contention curves (one core measuring while k
 others stream; one core alone vs every core), and as tables the detected hierarchy (the EV7
 paper's Table 2.1), the contention degradation and the core x NUMA-node latency matrix.
-(Latency vs working set per order / page size is figures.memory_latency: one series per
-parameter combination.)"""
+Latency vs working set (one series per order / page size) and STREAM per kernel and thread
+count come first."""
 from __future__ import annotations
 
 from typing import List, Optional
 
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
+from hpceval.analysis.memory import stream_points
 from hpceval.analysis.hierarchy import PAGE_PREFERENCE, contention, hierarchy, latency_matrix
 
-from .data import fmt_num, human_bytes, records, fig_label, value
-from .figures import (KERNEL_COLOURS, FigureSpec, _bytes_axis, _figure, _plain_log_y, _text,
-                      legend, mark_caches, register_figure)
+from .data import converged, fmt_num, human_bytes, records, fig_label, value
+from .figures import (KERNEL_COLOURS, SIZE, FigureSpec, _bytes_axis, _figure, _line_plot,
+                      _plain_log_y, _series, _text, legend, mark_caches, register_figure)
 from .tables import Table, TableSpec, register_table
 
 SECTION = "Memory"
+ORDER = 20
 MODE_ORDER = ("read", "write", "rmw", "memset", "memcpy", "copy", "triad",
               "write-nt", "copy-nt", "triad-nt")
 
@@ -142,10 +146,83 @@ def memory_contention(runs: list[dict]) -> Optional[Figure]:
     return fig
 
 
+def memory_latency(runs: list[dict]) -> Figure | None:
+    series = _series(runs, "mem-latency", "latency", "bytes")
+    if not series:
+        return None
+    fig = _figure()
+    ax = fig.add_subplot()
+    xs = _line_plot(ax, series, "bytes")
+    _bytes_axis(ax, xs + mark_caches(ax, runs), "working set [bytes]")
+    _plain_log_y(ax)
+    ax.set_ylabel("load latency [ns]")
+    ax.set_title("Memory load latency (median, band: 95% CI; dotted: cache sizes)", loc="left")
+    return fig
+
+
+KERNEL_ORDER = ("copy", "scale", "add", "triad")  # STREAM's own order, not alphabetical
+
+
+def kernel_order(kernels) -> list[str]:
+    known = [k for k in KERNEL_ORDER if k in kernels]
+    return known + sorted(k for k in kernels if k not in KERNEL_ORDER)
+
+
+def stream_bandwidth(runs: list[dict]) -> Figure | None:
+    panels = [(run, pts) for run in runs for pts in [stream_points(run.get("records") or [])] if pts]
+    if not panels:
+        return None
+    fig = _figure((max(SIZE[0], 3.4 * len(panels)), SIZE[1]))
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    kernels = kernel_order({k for _, pts in panels for k, _ in pts})
+    colour = dict(zip(kernels, KERNEL_COLOURS * len(kernels)))
+    width = 0.8 / len(kernels)
+    flagged = False
+    for ax, (run, pts) in zip(axes, panels):
+        threads = sorted({t for _, t in pts}, key=lambda t: (0, t) if isinstance(t, int) else (1, str(t)))
+        for i, t in enumerate(threads):
+            for j, k in enumerate(kernels):
+                rec = pts.get((k, t))
+                if rec is None:
+                    continue
+                x = i + (j - (len(kernels) - 1) / 2) * width
+                ok = converged(rec)
+                flagged |= not ok
+                ax.bar(x, value(rec), width * 0.92, color=colour[k],
+                       hatch=None if ok else "///", edgecolor=None if ok else "#c0392b")
+                s = rec["stats"]
+                med = s.get("median")
+                if med is not None:
+                    err = [[med - s.get("ci_low", med)], [s.get("ci_high", med) - med]]
+                    ax.errorbar(x, med, yerr=err, fmt="_", color="black", markersize=width * 40,
+                                elinewidth=0.8, capsize=0)
+        ax.set_xticks(range(len(threads)))
+        ax.set_xticklabels([str(t) for t in threads])
+        ax.set_xlabel("threads")
+        ax.grid(axis="x", visible=False)
+        if len(panels) > 1:
+            ax.set_title(_text(fig_label(run)), fontsize=9)
+    axes[0].set_ylabel("bandwidth [GB/s]")
+    handles = [Patch(color=colour[k], label=k) for k in kernels]
+    handles.append(Line2D([], [], color="black", marker="_", linestyle="none", markersize=8,
+                          label="median (95% CI)"))
+    if flagged:
+        handles.append(Patch(facecolor="white", hatch="///", edgecolor="#c0392b",
+                             label="not converged"))
+    axes[-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.suptitle("STREAM bandwidth (bars: best rate; largest array)", x=0.01, ha="left",
+                 fontsize=10)
+    return fig
+
+
+register_figure(FigureSpec(SECTION, "Memory load latency vs working set", memory_latency,
+                           "mem-latency", ORDER))
+register_figure(FigureSpec(SECTION, "STREAM bandwidth per kernel and thread count", stream_bandwidth,
+                           "stream", ORDER))
 register_figure(FigureSpec(SECTION, "Memory bandwidth vs working set per access mode",
-                           memory_bandwidth, "mem-bandwidth"))
+                           memory_bandwidth, "mem-bandwidth", ORDER))
 register_figure(FigureSpec(SECTION, "Memory contention: one core under load, one core vs all",
-                           memory_contention, "mem-contention"))
+                           memory_contention, "mem-contention", ORDER))
 
 
 # ---------------------------------------------------------------- tables

@@ -20,6 +20,7 @@ from .figures import FigureSpec, _figure, _text, register_figure
 from .tables import Table, TableSpec, register_table
 
 SECTION = "Application proxies"
+ORDER = 40
 BENCH = "barotropic"
 TAB20 = mpl.colormaps["tab20"]
 MAX_PANELS = 4
@@ -333,15 +334,15 @@ def _overhead_table(run: dict, bench: str) -> Optional[Table]:
 
 
 register_figure(FigureSpec(SECTION, "Barotropic solver: time per iteration by variant and "
-                                    "process grid", barotropic_variants, BENCH))
+                                    "process grid", barotropic_variants, BENCH, ORDER))
 register_figure(FigureSpec(SECTION, "Barotropic solver: strong and weak scaling efficiency",
-                           barotropic_scaling, BENCH))
+                           barotropic_scaling, BENCH, ORDER))
 register_figure(FigureSpec(SECTION, "Barotropic solver: parallel overhead breakdown (as "
-                                    "CCM/MP-2D on the IBM p690)", barotropic_overhead, BENCH))
+                                    "CCM/MP-2D on the IBM p690)", barotropic_overhead, BENCH, ORDER))
 register_table(TableSpec(SECTION, "Barotropic solver variants", variants_table))
 register_table(TableSpec(SECTION, "Barotropic solver scaling", scaling_table))
 register_table(TableSpec(SECTION, "Barotropic solver overhead shares", overhead_table))
 register_figure(FigureSpec(SECTION, "Parallel shallow water model: parallel overhead breakdown "
-                                    "(as CCM/MP-2D on the IBM p690)", psst_overhead, "psst"))
+                                    "(as CCM/MP-2D on the IBM p690)", psst_overhead, "psst", ORDER))
 register_table(TableSpec(SECTION, "Parallel shallow water model overhead shares",
                          psst_overhead_table))

@@ -24,6 +24,7 @@ from .figures import FigureSpec, _figure, _text, register_figure
 from .tables import Table, TableSpec, register_table
 
 SECTION = "Traces"
+ORDER = 90
 MAX_TRACES = 3          # traces of a run drawn (the first ones)
 SEGMENTS_PER_RANK = 120  # timeline segments per rank a readable Gantt chart shows: more, and a
                          # window of the run is drawn (about 20 iterations of a solver)
@@ -259,9 +260,9 @@ def _register(i: int) -> None:
     utilization.__name__ = f"trace{i + 1}_utilization"
     table.__name__ = f"trace{i + 1}_summary"
     register_figure(FigureSpec(SECTION, f"Trace {i + 1}: task Gantt chart (rank vs time, a "
-                                        "colour per phase or MPI call)", gantt, "trace"))
+                                        "colour per phase or MPI call)", gantt, "trace", ORDER))
     register_figure(FigureSpec(SECTION, f"Trace {i + 1}: utilization counts (busy / overhead / "
-                                        "idle ranks over time)", utilization, "trace"))
+                                        "idle ranks over time)", utilization, "trace", ORDER))
     register_table(TableSpec(SECTION, f"Trace {i + 1}: per-rank summary", table))
 
 

@@ -79,93 +79,130 @@ def _die_with_parent(parent: int) -> Callable[[], None]:
     return preexec
 
 
+def start(command: List[str], env: Dict[str, str], **kw: Any) -> subprocess.Popen:
+    """Start a launch in a session of its own that dies with the driver (raises OSError).
+    `kw`: Popen's stream arguments (default: stdout and stderr piped as text, stdin closed)."""
+    streams = dict(stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                   text=True, bufsize=1)
+    streams.update(kw)
+    return subprocess.Popen(command, env={**os.environ, **env}, start_new_session=True,
+                            preexec_fn=_die_with_parent(os.getpid()), **streams)
+
+
+class _Reader:
+    """The launch's output as it comes: records into the outcome, stderr's last lines kept."""
+
+    def __init__(self, out: Outcome, on_record: Callable[[Dict[str, Any]], None]):
+        self.out, self.on_record = out, on_record
+        self.stderr: List[str] = []
+        self.ended, self.error_msg = False, None
+
+    def line(self, tag: str, line: str) -> None:
+        out = self.out
+        if tag == "err":
+            self.stderr.append(line.rstrip())
+            del self.stderr[:-STDERR_KEEP]
+            return
+        if not line.strip():
+            return
+        try:
+            rec = parse_record(line)
+        except RecordError as exc:
+            if out.status == "ok":
+                out.status, out.message = "invalid", str(exc)
+            return
+        kind = rec["type"]
+        if kind == "result":
+            out.results.append(rec)
+            self.on_record(rec)
+        elif kind == "meta":
+            out.meta = rec
+        elif kind == "warning":
+            out.warnings.append(rec["message"])
+        elif kind == "error":
+            self.error_msg = rec["message"]
+        elif kind == "end":
+            self.ended = True
+
+
+def _read(proc: subprocess.Popen, reader: _Reader, deadline: float, timeout_s: float) -> bool:
+    """Read until both streams close or the time limit; True when the launch hung after its
+    end record (ended, its records kept)."""
+    out = reader.out
+    q: "queue.Queue" = queue.Queue()
+    for stream, tag in ((proc.stdout, "out"), (proc.stderr, "err")):
+        threading.Thread(target=_pump, args=(stream, q, tag), daemon=True).start()
+    open_streams = 2
+    while open_streams:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 and reader.ended and reader.error_msg is None:
+            _kill(proc)
+            out.warnings.append(f"still running {FINALIZE_GRACE_S:g} s after its end record "
+                                "(hung in MPI_Finalize?): ended, its records kept")
+            return True
+        if remaining <= 0:
+            _kill(proc)
+            out.status = "timeout"
+            out.message = f"killed after the {timeout_s:.0f} s time limit (a rank hung?)"
+            return False
+        try:
+            tag, line = q.get(timeout=min(remaining, 0.5))
+        except queue.Empty:
+            continue
+        if line is None:
+            open_streams -= 1
+            continue
+        was_ended = reader.ended
+        reader.line(tag, line)
+        if reader.ended and not was_ended:
+            deadline = min(deadline, time.monotonic() + FINALIZE_GRACE_S)
+    return False
+
+
+def interrupted(out: Outcome, exc: BaseException) -> None:
+    """Mark the outcome of a launch that the driver's signal (or Ctrl-C) stopped."""
+    out.signum = getattr(exc, "signum", signal.SIGINT)
+    out.status = "interrupted"
+    out.message = f"interrupted by {signal.Signals(out.signum).name}"
+
+
+def reap(proc: subprocess.Popen, out: Outcome, t0: float) -> None:
+    """Wait for the launcher (ending it when it outlives a failed launch): exit code, time."""
+    if proc.poll() is None and out.status != "ok":
+        _kill(proc)
+    try:
+        out.exit_code = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        out.exit_code = proc.poll()
+    out.elapsed_s = time.monotonic() - t0
+
+
 def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: str,
             on_record: Callable[[Dict[str, Any]], None] = lambda r: None) -> Outcome:
     out = Outcome(command=command, started=started)
     t0 = time.monotonic()
     try:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, env={**os.environ, **env}, text=True,
-                                bufsize=1, start_new_session=True,
-                                preexec_fn=_die_with_parent(os.getpid()))
+        proc = start(command, env)
     except OSError as exc:
         out.status, out.message = "failed", f"cannot start {command[0]}: {exc.strerror or exc}"
         return out
-    q: "queue.Queue" = queue.Queue()
-    threads = [threading.Thread(target=_pump, args=(proc.stdout, q, "out"), daemon=True),
-               threading.Thread(target=_pump, args=(proc.stderr, q, "err"), daemon=True)]
-    for t in threads:
-        t.start()
-    stderr: List[str] = []
-    ended, error_msg, open_streams = False, None, 2
-    deadline = t0 + timeout_s
+    reader = _Reader(out, on_record)
     hung_in_finalize = False
     try:
-        while open_streams:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 and ended and error_msg is None:
-                _kill(proc)
-                hung_in_finalize = True
-                out.warnings.append(f"still running {FINALIZE_GRACE_S:g} s after its end record "
-                                    "(hung in MPI_Finalize?): ended, its records kept")
-                break
-            if remaining <= 0:
-                _kill(proc)
-                out.status = "timeout"
-                out.message = f"killed after the {timeout_s:.0f} s time limit (a rank hung?)"
-                break
-            try:
-                tag, line = q.get(timeout=min(remaining, 0.5))
-            except queue.Empty:
-                continue
-            if line is None:
-                open_streams -= 1
-                continue
-            if tag == "err":
-                stderr.append(line.rstrip())
-                del stderr[:-STDERR_KEEP]
-                continue
-            if not line.strip():
-                continue
-            try:
-                rec = parse_record(line)
-            except RecordError as exc:
-                if out.status == "ok":
-                    out.status, out.message = "invalid", str(exc)
-                continue
-            kind = rec["type"]
-            if kind == "result":
-                out.results.append(rec)
-                on_record(rec)
-            elif kind == "meta":
-                out.meta = rec
-            elif kind == "warning":
-                out.warnings.append(rec["message"])
-            elif kind == "error":
-                error_msg = rec["message"]
-            elif kind == "end":
-                ended = True
-                deadline = min(deadline, time.monotonic() + FINALIZE_GRACE_S)
+        hung_in_finalize = _read(proc, reader, t0 + timeout_s, timeout_s)
     except KeyboardInterrupt as exc:
         _kill(proc)
-        out.signum = getattr(exc, "signum", signal.SIGINT)
-        out.status = "interrupted"
-        out.message = f"interrupted by {signal.Signals(out.signum).name}"
+        interrupted(out, exc)
     finally:
-        if proc.poll() is None and out.status != "ok":
-            _kill(proc)
-        try:
-            out.exit_code = proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            out.exit_code = proc.poll()
-        out.elapsed_s = time.monotonic() - t0
+        reap(proc, out, t0)
     if (out.status == "ok" or out.status == "invalid") and not hung_in_finalize:
         if out.exit_code != 0:
             out.status = "failed"
-            out.usage_error = out.exit_code == 2 and error_msg is not None
-            out.message = error_msg or _last_meaningful(stderr) or f"exited with status {out.exit_code}"
-        elif not ended and out.status == "ok":
+            out.usage_error = out.exit_code == 2 and reader.error_msg is not None
+            out.message = (reader.error_msg or _last_meaningful(reader.stderr)
+                           or f"exited with status {out.exit_code}")
+        elif not reader.ended and out.status == "ok":
             out.status, out.message = "failed", "exited without an end record (output truncated?)"
     return out
 

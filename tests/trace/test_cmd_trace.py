@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import time
 
 import pytest
@@ -138,3 +140,77 @@ def test_keep_raw(cli, tmp_path):
 def test_bad_usage(cli, args, message):
     p = cli("trace", *args)
     assert p.returncode == 2 and message in one_line_error(p.stderr)
+
+
+def test_hang_ends_at_the_time_limit(cli, tmp_path):
+    """The program is launched as `hpceval run` launches: a hang is ended (with everything it
+    started) at --timeout, one line, exit 1, no trace."""
+    built()
+    t0 = time.monotonic()
+    p = cli("trace", "-o", str(tmp_path / "t.json"), "--timeout", "2", "--", "sh", "-c",
+            "sleep 60 & sleep 60")
+    assert p.returncode == 1 and "2 s time limit" in one_line_error(p.stderr)
+    assert time.monotonic() - t0 < 30 and not (tmp_path / "t.json").exists()
+
+
+def test_rank_limit_as_in_run(cli, tmp_path):
+    p = cli("trace", "-o", str(tmp_path / "t.json"), "--np", "100000", "--", "true")
+    assert p.returncode == 2 and "100000 ranks: refused" in one_line_error(p.stderr)
+
+
+def test_a_killed_rank_is_named(cli, tmp_path):
+    built()
+    p = cli("trace", "-o", str(tmp_path / "t.json"), "--", *mpirun(2), "sh", "-c",
+            'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then kill -9 $$; fi; sleep 1')
+    assert p.returncode != 0
+    assert "mpirun exited with status" in one_line_error(p.stderr)
+
+
+def _hung(marker: bytes) -> list:
+    """PIDs of the hung ping-pong this test started (mpirun and its ranks)."""
+    found = []
+    for d in os.listdir("/proc"):
+        if d.isdigit() and int(d) != os.getpid():
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    line = f.read()
+            except OSError:
+                continue
+            if marker in line and b"hang" in line:
+                found.append(int(d))
+    return found
+
+
+def _until(cond, limit_s: float) -> bool:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline and not cond():
+        time.sleep(0.1)
+    return cond()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_stopped_or_killed_driver_leaves_nothing_running(cli, tmp_path, bindir, sig):
+    """As with `hpceval run` (tests/runner/test_signals.py): SIGTERM ends the traced launch with
+    its ranks (exit 128 + signal, one line); after SIGKILL the launcher dies with its parent."""
+    built()
+    marker = str(BIN / "hpceval-pingpong").encode()
+    assert not _hung(marker), "a hung pingpong from elsewhere is running"
+    driver = subprocess.Popen(
+        [*cli.argv(), "trace", "-o", str(tmp_path / "t.json"), "--np", "2", "--",
+         str(BIN / "hpceval-pingpong"), "--inject", "hang", "--sizes", "8", "--budget", "0.05"],
+        env=cli.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        assert _until(lambda: len(_hung(marker)) >= 3, 30), "mpirun and 2 ranks did not start"
+        driver.send_signal(sig)
+        rc = driver.wait(timeout=30)
+        if sig == signal.SIGTERM:
+            assert rc == 128 + sig
+            assert "interrupted by SIGTERM" in driver.stderr.read().splitlines()[-1]
+        assert _until(lambda: not _hung(marker), 15), f"left running: {_hung(marker)}"
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        driver.wait()
+        for pid in _hung(marker):
+            os.kill(pid, signal.SIGKILL)

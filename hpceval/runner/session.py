@@ -1,0 +1,145 @@
+"""The launches of one run: each executed, its records tagged with where they ran, checked for
+spread and stored (with its trace when traced); then the headline points that came out
+disturbed or unconverged measured again."""
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+from hpceval import paths
+from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext
+from hpceval.errors import Interrupted
+from hpceval.quality import mark_spread, worth_remeasuring
+from hpceval.runner.execute import Outcome, execute
+from hpceval.runner.placement import Placement, emulates_nodes, launch_command, tag_records
+from hpceval.runner.progress import ProgressDisplay
+from hpceval.slurm.clock import JobClock
+from hpceval.store import Store
+from hpceval.store.db import now
+from hpceval.trace.chrome import TraceError
+from hpceval.trace.merge import merge_dir
+from hpceval.trace.preload import trace_env
+
+
+@dataclass
+class RunResult:
+    run_id: int
+    status: str
+    failures: List[str] = field(default_factory=list)
+    usage_errors: List[str] = field(default_factory=list)
+    remeasured: int = 0                # launches that measured a headline point again
+
+
+
+def _launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:
+    return {"benchmark": spec.benchmark, "label": spec.label, "command": out.command_line,
+            "env": spec.env, "nranks": spec.nranks, "started": out.started,
+            "elapsed_s": round(out.elapsed_s, 3), "exit_code": out.exit_code, "status": out.status,
+            "message": out.message, "warnings": out.warnings, "meta": out.meta}
+
+
+RUN_TRACE_MAX_EVENTS = 200_000   # per rank, for traces stored with a run
+
+
+@contextmanager
+def tracing(on: bool, env: Dict[str, str]) -> Iterator[Optional[str]]:
+    """For a traced launch: the PMPI trace library preloaded and a private directory for the
+    per-rank trace files (removed afterwards); env is updated in place."""
+    if not on:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="hpceval-trace-") as d:
+        # Stored with the run and drawn in the report: the first events of each rank are
+        # plenty (a ping-pong sweep would otherwise keep millions); later ones are counted.
+        env.update(trace_env(d, os.environ.get("HPCEVAL_TRACE_MAX_EVENTS", RUN_TRACE_MAX_EVENTS)))
+        yield d
+
+
+def collect_trace(trace_dir: str, out: Outcome) -> Optional[Dict[str, Any]]:
+    """The merged trace of a launch that ran to the end, or None with a warning."""
+    if out.status != "ok":
+        return None
+    try:
+        return merge_dir(trace_dir, out.command_line)
+    except TraceError as exc:
+        out.warnings.append(f"no trace kept: {exc}")
+        return None
+
+
+class Session:
+    """The launches of one run: each is executed, its records checked for spread and stored,
+    and kept (with its spec) so that headline points can be measured again."""
+
+    def __init__(self, store: Store, run_id: int, launcher, ctx: PlanContext,
+                 display: ProgressDisplay, timeout_s: Optional[float],
+                 place: Optional[Placement] = None):
+        self.store, self.run_id, self.launcher, self.ctx = store, run_id, launcher, ctx
+        self.display, self.timeout_s, self.place = display, timeout_s, place
+        self.done: List[Tuple[LaunchSpec, Outcome]] = []
+        self.index = 0
+        self.clock = JobClock()            # inside a Slurm job: launches end before the job
+
+    def launch(self, spec: LaunchSpec, remeasure: Optional[int] = None) -> Outcome:
+        self.index += 1
+        env = dict(spec.env)
+        argv = [str(paths.binary(spec.binary))] + spec.args
+        with tracing(spec.trace, env) as trace_dir:
+            command, notes = launch_command(self.launcher, self.place, spec.nranks, argv,
+                                            spec.bind, env)
+            self.display.start(self.index, spec.label, spec.expected_results)
+            out = execute(command, env, self.clock.cap(self.timeout_s or spec.timeout_s), now(),
+                          on_record=lambda _r: self.display.advance())
+            trace = collect_trace(trace_dir, out) if trace_dir else None
+        out.warnings += notes
+        tag_records(out.results, out.meta, emulates_nodes(spec.args))
+        mark_spread(out.results)
+        for rec in out.results if remeasure else ():
+            rec["remeasured"] = remeasure
+        self.store.add_launch(self.run_id, _launch_record(spec, out), out.results, trace)
+        self.display.finish(self.index, spec.label, out.status, out.elapsed_s, len(out.results),
+                            out.message)
+        self.done.append((spec, out))
+        return out
+
+
+# Rounds of re-measuring disturbed or unconverged headline points, at most.
+MAX_REMEASURE = 2
+
+
+def _to_remeasure(session: Session, pick: Callable[[List[Dict[str, Any]]], List[Dict[str, Any]]]
+                  ) -> List[LaunchSpec]:
+    """Narrowed launches for the headline points (as `pick` chooses them from every record so
+    far) that are disturbed, or unconverged when the budget (not --max-reps) cut them short:
+    once per launch."""
+    done = {id(r): (spec, out) for spec, out in session.done for r in out.results}
+    todo: Dict[str, LaunchSpec] = {}
+    for rec in pick([r for _, out in session.done for r in out.results]):
+        spec, out = done.get(id(rec), (None, None))
+        if spec is None or not worth_remeasuring(rec, ((out.meta or {}).get("rep") or {})):
+            continue
+        narrow = BENCHMARKS[spec.benchmark].narrow
+        again = narrow(spec, rec.get("params") or {}) if narrow else None
+        if again is not None:
+            todo.setdefault(again.label, again)
+    return list(todo.values())
+
+
+def remeasure(session: Session, pick, result: "RunResult") -> str:
+    """Measure unclean headline points again, a bounded number of rounds; the best measurement
+    of a point speaks for it (hpceval.quality). Returns the run status."""
+    for attempt in range(1, MAX_REMEASURE + 1):
+        todo = _to_remeasure(session, pick)
+        session.display.total += len(todo)
+        for spec in todo:
+            out = session.launch(spec, remeasure=attempt)
+            result.remeasured += 1
+            if out.status == "interrupted":
+                raise Interrupted(out.signum)
+            if out.status != "ok":
+                result.failures.append(f"{spec.label}: {out.message}")
+                return "failed"
+    return "ok"
+
