@@ -22,6 +22,7 @@ from hpceval.launch import CHOICES, find_launcher
 from hpceval.runner import Outcome, check_ranks, driver_signals
 from hpceval.runner.program import DEFAULT_TIMEOUT_S, run_program
 from hpceval.trace import NoTraceError, TraceError, merge_dir, summarize
+from hpceval.trace.merge import every_rank_written
 from hpceval.trace.preload import trace_env
 
 NAME = "trace"
@@ -128,9 +129,12 @@ def _launch(args: argparse.Namespace, cmd: List[str], tenv: Dict[str, str]) -> O
         cmd = launcher.command(args.np, cmd, "core", tenv)
     with driver_signals():
         try:
-            out = run_program(cmd, tenv, args.timeout)
+            out = run_program(cmd, tenv, args.timeout,
+                              done=lambda: every_rank_written(tenv["HPCEVAL_TRACE_DIR"]))
         except OSError as exc:
             raise UsageError(f"cannot run {cmd[0]}: {exc.strerror or exc}") from None
+    for warning in out.warnings:
+        sys.stderr.write(f"hpceval: warning: {Path(cmd[0]).name} {warning}\n")
     if out.status == "interrupted":
         raise Interrupted(out.signum)
     if out.status == "timeout":

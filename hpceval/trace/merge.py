@@ -66,6 +66,20 @@ def read_raw(path: Union[str, Path]) -> Tuple[dict, np.ndarray]:
     return header, events
 
 
+def every_rank_written(directory: Union[str, Path]) -> bool:
+    """Has every rank of the job written its raw file (they are renamed into place whole)?
+    Then the traced program's work is done: each rank is in or past PMPI_Finalize."""
+    files = list(Path(directory).glob("rank-*.hpt"))
+    if not files:
+        return False
+    try:
+        with open(files[0], "rb") as f:
+            nranks = json.loads(f.readline())["nranks"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return {p.name.split(".")[0] for p in files} >= {f"rank-{r}" for r in range(nranks)}
+
+
 def _collect(directory: Path) -> Dict[int, Tuple[dict, np.ndarray]]:
     if not directory.is_dir():
         raise NoTraceError(f"no trace directory {directory}")

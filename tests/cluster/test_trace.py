@@ -42,7 +42,11 @@ def test_trace_across_two_nodes(cluster, bindir):
                            stdin=subprocess.DEVNULL,
                            env={**cluster.env, "HPCEVAL_BINDIR": str(bindir)})
         assert p.returncode == 0, p.stderr
-        assert p.stdout == f"trace_foreign: 4 ranks, {ROUNDS} rounds, ok\n"
+        assert p.stdout.startswith(f"trace_foreign: 4 ranks, {ROUNDS} rounds, ok\n")
+        if p.stdout != f"trace_foreign: 4 ranks, {ROUNDS} rounds, ok\n":
+            # MPICH over UCX 1.13's TCP hangs in MPI_Finalize now and then (openucx/ucx#8738):
+            # once every rank's trace is written hpceval ends it, and Hydra reports the kill.
+            assert bindir == MPICH_BIN and "hung in MPI_Finalize?): ended" in p.stderr, p.stderr
         trace = json.loads(out.read_text())
         od = trace["otherData"]
         assert od["hosts"] == ["node1", "node1", "node2", "node2"], od

@@ -157,3 +157,15 @@ def test_load(tmp_path):
     p.write_text(json.dumps(t))
     with pytest.raises(TraceError, match=r"t.json: track tid 0"):
         load(p)
+
+
+def test_every_rank_written(tmp_path):
+    from hpceval.trace.merge import every_rank_written
+    assert not every_rank_written(tmp_path)
+    header = b'{"format":"hpceval-trace","nranks":3}\n'
+    (tmp_path / "rank-0.00ab.hpt").write_bytes(header)
+    (tmp_path / "rank-2.00ab.hpt").write_bytes(header)
+    (tmp_path / "rank-1.00ab.hpt.tmp").write_bytes(header)      # still being written
+    assert not every_rank_written(tmp_path)
+    (tmp_path / "rank-1.00ab.hpt").write_bytes(header)
+    assert every_rank_written(tmp_path)
