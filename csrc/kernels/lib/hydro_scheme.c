@@ -11,9 +11,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
 
 /* Row buffers (HY_NV rows each): predicted minus/plus states, flux of two rows. */
-enum { R_WM, R_WP, R_WP2, R_F, R_F2, R_SETS };
+enum { R_WM, R_WP, R_WP2, R_F, R_F2, R_C, R_SETS };
 
 int hy_block_init(hy_block *b, const int n[3], const double h[3], double gamma)
 {
@@ -97,11 +100,16 @@ static void prim_row(int len, double g1, double *const u[HY_NV], double *const w
     }
 }
 
+/* Smaller and larger of two: plain compares, which vectorize (fmin and fmax keep C's NaN
+ * rules and stay library calls); a NaN state is caught by the checks, not here. */
+static inline double lesser(double a, double b) { return a < b ? a : b; }
+static inline double greater(double a, double b) { return a > b ? a : b; }
+
 /* Monotonized central limiter of the one-sided differences a, b (5 flops): zero at an
  * extremum, else the smallest of 2|a|, 2|b|, |a + b| / 2 with their sign. */
 static inline double mc(double a, double b)
 {
-    double m = fmin(fmin(2 * fabs(a), 2 * fabs(b)), 0.5 * fabs(a + b));
+    double m = lesser(lesser(2 * fabs(a), 2 * fabs(b)), 0.5 * fabs(a + b));
     return a * b > 0 ? copysign(m, a) : 0.0;
 }
 
@@ -143,28 +151,47 @@ static void predict_row(int len, double hh, double gamma, double *const l[HY_NV]
     }
 }
 
-/* HLLC fluxes over one row of faces, left states wl, right states wr (Davis wave speeds).
- * Branch-free form: the side of the contact S* picks the state K, and F = F(K) +
- * S'_K (U*_K - U_K) with S'_L = min(S_L, 0), S'_R = max(S_R, 0), which is HLLC's flux in
- * each of its four cases. 66 flops a face. */
+/* x = sqrt(x) over a row. The build keeps errno for sqrt (no -fno-math-errno), which stops
+ * the compiler from vectorizing any loop that calls it; the instructions set no errno. */
+static void sqrt_row(int len, double *restrict x)
+{
+    int i = 0;
+#ifdef __AVX__
+    for (; i + 4 <= len; i += 4)
+        _mm256_storeu_pd(x + i, _mm256_sqrt_pd(_mm256_loadu_pd(x + i)));
+#endif
+    for (; i < len; i++)
+        x[i] = sqrt(x[i]);
+}
+
+/* HLLC fluxes over one row of faces, left states wl, right states wr (Davis wave speeds);
+ * c holds 2 rows of scratch for the sound speeds. Branch-free form: the side of the contact
+ * S* picks the state K, and F = F(K) + S'_K (U*_K - U_K) with S'_L = min(S_L, 0), S'_R =
+ * max(S_R, 0), which is HLLC's flux in each of its four cases. 66 flops a face. */
 static void hllc_row(int len, double gamma, double *const wl[HY_NV], double *const wr[HY_NV],
-                     double *const f[HY_NV])
+                     double *const f[HY_NV], double *const c[2])
 {
     const double *rl = wl[0], *ul = wl[1], *vl = wl[2], *zl = wl[3], *pl = wl[4];
     const double *rr = wr[0], *ur = wr[1], *vr = wr[2], *zr = wr[3], *pr = wr[4];
     double *restrict f0 = f[0], *restrict f1 = f[1], *restrict f2 = f[2];
-    double *restrict f3 = f[3], *restrict f4 = f[4];
+    double *restrict f3 = f[3], *restrict f4 = f[4], *restrict cl = c[0], *restrict cr = c[1];
     double ig1 = 1.0 / (gamma - 1.0);
 #pragma GCC ivdep
     for (int i = 0; i < len; i++) {
-        double cl = sqrt(gamma * pl[i] / rl[i]), cr = sqrt(gamma * pr[i] / rr[i]);
-        double sl = fmin(ul[i] - cl, ur[i] - cr), sr = fmax(ul[i] + cl, ur[i] + cr);
+        cl[i] = gamma * pl[i] / rl[i];
+        cr[i] = gamma * pr[i] / rr[i];
+    }
+    sqrt_row(len, cl);
+    sqrt_row(len, cr);
+#pragma GCC ivdep
+    for (int i = 0; i < len; i++) {
+        double sl = lesser(ul[i] - cl[i], ur[i] - cr[i]), sr = greater(ul[i] + cl[i], ur[i] + cr[i]);
         double ml = rl[i] * (sl - ul[i]), mr = rr[i] * (sr - ur[i]);
         double ss = (pr[i] - pl[i] + ul[i] * ml - ur[i] * mr) / (ml - mr);
         int left = ss >= 0;
         double r = left ? rl[i] : rr[i], u = left ? ul[i] : ur[i];
         double v = left ? vl[i] : vr[i], z = left ? zl[i] : zr[i], p = left ? pl[i] : pr[i];
-        double s = left ? sl : sr, m = left ? ml : mr, sw = left ? fmin(sl, 0) : fmax(sr, 0);
+        double s = left ? sl : sr, m = left ? ml : mr, sw = left ? lesser(sl, 0) : greater(sr, 0);
         double e = p * ig1 + 0.5 * r * (u * u + v * v + z * z);
         double k = m / (s - ss), ru = r * u;
         double es = k * (e / r + (ss - u) * (ss + p / m));
@@ -220,7 +247,8 @@ static void sweep_x(hy_block *b, double dt, const int lo[3], const int hi[3])
 {
     int n = b->n[0];
     double *wl[HY_NV], *wc[HY_NV], *wr[HY_NV], *wm[HY_NV], *wp[HY_NV], *wm2[HY_NV];
-    double *f[HY_NV], *f2[HY_NV], *u[HY_NV];
+    double *f[HY_NV], *f2[HY_NV], *u[HY_NV], *c[HY_NV];
+    rowset(b, R_C, 0, c);
     rowset(b, R_WM, 1, wm);
     rowset(b, R_WP, 1, wp);
     rowset(b, R_WM, 2, wm2);
@@ -233,7 +261,7 @@ static void sweep_x(hy_block *b, double dt, const int lo[3], const int hi[3])
             rotated(b->w, 0, off + 1, wc);
             rotated(b->w, 0, off + 2, wr);
             predict_row(n + 2, 0.5 * dt / b->h[0], b->gamma, wl, wc, wr, wm, wp);
-            hllc_row(n + 1, b->gamma, wp, wm2, f);
+            hllc_row(n + 1, b->gamma, wp, wm2, f, c);
             rotated(b->u, 0, off + HY_G, u);
             update_row(n, dt / b->h[0], u, f, f2);
         }
@@ -247,7 +275,8 @@ static void sweep_yz(hy_block *b, int d, double dt, const int lo[3], const int h
     ptrdiff_t s = (ptrdiff_t)b->s[d];
     double hh = 0.5 * dt / b->h[d], kd = dt / b->h[d];
     double *wl[HY_NV], *wc[HY_NV], *wr[HY_NV], *wm[HY_NV], *wp[HY_NV], *wq[HY_NV];
-    double *f[HY_NV], *fq[HY_NV], *u[HY_NV], *tmp[HY_NV];
+    double *f[HY_NV], *fq[HY_NV], *u[HY_NV], *tmp[HY_NV], *c[HY_NV];
+    rowset(b, R_C, 0, c);
     rowset(b, R_WM, 0, wm);
     for (int q = lo[t]; q < hi[t]; q++) {
         rowset(b, R_WP, 0, wp);   /* row m's plus state */
@@ -261,7 +290,7 @@ static void sweep_yz(hy_block *b, int d, double dt, const int lo[3], const int h
             rotated(b->w, d, off + s, wr);
             predict_row(len, hh, b->gamma, wl, wc, wr, wm, wp);
             if (m >= 2)
-                hllc_row(len, b->gamma, wq, wm, f);
+                hllc_row(len, b->gamma, wq, wm, f, c);
             if (m >= 3) {
                 rotated(b->u, d, off - s, u);
                 update_row(len, kd, u, fq, f);
@@ -294,22 +323,31 @@ void hy_step(hy_block *b, double dt, int parity)
     }
 }
 
-/* 22 flops a cell. */
+/* 22 flops a cell; row by row as the sweeps, the square roots in sqrt_row. */
 double hy_max_rate(const hy_block *b)
 {
     double g = b->gamma, ih0 = 1 / b->h[0], ih1 = 1 / b->h[1], ih2 = 1 / b->h[2], m = 0;
+    double *a[HY_NV];  /* scratch: c^2 (then c), |u|, |v|, |w| */
+    rowset(b, R_C, 0, a);
+    double *restrict c = a[0], *restrict au = a[1], *restrict av = a[2], *restrict aw = a[3];
     for (int k = HY_G; k < b->n[2] + HY_G; k++)
         for (int j = HY_G; j < b->n[1] + HY_G; j++) {
-            size_t o = hy_idx(b, HY_G, j, k);
-            const double *r = b->u[HY_RHO] + o, *mx = b->u[HY_MX] + o, *my = b->u[HY_MY] + o;
-            const double *mz = b->u[HY_MZ] + o, *e = b->u[HY_E] + o;
+            double *q[HY_NV];
+            rotated(b->u, 0, (ptrdiff_t)hy_idx(b, HY_G, j, k), q);
+            const double *r = q[0], *mx = q[1], *my = q[2], *mz = q[3], *e = q[4];
             for (int i = 0; i < b->n[0]; i++) {
                 double ir = 1 / r[i], vx = mx[i] * ir, vy = my[i] * ir, vz = mz[i] * ir;
                 double p = (g - 1) * (e[i] - 0.5 * r[i] * (vx * vx + vy * vy + vz * vz));
-                double c = sqrt(g * p * ir);
-                double a = fmax(fmax((fabs(vx) + c) * ih0, (fabs(vy) + c) * ih1),
-                                (fabs(vz) + c) * ih2);
-                m = a > m ? a : m;  /* a NaN is passed over here: the state checks catch it */
+                c[i] = g * p * ir;
+                au[i] = fabs(vx);
+                av[i] = fabs(vy);
+                aw[i] = fabs(vz);
+            }
+            sqrt_row(b->n[0], c);
+            for (int i = 0; i < b->n[0]; i++) {
+                double x = greater(greater((au[i] + c[i]) * ih0, (av[i] + c[i]) * ih1),
+                                   (aw[i] + c[i]) * ih2);
+                m = greater(x, m);  /* a NaN is passed over here: the state checks catch it */
             }
         }
     return m;
