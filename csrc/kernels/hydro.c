@@ -64,7 +64,7 @@ static const char *const PROBLEMS[] = {[HY_SOD] = "sod", [HY_PERIODIC] = "period
 #define MAXPTS 64
 static const double SOD_T = 0.2;          /* Sod's end time: the waves stay inside [0, 1] */
 static const double CONS_BOUND = 1e-12;   /* relative change of a conserved total */
-static const double MAX_BLOCK = 2e7;      /* cells per rank with ghosts: ~1.6 GB */
+static const double MAX_BLOCK = 2e7;      /* cells per rank with ghosts: 0.8 GB of state */
 
 typedef struct {
     int ng[3], nb[3], P[3], weak;

@@ -15,8 +15,9 @@
 #include <immintrin.h>
 #endif
 
-/* Row buffers (HY_NV rows each): predicted minus/plus states, flux of two rows. */
-enum { R_WM, R_WP, R_WP2, R_F, R_F2, R_C, R_SETS };
+/* Row buffers (HY_NV rows each): primitives of three rows (a ring), predicted minus/plus
+ * states, fluxes of two rows, scratch. */
+enum { R_W0, R_W1, R_W2, R_WM, R_WP, R_WP2, R_F, R_F2, R_C, R_SETS };
 
 int hy_block_init(hy_block *b, const int n[3], const double h[3], double gamma)
 {
@@ -37,8 +38,7 @@ int hy_block_init(hy_block *b, const int n[3], const double h[3], double gamma)
     for (int v = 0; v < HY_NV; v++) {
         size_t bytes = (b->ncell * sizeof(double) + 63) & ~(size_t)63;
         b->u[v] = aligned_alloc(64, bytes);
-        b->w[v] = aligned_alloc(64, bytes);
-        bad |= !b->u[v] || !b->w[v];
+        bad |= !b->u[v];
     }
     if (bad) {
         hy_block_free(b);
@@ -58,7 +58,6 @@ void hy_block_free(hy_block *b)
 {
     for (int v = 0; v < HY_NV; v++) {
         free(b->u[v]);
-        free(b->w[v]);
     }
     free(b->row);
     memset(b, 0, sizeof *b);
@@ -229,25 +228,18 @@ static void sweep_ranges(const hy_block *b, const int order[3], int pos, int lo[
     }
 }
 
-static void prim_region(hy_block *b, const int lo[3], const int hi[3])
-{
-    double *u[HY_NV], *w[HY_NV];
-    for (int k = lo[2]; k < hi[2]; k++)
-        for (int j = lo[1]; j < hi[1]; j++) {
-            ptrdiff_t off = (ptrdiff_t)hy_idx(b, lo[0], j, k);
-            rotated(b->u, 0, off, u);
-            rotated(b->w, 0, off, w);
-            prim_row(hi[0] - lo[0], b->gamma - 1.0, u, w);
-        }
-}
-
-/* The x sweep, one row at a time: predicted states of cells 1 .. n+2, fluxes of the faces
- * between them (face c lies between cells c and c+1), updates of cells 2 .. n+1. */
+/* The x sweep, one row at a time: primitives of the whole row, predicted states of cells
+ * 1 .. n+2, fluxes of the faces between them (face c lies between cells c and c+1), updates
+ * of cells 2 .. n+1. */
 static void sweep_x(hy_block *b, double dt, const int lo[3], const int hi[3])
 {
     int n = b->n[0];
-    double *wl[HY_NV], *wc[HY_NV], *wr[HY_NV], *wm[HY_NV], *wp[HY_NV], *wm2[HY_NV];
+    double *w[HY_NV], *wl[HY_NV], *wc[HY_NV], *wr[HY_NV], *wm[HY_NV], *wp[HY_NV], *wm2[HY_NV];
     double *f[HY_NV], *f2[HY_NV], *u[HY_NV], *c[HY_NV];
+    rowset(b, R_W0, 0, w);
+    rowset(b, R_W0, 0, wl);
+    rowset(b, R_W0, 1, wc);
+    rowset(b, R_W0, 2, wr);
     rowset(b, R_C, 0, c);
     rowset(b, R_WM, 1, wm);
     rowset(b, R_WP, 1, wp);
@@ -256,53 +248,69 @@ static void sweep_x(hy_block *b, double dt, const int lo[3], const int hi[3])
     rowset(b, R_F, 2, f2);
     for (int k = lo[2]; k < hi[2]; k++)
         for (int j = lo[1]; j < hi[1]; j++) {
-            ptrdiff_t off = (ptrdiff_t)hy_idx(b, 0, j, k);
-            rotated(b->w, 0, off, wl);
-            rotated(b->w, 0, off + 1, wc);
-            rotated(b->w, 0, off + 2, wr);
+            rotated(b->u, 0, (ptrdiff_t)hy_idx(b, 0, j, k), u);
+            prim_row(b->ld[0], b->gamma - 1, u, w);
             predict_row(n + 2, 0.5 * dt / b->h[0], b->gamma, wl, wc, wr, wm, wp);
             hllc_row(n + 1, b->gamma, wp, wm2, f, c);
-            rotated(b->u, 0, off + HY_G, u);
+            rotated(b->u, 0, (ptrdiff_t)hy_idx(b, HY_G, j, k), u);
             update_row(n, dt / b->h[0], u, f, f2);
         }
 }
 
+static void swap_rows(double *a[HY_NV], double *b[HY_NV])
+{
+    double *tmp[HY_NV];
+    memcpy(tmp, a, sizeof tmp);
+    memcpy(a, b, sizeof tmp);
+    memcpy(b, tmp, sizeof tmp);
+}
+
+/* Offset of row m of direction d (1 or 2) in plane q of the other, from x = i. */
+static ptrdiff_t row_at(const hy_block *b, int d, int i, int q, int m)
+{
+    return (ptrdiff_t)(d == 1 ? hy_idx(b, i, m, q) : hy_idx(b, i, q, m));
+}
+
 /* The y (d = 1) or z (d = 2) sweep: through each plane row by row (m), every kernel along
- * x; row m's plus state and the flux below it are kept for the next row. */
+ * x. The primitives of rows m-1, m, m+1 sit in a ring of three row buffers (row m+1 is
+ * converted just before it is needed, from the old state: updates lag two rows behind), so
+ * a sweep reads and writes the state once; row m's plus state and the flux below it are
+ * kept for the next row. */
 static void sweep_yz(hy_block *b, int d, double dt, const int lo[3], const int hi[3])
 {
     int t = 3 - d, len = hi[0] - lo[0];
-    ptrdiff_t s = (ptrdiff_t)b->s[d];
     double hh = 0.5 * dt / b->h[d], kd = dt / b->h[d];
-    double *wl[HY_NV], *wc[HY_NV], *wr[HY_NV], *wm[HY_NV], *wp[HY_NV], *wq[HY_NV];
-    double *f[HY_NV], *fq[HY_NV], *u[HY_NV], *tmp[HY_NV], *c[HY_NV];
+    double *ring[3][HY_NV], *wm[HY_NV], *wp[HY_NV], *wq[HY_NV];
+    double *f[HY_NV], *fq[HY_NV], *u[HY_NV], *c[HY_NV];
+    for (int k = 0; k < 3; k++)
+        rowset(b, R_W0 + k, 0, ring[k]);
     rowset(b, R_C, 0, c);
     rowset(b, R_WM, 0, wm);
-    for (int q = lo[t]; q < hi[t]; q++) {
-        rowset(b, R_WP, 0, wp);   /* row m's plus state */
-        rowset(b, R_WP2, 0, wq);  /* row m-1's */
-        rowset(b, R_F, 0, f);     /* flux below row m */
-        rowset(b, R_F2, 0, fq);   /* flux below row m-1 */
-        for (int m = 1; m <= b->n[d] + 2; m++) {
-            ptrdiff_t off = (ptrdiff_t)(d == 1 ? hy_idx(b, lo[0], m, q) : hy_idx(b, lo[0], q, m));
-            rotated(b->w, d, off - s, wl);
-            rotated(b->w, d, off, wc);
-            rotated(b->w, d, off + s, wr);
-            predict_row(len, hh, b->gamma, wl, wc, wr, wm, wp);
+    rowset(b, R_WP, 0, wp);   /* row m's plus state */
+    rowset(b, R_WP2, 0, wq);  /* row m-1's */
+    rowset(b, R_F, 0, f);     /* flux below row m */
+    rowset(b, R_F2, 0, fq);   /* flux below row m-1 */
+    for (int q = lo[t]; q < hi[t]; q++)
+        for (int m = 0; m <= b->n[d] + 2; m++) {
+            if (m == 0) {  /* start the ring with row 0 */
+                rotated(b->u, d, row_at(b, d, lo[0], q, 0), u);
+                prim_row(len, b->gamma - 1, u, ring[0]);
+            }
+            rotated(b->u, d, row_at(b, d, lo[0], q, m + 1), u);
+            prim_row(len, b->gamma - 1, u, ring[(m + 1) % 3]);
+            if (m == 0)
+                continue;
+            predict_row(len, hh, b->gamma, ring[(m + 2) % 3], ring[m % 3], ring[(m + 1) % 3], wm,
+                        wp);
             if (m >= 2)
                 hllc_row(len, b->gamma, wq, wm, f, c);
             if (m >= 3) {
-                rotated(b->u, d, off - s, u);
+                rotated(b->u, d, row_at(b, d, lo[0], q, m - 1), u);
                 update_row(len, kd, u, fq, f);
             }
-            memcpy(tmp, wq, sizeof tmp);
-            memcpy(wq, wp, sizeof tmp);
-            memcpy(wp, tmp, sizeof tmp);
-            memcpy(tmp, fq, sizeof tmp);
-            memcpy(fq, f, sizeof tmp);
-            memcpy(f, tmp, sizeof tmp);
+            swap_rows(wq, wp);
+            swap_rows(fq, f);
         }
-    }
 }
 
 void hy_step(hy_block *b, double dt, int parity)
@@ -312,7 +320,6 @@ void hy_step(hy_block *b, double dt, int parity)
     for (int pos = 0; pos < 3; pos++) {
         int lo[3], hi[3], d = order[pos];
         sweep_ranges(b, order, pos, lo, hi);
-        prim_region(b, lo, hi);
         /* the sweep updates interior cells of d only; its own ghosts feed the stencil */
         lo[d] = HY_G;
         hi[d] = b->n[d] + HY_G;

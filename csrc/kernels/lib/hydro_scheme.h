@@ -7,6 +7,8 @@
  * halo exchange per step fills the ghosts (edges and corners too, lib/hydro_comm.h); each
  * sweep then also updates the ghost layers of the directions still to be swept, so the
  * later sweeps need no exchange of their own (the price: some redundant ghost-cell work).
+ * The primitives live only in row buffers (a sweep converts each row as it reaches it), so
+ * a sweep reads and writes the state once.
  */
 #ifndef HYDRO_SCHEME_H
 #define HYDRO_SCHEME_H
@@ -26,8 +28,7 @@ typedef struct {
     double h[3];      /* cell widths */
     double gamma;
     double *u[HY_NV]; /* conserved fields */
-    double *w[HY_NV]; /* primitive fields, rebuilt before every sweep */
-    double *row;      /* row buffers of the sweeps: predicted states, fluxes */
+    double *row;      /* row buffers of the sweeps: primitives, predicted states, fluxes */
     size_t rowlen;
 } hy_block;
 
