@@ -117,7 +117,8 @@ static void exchange_dir(hy_comm *c, hy_block *b, int d, hpc_phases *ph)
         MPI_Isend(c->buf[side], (int)cnt[side], MPI_DOUBLE, nb, 2 * d + side, MPI_COMM_WORLD,
                   &rq[nrq++]);
     }
-    MPI_Waitall(nrq, rq, MPI_STATUSES_IGNORE);
+    MPI_Status st[4];  /* not MPI_STATUSES_IGNORE: GCC 12 warns about MPICH's definition of it */
+    MPI_Waitall(nrq, rq, st);
     hpc_phase_to(ph, HY_PH_PACK);
     for (int side = 0; side < 2; side++) {
         if (c->nb[d][side] < 0) {
