@@ -70,7 +70,7 @@ static hpc_option options[] = {
     {.name = "scatter", .type = HPC_STRING, .def = "0.5",
      .help = "scattering ratio c = sigma_s / sigma_t per region, in [0, 1] (one value: every "
              "region)"},
-    {.name = "seed", .type = HPC_SIZE, .def = "12345", .min = 0, .max = 1.8e19,
+    {.name = "seed", .type = HPC_SIZE, .def = "12345", .min = 0, .max = 4e18,
      .help = "Philox key: the same seed, the same histories"},
     {.name = "expect-transmission", .type = HPC_DOUBLE, .def = "-1", .min = -1, .max = 1,
      .help = "reference transmission to check against (-1: none)"},
