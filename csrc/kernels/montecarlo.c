@@ -16,6 +16,8 @@
  * request (dynamic: a worker that finishes asks for more, sending back the
  * tally of its range), adds the tallies up, and ends the cycle with a
  * broadcast of the combined tally. One rank: the master tracks itself.
+ * --master-sleep: the master probes and sleeps instead of blocking in
+ * MPI_Recv (which polls), leaving the CPU to workers that share its core.
  *
  * Reproducibility: a history's random numbers are Philox4x32-10 of (seed,
  * global history index) (lib/mc_rng.h), and tallies are integer sums, so the
@@ -70,6 +72,9 @@ static hpc_option options[] = {
     {.name = "scatter", .type = HPC_STRING, .def = "0.5",
      .help = "scattering ratio c = sigma_s / sigma_t per region, in [0, 1] (one value: every "
              "region)"},
+    {.name = "master-sleep", .type = HPC_DOUBLE, .def = "0", .min = 0, .max = 1e6,
+     .help = "us the master sleeps between probes for requests (0: it blocks in MPI_Recv, "
+             "which polls in most MPI libraries and takes a shared core from a worker)"},
     {.name = "seed", .type = HPC_SIZE, .def = "12345", .min = 0, .max = 4e18,
      .help = "Philox key: the same seed, the same histories"},
     {.name = "expect-transmission", .type = HPC_DOUBLE, .def = "-1", .min = -1, .max = 1,
@@ -138,7 +143,7 @@ typedef struct {
     mc_problem prob;
     int64_t particles, chunk, histories, chunks;  /* histories: all cycles */
     int cycles, workers;
-    double expect, expect_se;
+    double expect, expect_se, master_sleep_us;
 } config;
 
 static void parse(config *c)
@@ -151,6 +156,7 @@ static void parse(config *c)
     c->chunks = (c->particles + c->chunk - 1) / c->chunk;
     c->expect = hpc_opt_double("expect-transmission");
     c->expect_se = hpc_opt_double("expect-se");
+    c->master_sleep_us = hpc_opt_double("master-sleep");
     hpc_usage_check(c->chunks < c->workers, "montecarlo: %lld histories per cycle in chunks of "
                     "%lld give %lld chunk(s), fewer than the %d workers: a worker gets no work",
                     (long long)c->particles, (long long)c->chunk, (long long)c->chunks, c->workers);
@@ -236,7 +242,7 @@ static void measure(const config *c, measured *m)
 {
     memset(m, 0, sizeof *m);
     hpc_phases_init(&m->ph, mc_phase_defs, MC_NPHASES);
-    mc_run run = {&c->prob, c->particles, c->chunk, c->cycles, &m->ph, 0};
+    mc_run run = {&c->prob, c->particles, c->chunk, c->cycles, c->master_sleep_us, &m->ph, 0};
     hpc_sampler sm;
     hpc_sampler_init(&sm, &hpc_reps);
     size_t room = (size_t)hpc_reps.max_reps * sizeof(double);
@@ -282,6 +288,7 @@ static void params(hpc_json *r, const config *c)
     hpc_json_int(r, "particles", c->particles);
     hpc_json_int(r, "chunk", c->chunk);
     hpc_json_int(r, "workers", c->workers);
+    hpc_json_exact(r, "master_sleep_us", c->master_sleep_us);
 }
 
 static void region_array(hpc_json *r, const char *key, const double *v, int n, size_t stride)

@@ -51,11 +51,12 @@ def tallies(np_, *args):
     return record(recs), record(recs, "cycle_time")
 
 
-@pytest.mark.parametrize("np_,chunk", [(2, 7), (3, 50), (4, 3), (4, 1000)])
-def test_tallies_do_not_depend_on_workers_or_chunks(np_, chunk):
+@pytest.mark.parametrize("np_,chunk,sleep", [(2, 7, 0), (3, 50, 0), (3, 50, 20), (4, 3, 0),
+                                            (4, 1000, 0)])
+def test_tallies_do_not_depend_on_workers_or_chunks(np_, chunk, sleep):
     run = ["--particles", "3001", "--cycles", "3", *LAYERS]
     ref, _ = tallies(0, *run, "--chunk", "1")
-    got, cyc = tallies(np_, *run, "--chunk", str(chunk))
+    got, cyc = tallies(np_, *run, "--chunk", str(chunk), "--master-sleep", str(sleep))
     assert {k: got[k] for k in TALLY_KEYS} == {k: ref[k] for k in TALLY_KEYS}
     assert ref["reflected"] > 0 and min(ref["absorbed"]) > 0  # every kind of ending occurs
     # the workers track everything, the master nothing (histories per cycle)
@@ -167,7 +168,7 @@ def test_records_carry_what_the_scaling_needs():
     assert p.returncode == 0, p.stderr
     grind, cyc, busy = (record(recs, m) for m in ("history_time", "cycle_time", "master_busy"))
     params = {"geometry": "slab", "source": "normal", "cycles": 3, "particles": 4000,
-              "chunk": 250, "workers": 1}
+              "chunk": 250, "workers": 1, "master_sleep_us": 0}
     assert grind["params"] == cyc["params"] == busy["params"] == params
     assert [(r["unit"], r["statistic"], r["better"]) for r in (grind, cyc, busy)] == [
         ("ns", "median", "lower"), ("us", "median", "lower"), ("fraction", "median", "lower")]

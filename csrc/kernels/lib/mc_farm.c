@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 #include <stdlib.h>
+#include <time.h>
 
 enum { TAG_RESULT = 191, TAG_WORK = 192 };
 
@@ -12,6 +13,25 @@ const hpc_phase_def mc_phase_defs[MC_NPHASES] = {{"track", HPC_KIND_COMPUTE},
                                                  {"collect", HPC_KIND_COMM},
                                                  {"combine", HPC_KIND_COMPUTE},
                                                  {"rendezvous", HPC_KIND_COMM}};
+
+/* The next request into *in. A blocking MPI_Recv busy-polls in most MPI libraries, so a
+ * master that shares a core (with a worker, or anything else) takes CPU from it; probing
+ * and sleeping gives the CPU back for up to one sleep of latency per request. */
+static void next_request(const mc_run *run, mc_tally *in, MPI_Status *st)
+{
+    int from = MPI_ANY_SOURCE;
+    if (run->master_sleep_us > 0) {
+        long ns = (long)(run->master_sleep_us * 1e3);
+        struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+        for (int flag = 0; !flag;) {
+            MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, st);
+            if (!flag)
+                nanosleep(&ts, NULL);
+        }
+        from = st->MPI_SOURCE;
+    }
+    MPI_Recv(in, sizeof *in, MPI_BYTE, from, TAG_RESULT, MPI_COMM_WORLD, st);
+}
 
 /* The master's side of cycle c; given[w] is what worker w holds (0: nothing). */
 static void master_cycle(mc_run *run, int c, int nworkers, int64_t *given, mc_tally *cyc)
@@ -22,7 +42,7 @@ static void master_cycle(mc_run *run, int c, int nworkers, int64_t *given, mc_ta
         mc_tally in;
         MPI_Status st;
         hpc_phase_to(ph, MC_PH_COLLECT);  /* mostly waiting for the next request */
-        MPI_Recv(&in, sizeof in, MPI_BYTE, MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &st);
+        next_request(run, &in, &st);
         int w = st.MPI_SOURCE;
         hpc_phase_to(ph, MC_PH_COMBINE);
         if (in.histories != given[w])

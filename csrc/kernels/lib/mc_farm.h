@@ -23,6 +23,7 @@ typedef struct {
     const mc_problem *prob;
     int64_t particles, chunk;  /* histories per cycle; per message */
     int cycles;
+    double master_sleep_us;    /* 0: the master blocks in MPI_Recv; > 0: probes and sleeps */
     hpc_phases *ph;
     int64_t tracked;           /* histories this rank tracked, summed over runs */
 } mc_run;
