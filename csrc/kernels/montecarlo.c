@@ -122,6 +122,8 @@ static void parse_problem(mc_problem *p)
     memset(p, 0, sizeof *p);
     p->shape = strcmp(hpc_opt_str("geometry"), "slab") == 0 ? MC_SLAB : MC_SPHERES;
     p->source = strcmp(hpc_opt_str("source"), "normal") == 0 ? MC_NORMAL : MC_ISOTROPIC;
+    hpc_usage_check(p->shape == MC_SPHERES && p->source != MC_NORMAL, "option --source: "
+                    "spheres have a point source at the centre (slab only)");
     const char *opt = p->shape == MC_SLAB ? "thickness" : "radii";
     double v[MC_MAX_REGIONS];
     p->nreg = parse_doubles(opt, v, MC_MAX_REGIONS);
@@ -203,6 +205,7 @@ static void verify(const config *c, const mc_tally *t, verdict *v)
     v->refl = mc_fraction(t->reflected, c->histories);
     for (int r = 0; r < p->nreg; r++)
         v->track[r] = mc_track_length(t, r);
+    /* mc_est is {mean, se}: the array of estimates is a flat array of doubles */
     hpc_check_finite(&v->trans.mean, 2, "montecarlo: the transmission estimate");
     hpc_check_finite(&v->track[0].mean, 2 * (size_t)p->nreg, "montecarlo: the track tallies");
     v->analytic = mc_analytic(p, &v->exact_trans, v->exact_track);

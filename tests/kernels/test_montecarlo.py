@@ -9,6 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 from scipy.signal import lfilter
+from scipy.special import expn
 
 from helpers import BIN
 from hpceval.records import parse_record
@@ -88,6 +89,18 @@ def test_without_scattering_the_answer_is_exact(np_, geometry):
     assert r["reflected"] == 0 and r["collisions"] == sum(r["absorbed"])
     for got, ex, se in zip(r["track_cm"], r["exact_track_cm"], r["track_se_cm"]):
         assert abs(got - ex) <= 4 * se + 2 ** -20
+
+
+def test_isotropic_source_without_scattering():
+    # direction cosines uniform on (0, 1]: T = integral of exp(-tau / mu) d mu = E_2(tau)
+    r, _ = tallies(2, "--source", "isotropic", "--thickness", "0.5,1", "--sigma-t", "1,0.4",
+                   "--scatter", "0", "--particles", "20000", "--cycles", "5", "--chunk", "2000")
+    exact = expn(2, 0.5 + 0.4)
+    assert r["verified_against"] == "balance" and "exact_transmission" not in r
+    assert abs(r["transmission"] - exact) <= 4 * math.sqrt(exact * (1 - exact) / 100000)
+    # region 1 absorbs what region 0 lets through: E_2(0.5) - E_2(0.9)
+    p1 = expn(2, 0.5) - exact
+    assert abs(r["absorbed"][1] / 100000 - p1) <= 4 * math.sqrt(p1 * (1 - p1) / 100000)
 
 
 def discrete_ordinates(n_ang=128, cells=1000, thickness=2.0, sigma=1.0, c=0.5):
@@ -195,6 +208,7 @@ def test_records_carry_what_the_scaling_needs():
     (0, ["--scatter", "1.5"], "option --scatter: 1.5 is outside [0, 1]"),
     (0, ["--scatter", "-0.1"], "option --scatter: -0.1 is outside [0, 1]"),
     (0, ["--geometry", "cube"], "option --geometry"),
+    (0, ["--geometry", "spheres", "--source", "isotropic"], "spheres have a point source"),
     (0, ["--thickness", "1,0"], "option --thickness: thickness 0 is not positive"),
     (0, ["--geometry", "spheres", "--radii", "2,1"], "option --radii: radius 1 is not above"),
     (0, ["--thickness", "1,2,3", "--sigma-t", "1,2"], "option --sigma-t: 2 values for 3 regions"),
