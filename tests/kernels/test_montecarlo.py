@@ -103,6 +103,24 @@ def test_isotropic_source_without_scattering():
     assert abs(r["absorbed"][1] / 100000 - p1) <= 4 * math.sqrt(p1 * (1 - p1) / 100000)
 
 
+@pytest.mark.parametrize("whole,split", [
+    (["--thickness", "2"], ["--thickness", "0.7,0.6,0.7"]),
+    (["--geometry", "spheres", "--radii", "2"], ["--geometry", "spheres", "--radii", "0.5,1.2,2"]),
+])
+def test_splitting_a_region_changes_nothing_but_the_draws(whole, split):
+    # the same material on both sides of a surface: every crossing (inward ones too, on chords
+    # off the centre after a scattering) must leave the answer alone, within statistics
+    run = ["--sigma-t", "1.5", "--scatter", "0.7", "--particles", "50000", "--cycles", "2",
+           "--chunk", "5000"]
+    a, _ = tallies(0, *whole, *run)
+    b, _ = tallies(0, *split, *run)
+    assert b["regions"] == 3 and a["tally_digest"] != b["tally_digest"]
+    for key in ("transmission", "reflection"):
+        assert abs(a[key] - b[key]) <= 4 * math.hypot(a[key + "_se"], b[key + "_se"]), key
+    se = math.hypot(a["track_se_cm"][0], sum(b["track_se_cm"]))  # bounds the correlated sum
+    assert abs(a["track_cm"][0] - sum(b["track_cm"])) <= 4 * se
+
+
 def discrete_ordinates(n_ang=128, cells=1000, thickness=2.0, sigma=1.0, c=0.5):
     """Transmission, reflection and track per source particle of a normally incident beam on a
     homogeneous slab with isotropic scattering: S_N (Gauss-Legendre), step characteristics,
