@@ -339,7 +339,7 @@ static void tally_json(hpc_json *r, const config *c, const verdict *v)
         hpc_json_exact(r, "expect_se", c->expect_se);
         hpc_json_num(r, "expect_z", v->z_expect);
     }
-    hpc_json_exact(r, "seed", (double)c->prob.seed);
+    hpc_json_int(r, "seed", (long long)c->prob.seed);
 }
 
 /* Keys every record carries besides params (what the scaling side needs). */
