@@ -298,7 +298,7 @@ static void region_array(hpc_json *r, const char *key, const double *v, int n, s
 {
     hpc_json_array(r, key);
     for (int k = 0; k < n; k++)
-        hpc_json_exact(r, NULL, v[k * stride]);
+        hpc_json_exact(r, NULL, v[(size_t)k * stride]);
     hpc_json_close(r);
 }
 
