@@ -25,9 +25,10 @@ static hpc_option options[] = {
      .help = "cells per side of each rank's tile"},
     {.name = "widths", .type = HPC_SIZES, .def = "1,2,4", .min = 1, .max = 8192,
      .help = "ghost widths (cells)"},
-    {.name = "neighbours", .type = HPC_STRING, .def = "4,8", .help = "4 and/or 8, comma-separated"},
-    {.name = "methods", .type = HPC_STRING, .def = "pack,datatype,put",
-     .help = "comma-separated: pack, datatype, put"},
+    {.name = "neighbours", .type = HPC_CHOICES, .def = "4,8", .choices = "4|8",
+     .help = "neighbours: 4 (sides) and/or 8 (and corners)"},
+    {.name = "methods", .type = HPC_CHOICES, .def = "pack,datatype,put",
+     .choices = "pack|datatype|put", .all = 1, .help = "halo exchange methods"},
     {0}};
 
 static const char *const METHODS[] = {"pack", "datatype", "put"};
@@ -122,25 +123,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < nw; i++)
         maxw = widths[i] > maxw ? (int)widths[i] : maxw;
     hpc_usage_check(maxw > N, "--widths: a ghost width (%d) larger than the tile (%d)", maxw, N);
-    int nb_on[2] = {0, 0}, m_on[3] = {0, 0, 0};
-    const char *bad = NULL;
-    char *copy = strdup(hpc_opt_str("neighbours")), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (!strcmp(t, "4")) nb_on[0] = 1;
-        else if (!strcmp(t, "8")) nb_on[1] = 1;
-        else bad = "--neighbours: give 4 and/or 8";
-    free(copy);
-    copy = strdup(hpc_opt_str("methods"));
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int f = 0;
-        for (int m = 0; m < 3; m++)
-            if (!strcmp(t, METHODS[m]) || !strcmp(t, "all"))
-                m_on[m] = f = 1;
-        if (!f)
-            bad = "--methods: give pack, datatype and/or put";
-    }
-    free(copy);
-    hpc_usage_check(bad != NULL, "%s", bad ? bad : "");
+    int nb_on[2], m_on[3];
+    hpc_opt_chosen("neighbours", nb_on);
+    hpc_opt_chosen("methods", m_on);
 
     MPI_Dims_create(hpc_nranks, 2, dims);
     hpc_usage_check((long long)dims[0] * N >= (1 << 20) || (long long)dims[1] * N >= (1 << 20),

@@ -25,11 +25,11 @@ static hpc_option options[] = {
      .def = "0,1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,131072,"
             "262144,524288,1048576,2097152,4194304",
      .min = 0, .max = INT_MAX - 1, .help = "message sizes in bytes"},
-    {.name = "modes", .type = HPC_STRING, .def = "pingpong",
-     .help = "comma-separated: " COMM_MODES " or all"},
-    {.name = "protocols", .type = HPC_STRING, .def = "send",
-     .help = "comma-separated: " COMM_PROTOS " or all (unsupported mode/protocol pairs are "
-             "skipped with a warning)"},
+    {.name = "modes", .type = HPC_CHOICES, .def = "pingpong", .choices = COMM_MODES, .all = 1,
+     .help = "modes to measure"},
+    {.name = "protocols", .type = HPC_CHOICES, .def = "send", .choices = COMM_PROTOS, .all = 1,
+     .help = "protocols to measure (unsupported mode/protocol pairs are skipped with a warning, "
+             "silently with all)"},
     {.name = "pattern", .type = HPC_CHOICE, .def = "0-1", .choices = COMM_PATTERNS,
      .help = "placement of the communicating ranks"},
     {.name = "peer", .type = HPC_INT, .def = "-1", .min = -1, .max = INT_MAX,
@@ -50,27 +50,6 @@ static const char *const MODES[] = {"pingpong", "swap", "stream", "bistream"};
 static const char *const PROTOS[] = {"send", "sendrecv", "isend", "ssend", "rsend",
                                      "persistent", "put-fence", "get-fence", "put-lock",
                                      "get-lock"};
-
-/* "a,b" or "all" -> flags[i] for the names given; returns an error or NULL. */
-static const char *pick(const char *text, const char *const *names, int count, int *flags)
-{
-    static char err[200];
-    memset(flags, 0, (size_t)count * sizeof *flags);
-    char *copy = strdup(text), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int found = 0;
-        for (int i = 0; i < count; i++)
-            if (strcmp(t, "all") == 0 || strcmp(t, names[i]) == 0)
-                flags[i] = found = 1;
-        if (!found) {
-            snprintf(err, sizeof err, "'%s' is not one of the choices", t);
-            free(copy);
-            return err;
-        }
-    }
-    free(copy);
-    return NULL;
-}
 
 typedef struct {
     long long bytes;
@@ -140,10 +119,8 @@ int main(int argc, char **argv)
     hpc_usage_check(hpc_nranks < 2, "p2p needs at least 2 MPI ranks, got %d", hpc_nranks);
 
     int mode_on[4], proto_on[10];
-    const char *e = pick(hpc_opt_str("modes"), MODES, 4, mode_on);
-    hpc_usage_check(e != NULL, "--modes: %s (" COMM_MODES ", all)", e);
-    e = pick(hpc_opt_str("protocols"), PROTOS, 10, proto_on);
-    hpc_usage_check(e != NULL, "--protocols: %s (" COMM_PROTOS ", all)", e);
+    hpc_opt_chosen("modes", mode_on);
+    hpc_opt_chosen("protocols", proto_on);
 
     const char *pattern = hpc_opt_str("pattern");
     int *node = malloc((size_t)hpc_nranks * sizeof *node);
@@ -154,7 +131,7 @@ int main(int argc, char **argv)
     hpc_usage_check(peer >= hpc_nranks, "--peer %d: there are only ranks 0..%d", peer,
                     hpc_nranks - 1);
     int nnodes = comm_nodes((int)hpc_opt_int("ranks-per-node"), node);
-    e = comm_pattern(pattern, peer, node, nnodes, role);
+    const char *e = comm_pattern(pattern, peer, node, nnodes, role);
     hpc_usage_check(e != NULL, "%s", e);
     int ring = strcmp(pattern, "ring") == 0;
 
@@ -189,8 +166,8 @@ int main(int argc, char **argv)
     hpc_begin(1, NULL);
     for (int m = 0; m < 4; m++)
         for (int p = 0; p < 10; p++)
-            if (mode_on[m] && proto_on[p] && !run[m][p] && !strstr(hpc_opt_str("modes"), "all") &&
-                !strstr(hpc_opt_str("protocols"), "all")) {
+            if (mode_on[m] && proto_on[p] && !run[m][p] && strcmp(hpc_opt_str("modes"), "all") != 0 &&
+                strcmp(hpc_opt_str("protocols"), "all") != 0) {
                 const char *why = comm_proto_unsupported((comm_mode)m, (comm_proto)p);
                 hpc_warn("skipped mode %s with protocol %s: %s", MODES[m], PROTOS[p],
                          why ? why : "pattern ring needs mode swap");

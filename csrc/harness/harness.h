@@ -62,6 +62,11 @@ void hpc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), 
 /* Collective: if rank 0's bad is true, hpc_usage_error(fmt, ...). */
 void hpc_usage_check(int bad, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A HPC_GRIDS option of process grids PxQ: "all" (.all) is every P x Q = hpc_nranks,
+ * P ascending; a grid that does not fit hpc_nranks is a usage error. Returns a malloc'd
+ * array (free it) and its length in *n. */
+hpc_grid *hpc_opt_pgrids(const char *name, int *n);
+
 /* Call when the first point is about to be measured: --inject hang/die. */
 void hpc_inject_first_point(void);
 

@@ -321,6 +321,8 @@ void hpc_write_meta(const hpc_meta_info *m)
             break;
         case HPC_STRING:
         case HPC_CHOICE:
+        case HPC_CHOICES:  /* lists of words and grids as given: "pack,put", "2x1,1x2" */
+        case HPC_GRIDS:
             hpc_json_str(&j, o->name, o->text);
             break;
         case HPC_SIZES:

@@ -41,20 +41,22 @@
 #include <string.h>
 
 static hpc_option options[] = {
-    {.name = "grids", .type = HPC_STRING, .def = "96x64",
-     .help = "global grids NXxNY, comma-separated (strong scaling; POP gx1 is 320x384)"},
-    {.name = "weak-block", .type = HPC_STRING, .def = "",
+    {.name = "grids", .type = HPC_GRIDS, .def = "96x64", .what = "NXxNY",
+     .help = "global grids NXxNY (strong scaling; POP gx1 is 320x384)"},
+    {.name = "weak-block", .type = HPC_GRIDS, .def = "", .what = "BXxBY",
      .help = "BXxBY: weak scaling, the global grid is (BX P) x (BY Q) per process grid "
              "(replaces --grids; empty: strong scaling)"},
-    {.name = "land", .type = HPC_STRING, .def = "continents",
-     .help = "land mask: none, continents (comma list)"},
-    {.name = "pgrids", .type = HPC_STRING, .def = "all",
-     .help = "process grids PxQ (P blocks in x, Q in y), comma-separated; all: every P x Q = ranks"},
-    {.name = "mappings", .type = HPC_STRING, .def = "row,col",
-     .help = "rank mappings: row (rank = q P + p), col (rank = p Q + q)"},
-    {.name = "halos", .type = HPC_STRING, .def = "datatype,pack,put",
+    {.name = "land", .type = HPC_CHOICES, .def = "continents", .choices = "none|continents",
+     .help = "land masks"},
+    {.name = "pgrids", .type = HPC_GRIDS, .def = "all", .what = "PxQ", .all = 1,
+     .help = "process grids PxQ (P blocks in x, Q in y); all: every P x Q = ranks"},
+    {.name = "mappings", .type = HPC_CHOICES, .def = "row,col", .choices = "row|col",
+     .what = "row or col", .help = "rank mappings: row (rank = q P + p), col (rank = p Q + q)"},
+    {.name = "halos", .type = HPC_CHOICES, .def = "datatype,pack,put",
+     .choices = "datatype|pack|put",
      .help = "halo updates: datatype, pack, put (MPI_Put, post-start-complete-wait)"},
-    {.name = "sums", .type = HPC_STRING, .def = "allreduce,tree,onesided",
+    {.name = "sums", .type = HPC_CHOICES, .def = "allreduce,tree,onesided",
+     .choices = "allreduce|tree|onesided",
      .help = "global sums: allreduce, tree (Send/Recv, --branches), onesided (puts to rank 0)"},
     {.name = "branches", .type = HPC_SIZES, .def = "2,4", .min = 2, .max = 4096,
      .help = "branching factors of the tree sum"},
@@ -83,72 +85,11 @@ static const char *const HALO_NAMES[] = {"datatype", "pack", "put"};
 static const char *const SUM_NAMES[] = {"allreduce", "tree", "onesided"};
 static const char *const LAND_NAMES[] = {"none", "continents"};
 
-#define MAXLIST 64
-
-/* Split a comma list; -1 if an element is empty or too long, or too many. */
-static int split(const char *text, char items[][32], int max)
-{
-    int n = 0;
-    const char *p = text;
-    for (;;) {
-        size_t len = strcspn(p, ",");
-        if (len == 0 || len >= 32 || n >= max)
-            return -1;
-        memcpy(items[n], p, len);
-        items[n++][len] = '\0';
-        if (p[len] == '\0')
-            return n;
-        p += len + 1;
-    }
-}
-
-/* "AxB" with positive integers. */
-static int parse_pair(const char *s, int *a, int *b)
-{
-    char tail;
-    return sscanf(s, "%dx%d%c", a, b, &tail) == 2 && *a > 0 && *b > 0;
-}
-
-/* Index of word in names, or -1. */
-static int lookup(const char *w, const char *const *names, int n)
-{
-    for (int k = 0; k < n; k++)
-        if (strcmp(w, names[k]) == 0)
-            return k;
-    return -1;
-}
-
-/* Parse a list of names into indices (usage error on a bad one). */
-static int name_list(const char *opt, const char *const *names, int nn, int *out)
-{
-    char items[MAXLIST][32];
-    int n = split(hpc_opt_str(opt), items, MAXLIST);
-    hpc_usage_check(n < 0, "option --%s: '%s' is not a comma list", opt, hpc_opt_str(opt));
-    for (int k = 0; k < n; k++) {
-        /* out has room for nn: every name once */
-        int v = lookup(items[k], names, nn);
-        char allowed[128] = "";
-        for (int m = 0; m < nn; m++)
-            snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
-                     m ? ", " : "", names[m]);
-        hpc_usage_check(v < 0, "option --%s: '%s' is not one of %s", opt, items[k], allowed);
-        for (int m = 0; m < k; m++)
-            hpc_usage_check(out[m] == v, "option --%s: '%s' is given twice", opt, items[k]);
-        out[k] = v;
-    }
-    return n;
-}
-
-/* A value given twice in a list would measure (and record) the same point twice. */
-static void no_repeats(const char *opt, const int (*pairs)[2], const long long *vals, int n)
-{
-    for (int k = 0; k < n; k++)
-        for (int m = 0; m < k; m++) {
-            int same = pairs ? pairs[k][0] == pairs[m][0] && pairs[k][1] == pairs[m][1]
-                             : vals[k] == vals[m];
-            hpc_usage_check(same, "option --%s: an element is given twice", opt);
-        }
-}
+/* The solver's settings, the same for every configuration. */
+typedef struct {
+    double tol, dt, bound;
+    int check_every, max_iters;
+} solve_params;
 
 typedef struct {
     int nx, ny, land;
@@ -365,9 +306,10 @@ static check_result check_solution(reference *rf, const config *c, const pop_dec
     return cr;
 }
 
-static void run_config(reference *rf, const config *c, double tol, int check_every,
-                       int max_iters, double dt, double bound)
+static void run_config(reference *rf, const config *c, const solve_params *sp)
 {
+    double tol = sp->tol, dt = sp->dt, bound = sp->bound;
+    int check_every = sp->check_every, max_iters = sp->max_iters;
     pop_decomp d;
     pop_decomp_init(&d, c->nx, c->ny, c->P, c->Q, c->colmajor, hpc_rank, hpc_nranks);
     pop_block blk;
@@ -489,132 +431,121 @@ static void run_config(reference *rf, const config *c, double tol, int check_eve
     pop_block_free(&blk);
 }
 
+/* Everything the options select: the configurations are its cross product. */
+typedef struct {
+    hpc_grid *pg, *gr;  /* process grids; global grids (weak: gr[k] goes with pg[k]) */
+    int npg, ngr, weak;
+    const long long *lands, *maps, *halos, *sums, *branches;
+    int nland, nmaps, nhalo, nsum, nbranch;
+    solve_params sp;
+    int direct_max;
+} plan;
+
+/* Global grids: --grids (strong scaling) or --weak-block times each process grid. */
+static void global_grids(plan *pl)
+{
+    const hpc_grid *given, *wb;
+    int nwb = hpc_opt_grids("weak-block", &wb);
+    hpc_usage_check(nwb > 1, "option --weak-block: '%s' is not BXxBY", hpc_opt_str("weak-block"));
+    pl->weak = nwb == 1;
+    pl->ngr = pl->weak ? pl->npg : hpc_opt_grids("grids", &given);
+    pl->gr = malloc(sizeof *pl->gr * (size_t)(pl->ngr > 0 ? pl->ngr : 1));
+    if (!pl->gr)
+        abort();
+    for (int k = 0; k < pl->ngr; k++) {
+        pl->gr[k] = pl->weak ? (hpc_grid){wb->x * pl->pg[k].x, wb->y * pl->pg[k].y} : given[k];
+        int nx = pl->gr[k].x, ny = pl->gr[k].y;
+        hpc_usage_check(pl->weak && (nx < 3 || ny < 2), "option --weak-block: %s on the %dx%d "
+                        "process grid makes a %dx%d grid, too small (nx >= 3, ny >= 2)",
+                        hpc_opt_str("weak-block"), pl->pg[k].x, pl->pg[k].y, nx, ny);
+        hpc_usage_check(nx < 3 || ny < 2, "barotropic: a %dx%d grid is too small (nx >= 3, "
+                        "ny >= 2)", nx, ny);
+        hpc_usage_check((double)nx * ny > 2e8, "barotropic: a %dx%d grid is too big", nx, ny);
+        for (int m = 0; m < pl->npg; m++)
+            hpc_usage_check((!pl->weak || m == k) && (pl->pg[m].x > nx || pl->pg[m].y > ny),
+                            "barotropic: a %dx%d process grid leaves blocks smaller than one "
+                            "point on the %dx%d grid", pl->pg[m].x, pl->pg[m].y, nx, ny);
+    }
+}
+
+static void parse(plan *pl)
+{
+    solve_params *sp = &pl->sp;
+    sp->tol = hpc_opt_double("tol");
+    sp->dt = hpc_opt_double("dt");
+    sp->bound = hpc_opt_double("bound");
+    sp->check_every = (int)hpc_opt_int("check-every");
+    sp->max_iters = (int)hpc_opt_int("max-iters");
+    pl->direct_max = (int)hpc_opt_int("direct-max");
+    if (sp->bound == 0) {
+        /* The error of a solution whose residual is tol ||b|| is at most
+         * cond(A) tol; the runs here show 1e-11 .. 1e-10 at tol 1e-10. */
+        sp->bound = fmin(1e4 * sp->tol, 1.0);
+    }
+    pl->pg = hpc_opt_pgrids("pgrids", &pl->npg);
+    global_grids(pl);
+    pl->nland = hpc_opt_list("land", &pl->lands);
+    pl->nmaps = hpc_opt_list("mappings", &pl->maps);
+    pl->nhalo = hpc_opt_list("halos", &pl->halos);
+    pl->nsum = hpc_opt_list("sums", &pl->sums);
+    pl->nbranch = hpc_opt_list("branches", &pl->branches);
+    for (int k = 0; k < pl->nbranch; k++)
+        for (int m = 0; m < k; m++)  /* the same point would be measured twice */
+            hpc_usage_check(pl->branches[k] == pl->branches[m],
+                            "option --branches: an element is given twice");
+    /* A grid with no ocean has nothing to solve. */
+    for (int k = 0; k < pl->ngr; k++)
+        for (int l = 0; l < pl->nland; l++) {
+            pop_grid g;
+            int nx = pl->gr[k].x, ny = pl->gr[k].y, land = (int)pl->lands[l];
+            hpc_usage_check(pop_grid_init(&g, nx, ny, land, sp->dt) != 0,
+                            "barotropic: no memory for the %dx%d grid", nx, ny);
+            long ocean = g.ocean;
+            pop_grid_free(&g);
+            hpc_usage_check(ocean == 0, "barotropic: the %dx%d grid with %s has no ocean points",
+                            nx, ny, LAND_NAMES[land]);
+        }
+}
+
+/* Every configuration on global grid k with land l. */
+static void sweep_grid(const plan *pl, int k, int l)
+{
+    reference rf;
+    reference_init(&rf, pl->gr[k].x, pl->gr[k].y, (int)pl->lands[l], pl->sp.dt, pl->direct_max);
+    for (int m = 0; m < pl->npg; m++) {
+        if (pl->weak && m != k)
+            continue;
+        for (int mp = 0; mp < pl->nmaps; mp++)
+            for (int hv = 0; hv < pl->nhalo; hv++)
+                for (int sv = 0; sv < pl->nsum; sv++) {
+                    int tree = pl->sums[sv] == POP_SUM_TREE;
+                    for (int b = 0; b < (tree ? pl->nbranch : 1); b++) {
+                        config c = {pl->gr[k].x, pl->gr[k].y, (int)pl->lands[l], pl->pg[m].x,
+                                    pl->pg[m].y, (int)pl->maps[mp], (int)pl->halos[hv],
+                                    (int)pl->sums[sv], tree ? (int)pl->branches[b] : 0,
+                                    pl->weak};
+                        run_config(&rf, &c, &pl->sp);
+                    }
+                }
+    }
+    reference_free(&rf);
+}
+
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "barotropic",
              "POP-like barotropic solver: PCG on a 9-point operator, halo and global-sum variants.",
              options, MPI_THREAD_SINGLE);
-    double tol = hpc_opt_double("tol"), dt = hpc_opt_double("dt"), bound = hpc_opt_double("bound");
-    int check_every = (int)hpc_opt_int("check-every"), max_iters = (int)hpc_opt_int("max-iters");
-    int direct_max = (int)hpc_opt_int("direct-max");
-    if (bound == 0) {
-        /* The error of a solution whose residual is tol ||b|| is at most
-         * cond(A) tol; the runs here show 1e-11 .. 1e-10 at tol 1e-10. */
-        bound = fmin(1e4 * tol, 1.0);
-    }
-    char items[MAXLIST][32];
-
-    /* Process grids. */
-    int pg[MAXLIST][2], npg = 0;
-    if (strcmp(hpc_opt_str("pgrids"), "all") == 0) {
-        for (int P = 1; P <= hpc_nranks && npg < MAXLIST; P++)
-            if (hpc_nranks % P == 0) {
-                pg[npg][0] = P;
-                pg[npg++][1] = hpc_nranks / P;
-            }
-    } else {
-        npg = split(hpc_opt_str("pgrids"), items, MAXLIST);
-        hpc_usage_check(npg < 0, "option --pgrids: '%s' is not a comma list of PxQ",
-                        hpc_opt_str("pgrids"));
-        for (int k = 0; k < npg; k++) {
-            hpc_usage_check(!parse_pair(items[k], &pg[k][0], &pg[k][1]),
-                            "option --pgrids: '%s' is not PxQ", items[k]);
-            hpc_usage_check(pg[k][0] * pg[k][1] != hpc_nranks,
-                            "option --pgrids: %dx%d does not fit %d ranks", pg[k][0], pg[k][1],
-                            hpc_nranks);
-        }
-    }
-    /* Global grids: strong (--grids) or weak (--weak-block). */
-    int weak = hpc_opt_str("weak-block")[0] != '\0', bxw = 0, byw = 0;
-    int gr[MAXLIST][2], ngr = 0;
-    if (weak) {
-        hpc_usage_check(!parse_pair(hpc_opt_str("weak-block"), &bxw, &byw),
-                        "option --weak-block: '%s' is not BXxBY", hpc_opt_str("weak-block"));
-        for (int k = 0; k < npg; k++) {
-            gr[k][0] = bxw * pg[k][0];
-            gr[k][1] = byw * pg[k][1];
-        }
-        ngr = npg;
-    } else {
-        ngr = split(hpc_opt_str("grids"), items, MAXLIST);
-        hpc_usage_check(ngr < 0, "option --grids: '%s' is not a comma list of NXxNY",
-                        hpc_opt_str("grids"));
-        for (int k = 0; k < ngr; k++)
-            hpc_usage_check(!parse_pair(items[k], &gr[k][0], &gr[k][1]),
-                            "option --grids: '%s' is not NXxNY", items[k]);
-    }
-    for (int k = 0; k < ngr; k++) {
-        int nx = gr[k][0], ny = gr[k][1];
-        if (weak)
-            hpc_usage_check(nx < 3 || ny < 2, "option --weak-block: %s on the %dx%d process grid "
-                            "makes a %dx%d grid, too small (nx >= 3, ny >= 2)",
-                            hpc_opt_str("weak-block"), pg[k][0], pg[k][1], nx, ny);
-        hpc_usage_check(nx < 3 || ny < 2, "barotropic: a %dx%d grid is too small (nx >= 3, ny >= 2)",
-                        nx, ny);
-        hpc_usage_check((double)nx * ny > 2e8, "barotropic: a %dx%d grid is too big", nx, ny);
-        for (int m = 0; m < npg; m++) {
-            if (weak && m != k)
-                continue;
-            hpc_usage_check(pg[m][0] > nx || pg[m][1] > ny,
-                            "barotropic: a %dx%d process grid leaves blocks smaller than one "
-                            "point on the %dx%d grid", pg[m][0], pg[m][1], nx, ny);
-        }
-    }
-    int lands[2], halos[3], sums[3];
-    int nland = name_list("land", LAND_NAMES, 2, lands);
-    char maps[MAXLIST][32];
-    int nmaps = split(hpc_opt_str("mappings"), maps, MAXLIST);
-    hpc_usage_check(nmaps < 0, "option --mappings: '%s' is not a comma list",
-                    hpc_opt_str("mappings"));
-    for (int k = 0; k < nmaps; k++) {
-        hpc_usage_check(strcmp(maps[k], "row") && strcmp(maps[k], "col"),
-                        "option --mappings: '%s' is not row or col", maps[k]);
-        for (int m = 0; m < k; m++)
-            hpc_usage_check(strcmp(maps[k], maps[m]) == 0, "option --mappings: '%s' is given twice",
-                            maps[k]);
-    }
-    int nhalo = name_list("halos", HALO_NAMES, 3, halos);
-    int nsum = name_list("sums", SUM_NAMES, 3, sums);
-    const long long *branches;
-    int nbranch = hpc_opt_list("branches", &branches);
-    no_repeats("branches", NULL, branches, nbranch);
-    no_repeats("pgrids", (const int (*)[2])pg, NULL, npg);
-    if (!weak)
-        no_repeats("grids", (const int (*)[2])gr, NULL, ngr);
-    /* A grid with no ocean has nothing to solve. */
-    for (int k = 0; k < ngr; k++)
-        for (int l = 0; l < nland; l++) {
-            pop_grid g;
-            hpc_usage_check(pop_grid_init(&g, gr[k][0], gr[k][1], lands[l], dt) != 0,
-                            "barotropic: no memory for the %dx%d grid", gr[k][0], gr[k][1]);
-            long ocean = g.ocean;
-            pop_grid_free(&g);
-            hpc_usage_check(ocean == 0, "barotropic: the %dx%d grid with %s has no ocean points",
-                            gr[k][0], gr[k][1], LAND_NAMES[lands[l]]);
-        }
+    plan pl;
+    parse(&pl);
 
     hpc_begin(1, NULL);
     hpc_inject_first_point();
-
-    for (int k = 0; k < ngr; k++)
-        for (int l = 0; l < nland; l++) {
-            reference rf;
-            reference_init(&rf, gr[k][0], gr[k][1], lands[l], dt, direct_max);
-            for (int m = 0; m < npg; m++) {
-                if (weak && m != k)
-                    continue;
-                for (int mp = 0; mp < nmaps; mp++)
-                    for (int hv = 0; hv < nhalo; hv++)
-                        for (int sv = 0; sv < nsum; sv++)
-                            for (int b = 0; b < (sums[sv] == POP_SUM_TREE ? nbranch : 1); b++) {
-                                config c = {gr[k][0], gr[k][1], lands[l], pg[m][0], pg[m][1],
-                                            strcmp(maps[mp], "col") == 0, halos[hv], sums[sv],
-                                            sums[sv] == POP_SUM_TREE ? (int)branches[b] : 0, weak};
-                                run_config(&rf, &c, tol, check_every, max_iters, dt, bound);
-                            }
-            }
-            reference_free(&rf);
-        }
+    for (int k = 0; k < pl.ngr; k++)
+        for (int l = 0; l < pl.nland; l++)
+            sweep_grid(&pl, k, l);
+    free(pl.pg);
+    free(pl.gr);
     hpc_idle_barrier(MPI_COMM_WORLD);
     hpc_finish();
     return 0;

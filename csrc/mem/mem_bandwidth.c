@@ -33,9 +33,8 @@ static hpc_option options[] = {
     {.name = "sizes", .type = HPC_SIZES,
      .def = "1K,4K,16K,64K,256K,1M,4M,16M,64M", .min = 512, .max = 1LL << 40,
      .help = "working-set sizes in bytes per thread (all arrays of the mode together)"},
-    {.name = "modes", .type = HPC_STRING, .def = "read,write,rmw,memset,memcpy,copy,triad",
-     .help = "comma-separated: read, write, rmw, memset, memcpy, copy, triad, write-nt, "
-             "copy-nt, triad-nt"},
+    {.name = "modes", .type = HPC_CHOICES, .def = "read,write,rmw,memset,memcpy,copy,triad",
+     .choices = BW_MODE_NAMES, .what = "a mode", .help = "access modes, in this order"},
     {.name = "threads", .type = HPC_INT, .def = "1", .min = 1, .max = 4096,
      .help = "OpenMP threads, each on its own working set"},
     {.name = "cpu", .type = HPC_INT, .def = "-1", .min = -1, .max = CPU_SETSIZE - 1,
@@ -64,27 +63,14 @@ static void meta_extra(hpc_json *o)
     hpc_json_bool(o, "nontemporal_available", bw_have_nt());
 }
 
-/* Parse --modes into a list of mode numbers; usage error on an unknown one. */
-static int parse_modes(int *modes)
+/* --modes, each one a mode this build has. */
+static int parse_modes(const long long **modes)
 {
-    char text[512];
-    snprintf(text, sizeof text, "%s", hpc_opt_str("modes"));
-    int n = 0, bad = 0;
-    char badname[64] = "";
-    for (char *tok = strtok(text, ","); tok; tok = strtok(NULL, ",")) {
-        int m = bw_mode_by_name(tok);
-        if (m < 0 || (!bw_have_nt() && strstr(tok, "-nt"))) {
-            bad = 1;
-            snprintf(badname, sizeof badname, "%s", tok);
-            break;
-        }
-        if (n < 64)
-            modes[n++] = m;
-    }
-    hpc_usage_check(bad, "option --modes: '%s' is not a mode%s (read, write, rmw, memset, "
-                    "memcpy, copy, triad, write-nt, copy-nt, triad-nt)", badname,
-                    bw_have_nt() ? "" : " built here (no non-temporal stores)");
-    hpc_usage_check(n == 0, "option --modes: no mode given");
+    int n = hpc_opt_list("modes", modes);
+    for (int k = 0; k < n; k++)
+        hpc_usage_check(!bw_have_nt() && strstr(bw_modes[(*modes)[k]].name, "-nt"),
+                        "option --modes: '%s' is not a mode built here (no non-temporal stores)",
+                        bw_modes[(*modes)[k]].name);
     return n;
 }
 
@@ -160,8 +146,8 @@ int main(int argc, char **argv)
              "Memory bandwidth vs working set: read, write, rmw, memset, memcpy, copy, triad.",
              options, MPI_THREAD_FUNNELED);
 
-    int modes[64];
-    int nmodes = parse_modes(modes);
+    const long long *modes;
+    int nmodes = parse_modes(&modes);
     const long long *sizes;
     int nsizes = hpc_opt_list("sizes", &sizes);
     long long max = 0;
