@@ -31,6 +31,7 @@
  * per iteration go into the iteration_time record.
  */
 #include "harness.h"
+#include "lib/pop_check.h"
 #include "lib/pop_comm.h"
 #include "lib/pop_grid.h"
 #include "lib/pop_solver.h"
@@ -106,279 +107,145 @@ static void describe(const config *c, char *buf, size_t len)
              SUM_NAMES[c->sum], br);
 }
 
-/* What rank 0 keeps per (grid, land) for the checks. */
+/* One configuration's solver on this rank's block. */
 typedef struct {
-    pop_grid g;
-    double *b, *xtrue, *direct, *first;  /* rank 0: global nx*ny arrays; direct/first may be NULL */
-    pop_block gb;                         /* rank 0: the whole grid as one block */
-    double *work, *work2;                 /* rank 0: fields of gb */
-} reference;
-
-static double max_abs(const double *x, size_t n)
-{
-    double m = 0;
-    for (size_t k = 0; k < n; k++)
-        m = fmax(m, fabs(x[k]));
-    return m;
-}
-
-static double max_rel_diff(const double *x, const double *ref, size_t n)
-{
-    double m = 0;
-    for (size_t k = 0; k < n; k++)
-        m = fmax(m, fabs(x[k] - ref[k]));
-    double s = max_abs(ref, n);
-    return s > 0 ? m / s : m;
-}
-
-static void reference_init(reference *rf, int nx, int ny, int land, double dt, int direct_max)
-{
-    memset(rf, 0, sizeof *rf);
-    if (pop_grid_init(&rf->g, nx, ny, land, dt))
-        hpc_fail("barotropic: no memory for the %dx%d grid", nx, ny);
-    if (hpc_rank != 0)
-        return;
-    size_t n = (size_t)nx * ny;
-    char err[256];
-    /* O(n) but some 100 flops a point: the grids of the tests and benchmarks, not the huge ones. */
-    if (n <= ((size_t)1 << 22) && pop_check_symmetry(&rf->g, err, sizeof err))
-        hpc_fail("barotropic: the %dx%d operator is wrong: %s", nx, ny, err);
-    if (pop_block_init(&rf->gb, &rf->g, 0, 0, nx, ny))
-        hpc_fail("barotropic: no memory for the global reference of %dx%d", nx, ny);
-    rf->work = pop_field(&rf->gb);
-    rf->work2 = pop_field(&rf->gb);
-    rf->b = malloc(n * sizeof(double));
-    rf->xtrue = malloc(n * sizeof(double));
-    if (!rf->work || !rf->work2 || !rf->b || !rf->xtrue)
-        hpc_fail("barotropic: no memory for the global reference of %dx%d", nx, ny);
-    /* b = A x_true with the same operator code as the ranks (their b is the same bits). */
-    pop_fill_xtrue(&rf->gb, &rf->g, rf->work);
-    pop_apply_dot(&rf->gb, rf->work, rf->work2);
-    for (int j = 0; j < ny; j++)
-        for (int i = 0; i < nx; i++) {
-            size_t c = (size_t)(j + 1) * rf->gb.ld + i + 1;
-            rf->b[(size_t)j * nx + i] = rf->work2[c];
-            rf->xtrue[(size_t)j * nx + i] = rf->work[c];
-        }
-    if (rf->g.ocean <= direct_max) {
-        rf->direct = malloc(n * sizeof(double));
-        if (!rf->direct)
-            hpc_fail("barotropic: no memory for the direct solve");
-        /* The band matrix comes from pop_coef_at, not from the ranks' arrays:
-         * an inconsistent operator shows up as a difference. */
-        int rc = pop_direct_solve(&rf->g, rf->b, rf->direct, 2e10, err, sizeof err);
-        if (rc < 0)
-            hpc_fail("barotropic: %dx%d: %s", nx, ny, err);
-        if (rc > 0) {
-            hpc_warn("%dx%d: %s; not checked against a direct solve", nx, ny, err);
-            free(rf->direct);
-            rf->direct = NULL;
-        }
-    }
-}
-
-static void reference_free(reference *rf)
-{
-    if (hpc_rank == 0) {
-        pop_block_free(&rf->gb);
-        free(rf->work);
-        free(rf->work2);
-        free(rf->b);
-        free(rf->xtrue);
-        free(rf->direct);
-        free(rf->first);
-    }
-    pop_grid_free(&rf->g);
-}
-
-/* Relative 2-norm residual ||b - A x|| / ||b|| of a global solution, on rank 0. */
-static double true_residual(reference *rf, const double *x)
-{
-    int nx = rf->g.nx, ny = rf->g.ny, ld = rf->gb.ld;
-    memset(rf->work, 0, rf->gb.n * sizeof(double));
-    for (int j = 0; j < ny; j++)
-        memcpy(rf->work + (size_t)(j + 1) * ld + 1, x + (size_t)j * nx, (size_t)nx * sizeof(double));
-    pop_wrap_x(&rf->gb, rf->work);
-    pop_apply_dot(&rf->gb, rf->work, rf->work2);
-    double rr = 0, bb = 0;
-    for (int j = 0; j < ny; j++)
-        for (int i = 0; i < nx; i++) {
-            double b = rf->b[(size_t)j * nx + i], r = b - rf->work2[(size_t)(j + 1) * ld + i + 1];
-            rr += r * r;
-            bb += b * b;
-        }
-    return bb > 0 ? sqrt(rr / bb) : sqrt(rr);
-}
-
-/* Gather every rank's interior of x (row length ld) into the global array out on rank 0. */
-static void gather_global(const pop_decomp *d, const double *x, int ld, double *out)
-{
-    int n = d->bx * d->by;
-    double *mine = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
-    for (int j = 0; j < d->by; j++)
-        memcpy(mine + (size_t)j * d->bx, x + (size_t)(j + 1) * ld + 1, (size_t)d->bx * sizeof(double));
-    int *cnt = NULL, *dsp = NULL;
-    double *all = NULL;
-    if (d->rank == 0) {
-        cnt = malloc((size_t)d->nranks * sizeof(int));
-        dsp = malloc((size_t)d->nranks * sizeof(int));
-        int off = 0;
-        for (int r = 0; r < d->nranks; r++) {
-            pop_decomp o;
-            pop_decomp_init(&o, d->nx, d->ny, d->P, d->Q, d->colmajor, r, d->nranks);
-            cnt[r] = o.bx * o.by;
-            dsp[r] = off;
-            off += cnt[r];
-        }
-        all = malloc((size_t)off * sizeof(double));
-    }
-    MPI_Gatherv(mine, n, MPI_DOUBLE, all, cnt, dsp, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (d->rank == 0) {
-        for (int r = 0; r < d->nranks; r++) {
-            pop_decomp o;
-            pop_decomp_init(&o, d->nx, d->ny, d->P, d->Q, d->colmajor, r, d->nranks);
-            for (int j = 0; j < o.by; j++)
-                memcpy(out + (size_t)(o.j0 + j) * d->nx + o.i0, all + dsp[r] + (size_t)j * o.bx,
-                       (size_t)o.bx * sizeof(double));
-        }
-    }
-    free(mine);
-    free(cnt);
-    free(dsp);
-    free(all);
-}
-
-typedef struct {
-    double vs_true, vs_direct, vs_first, residual;
-} check_result;
-
-/* Checks of the first solve of a configuration (collective: the gather). */
-static check_result check_solution(reference *rf, const config *c, const pop_decomp *d,
-                                   const double *x, const double *rhs, int ld, double bound,
-                                   double tol)
-{
-    check_result cr = {0, NAN, 0, 0};
-    size_t n = (size_t)c->nx * c->ny;
-    double *xg = hpc_rank == 0 ? malloc(n * sizeof(double)) : NULL;
-    double *bg = hpc_rank == 0 ? malloc(n * sizeof(double)) : NULL;
-    if (hpc_rank == 0 && (!xg || !bg))
-        hpc_fail("barotropic: no memory to gather the solution");
-    gather_global(d, x, ld, xg);
-    gather_global(d, rhs, ld, bg);
-    if (hpc_rank != 0)
-        return cr;
-    char what[160];
-    describe(c, what, sizeof what);
-    /* The gathered right-hand side is the system rank 0 checks against (the same formula per
-     * point, so the same bits up to the compiler's contractions). */
-    hpc_check_finite(bg, n, "barotropic: %s: the ranks' right-hand side", what);
-    double db = max_rel_diff(bg, rf->b, n);
-    free(bg);
-    hpc_check_bound(db, 1e-13, "barotropic: %s: the ranks' right-hand side differs from the "
-                    "global one", what);
-    if (hpc_inject == HPC_INJECT_CORRUPT)  /* damage one ocean point: the checks must fail */
-        for (size_t k = 0; k < n; k++)
-            if (rf->g.mask[k]) {
-                xg[k] += 1.0;
-                break;
-            }
-    /* max_rel_diff's fmax drops NaNs: a blown-up solution must fail here first. */
-    hpc_check_finite(xg, n, "barotropic: %s: the gathered solution", what);
-    cr.vs_true = max_rel_diff(xg, rf->xtrue, n);
-    if (rf->direct)
-        cr.vs_direct = max_rel_diff(xg, rf->direct, n);
-    if (rf->first)
-        cr.vs_first = max_rel_diff(xg, rf->first, n);
-    cr.residual = true_residual(rf, xg);
-    hpc_check_bound(cr.vs_true, bound, "barotropic: %s: the solution differs from x_true "
-                    "(relative, max norm)", what);
-    if (rf->direct)
-        hpc_check_bound(cr.vs_direct, bound, "barotropic: %s: the solution differs from the "
-                        "direct solve", what);
-    hpc_check_bound(cr.vs_first, bound, "barotropic: %s: the solution differs from the first "
-                    "configuration's", what);
-    /* The recursive residual met tol; the true one may drift a little from it (100 tol). */
-    hpc_check_bound(cr.residual, 100 * tol, "barotropic: %s: the true relative residual", what);
-    if (!rf->first)
-        rf->first = xg;  /* the first configuration of this grid: the others compare with it */
-    else
-        free(xg);
-    return cr;
-}
-
-static void run_config(reference *rf, const config *c, const solve_params *sp)
-{
-    double tol = sp->tol, dt = sp->dt, bound = sp->bound;
-    int check_every = sp->check_every, max_iters = sp->max_iters;
     pop_decomp d;
-    pop_decomp_init(&d, c->nx, c->ny, c->P, c->Q, c->colmajor, hpc_rank, hpc_nranks);
     pop_block blk;
     hpc_phases ph;
-    hpc_phases_init(&ph, PHASES, 4);
     pop_halo h;
     pop_gsum gs;
     pop_pcg s;
-    if (pop_block_init(&blk, &rf->g, d.i0, d.j0, d.bx, d.by) || pop_halo_init(&h, &d, c->halo, &ph)
-        || pop_gsum_init(&gs, c->sum, c->branch)
-        || pop_pcg_init(&s, &blk, &h, &gs, &ph, check_every, max_iters))
-        hpc_fail("barotropic: no memory for a %dx%d block", d.bx, d.by);
+    long ocean_mine;  /* ocean points of this rank's block */
+} solver;
+
+static void solver_init(solver *sv, const pop_ref *rf, const config *c, const solve_params *sp)
+{
+    pop_decomp *d = &sv->d;
+    pop_decomp_init(d, c->nx, c->ny, c->P, c->Q, c->colmajor, hpc_rank, hpc_nranks);
+    hpc_phases_init(&sv->ph, PHASES, 4);
+    if (pop_block_init(&sv->blk, &rf->g, d->i0, d->j0, d->bx, d->by)
+        || pop_halo_init(&sv->h, d, c->halo, &sv->ph) || pop_gsum_init(&sv->gs, c->sum, c->branch)
+        || pop_pcg_init(&sv->s, &sv->blk, &sv->h, &sv->gs, &sv->ph, sp->check_every,
+                        sp->max_iters))
+        hpc_fail("barotropic: no memory for a %dx%d block", d->bx, d->by);
     /* b = A x_true from the exact x_true (halo included): the same bits as rank 0's global b. */
-    double *xt = pop_field(&blk);
+    double *xt = pop_field(&sv->blk), *rhs = sv->s.rhs;
     if (!xt)
-        hpc_fail("barotropic: no memory for a %dx%d block", d.bx, d.by);
-    pop_fill_xtrue(&blk, &rf->g, xt);
-    pop_apply_dot(&blk, xt, s.rhs);
+        hpc_fail("barotropic: no memory for a %dx%d block", d->bx, d->by);
+    pop_fill_xtrue(&sv->blk, &rf->g, xt);
+    pop_apply_dot(&sv->blk, xt, rhs);
     free(xt);
     double bb = 0;
-    for (int j = 1; j <= d.by; j++)
-        for (int i = 1; i <= d.bx; i++)
-            bb += s.rhs[(size_t)j * blk.ld + i] * s.rhs[(size_t)j * blk.ld + i];
+    for (int j = 1; j <= d->by; j++)
+        for (int i = 1; i <= d->bx; i++)
+            bb += rhs[(size_t)j * sv->blk.ld + i] * rhs[(size_t)j * sv->blk.ld + i];
     MPI_Allreduce(MPI_IN_PLACE, &bb, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Bcast(&bb, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);  /* identical threshold everywhere */
-    s.tol2_bb = tol * tol * bb;
-    long ocean_mine = pop_ocean_in(&rf->g, d.i0, d.j0, d.bx, d.by);
+    sv->s.tol2_bb = sp->tol * sp->tol * bb;
+    sv->ocean_mine = pop_ocean_in(&rf->g, d->i0, d->j0, d->bx, d->by);
+}
 
-    char what[160];
-    describe(c, what, sizeof what);
+static void solver_free(solver *sv)
+{
+    pop_pcg_free(&sv->s);
+    pop_gsum_free(&sv->gs);
+    pop_halo_free(&sv->h);
+    pop_block_free(&sv->blk);
+}
+
+/* What the samples of one configuration gave. */
+typedef struct {
     hpc_sampler sm;
-    hpc_sampler_init(&sm, &hpc_reps);
-    double *iter_us = malloc((size_t)hpc_reps.max_reps * sizeof(double));
-    double *sdpd = malloc((size_t)hpc_reps.max_reps * sizeof(double));
-    double wall = 0;       /* this rank's solve time over the kept samples */
-    long kept_iters = 0;   /* iterations over the kept samples */
-    int iters = -1;
-    check_result cr = {0, NAN, 0, 0};
-    hpc_phases_reset(&ph);
-    while (hpc_sampler_more_coll(&sm, MPI_COMM_WORLD)) {
-        memset(s.x, 0, blk.n * sizeof(double));  /* zero first guess */
+    double *iter_us, *sdpd;  /* per kept sample: us per iteration, simulated days per day */
+    double wall;             /* this rank's solve time over the kept samples */
+    long kept_iters;         /* iterations over the kept samples */
+    int iters;               /* of every solve */
+    pop_check_result cr;     /* of the first solve */
+} samples;
+
+/* Solve until the sampler stops; the first solve is checked, the others must take as many
+ * iterations. */
+static void sample_solves(solver *sv, pop_ref *rf, const solve_params *sp, const char *what,
+                          samples *ms)
+{
+    hpc_sampler_init(&ms->sm, &hpc_reps);
+    ms->iter_us = malloc((size_t)hpc_reps.max_reps * sizeof(double));
+    ms->sdpd = malloc((size_t)hpc_reps.max_reps * sizeof(double));
+    if (!ms->iter_us || !ms->sdpd)
+        abort();
+    ms->wall = 0;
+    ms->kept_iters = 0;
+    ms->iters = -1;
+    hpc_phases_reset(&sv->ph);
+    while (hpc_sampler_more_coll(&ms->sm, MPI_COMM_WORLD)) {
+        memset(sv->s.x, 0, sv->blk.n * sizeof(double));  /* zero first guess */
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = hpc_now();
-        hpc_phases_start(&ph, POP_PH_COMPUTE);
-        int it = pop_pcg_solve(&s);
-        hpc_phases_stop(&ph);
+        hpc_phases_start(&sv->ph, POP_PH_COMPUTE);
+        int it = pop_pcg_solve(&sv->s);
+        hpc_phases_stop(&sv->ph);
         double t = hpc_now() - t0, tmax;
         if (it < 0 && hpc_rank == 0)
-            hpc_fail("barotropic: %s: not converged to tol %g in %d iterations", what, tol,
-                     max_iters);
-        if (iters < 0) {
-            iters = it;
-            cr = check_solution(rf, c, &d, s.x, s.rhs, blk.ld, bound, tol);
-        } else if (it != iters && hpc_rank == 0) {
-            hpc_fail("barotropic: %s: a repeated solve took %d iterations, the first %d", what, it,
-                     iters);
+            hpc_fail("barotropic: %s: not converged to tol %g in %d iterations", what, sp->tol,
+                     sp->max_iters);
+        if (ms->iters < 0) {
+            ms->iters = it;
+            ms->cr = pop_check_solution(rf, what, &sv->d, sv->s.x, sv->s.rhs, sv->blk.ld,
+                                        sp->bound, sp->tol);
+        } else if (it != ms->iters && hpc_rank == 0) {
+            hpc_fail("barotropic: %s: a repeated solve took %d iterations, the first %d", what,
+                     it, ms->iters);
         }
-        if (hpc_phases_sample(&ph, &sm, t, &wall, &tmax)) {
-            iter_us[sm.n - 1] = tmax / it * 1e6;
-            sdpd[sm.n - 1] = dt / tmax;
-            kept_iters += it;
+        if (hpc_phases_sample(&sv->ph, &ms->sm, t, &ms->wall, &tmax)) {
+            ms->iter_us[ms->sm.n - 1] = tmax / it * 1e6;
+            ms->sdpd[ms->sm.n - 1] = sp->dt / tmax;
+            ms->kept_iters += it;
         }
     }
+}
 
-    double flops_mine = pop_pcg_flops((double)d.bx * d.by, iters, check_every) / iters;
-    double flops_serial = pop_pcg_flops((double)c->nx * c->ny, iters, check_every) / iters;
+/* The iteration_time record's extra keys: per-rank phases, wall time, flops and ocean
+ * points (collective), and the checks. */
+static void iteration_extra(hpc_json *r, solver *sv, const pop_ref *rf, const config *c,
+                            const solve_params *sp, const samples *ms)
+{
+    int iters = ms->iters, check_every = sp->check_every;
+    /* Per iteration, over every kept sample (collective). */
+    hpc_phases_json(r, &sv->ph, 1e6 / (double)ms->kept_iters, MPI_COMM_WORLD);
+    hpc_json_per_rank(r, "wall_per_rank", ms->wall / (double)ms->kept_iters * 1e6,
+                      MPI_COMM_WORLD);
+    hpc_json_per_rank(r, "flops_per_rank",
+                      pop_pcg_flops((double)sv->d.bx * sv->d.by, iters, check_every) / iters,
+                      MPI_COMM_WORLD);
+    hpc_json_exact(r, "serial_flops",
+                   pop_pcg_flops((double)c->nx * c->ny, iters, check_every) / iters);
+    /* Counts, exact (hpc_json_per_rank writes 6 significant digits). */
+    long long *oc = hpc_rank == 0 ? malloc((size_t)hpc_nranks * sizeof *oc) : NULL;
+    long long mine = sv->ocean_mine;
+    MPI_Gather(&mine, 1, MPI_LONG_LONG, oc, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    hpc_json_array(r, "ocean_points_per_rank");
+    for (int q = 0; oc && q < hpc_nranks; q++)
+        hpc_json_int(r, NULL, oc[q]);
+    hpc_json_close(r);
+    free(oc);
+    hpc_json_int(r, "ocean_points", rf->g.ocean);
+    if (!isnan(ms->cr.vs_direct))  /* absent when the grid is too big for the direct solve */
+        hpc_json_num(r, "max_rel_diff_vs_direct", ms->cr.vs_direct);
+    hpc_json_num(r, "max_rel_diff_vs_first_variant", ms->cr.vs_first);
+    hpc_json_num(r, "max_rel_diff_vs_exact", ms->cr.vs_true);
+    hpc_json_num(r, "relative_residual", ms->cr.residual);
+    hpc_json_exact(r, "tol", sp->tol);
+    hpc_json_exact(r, "bound", sp->bound);
+    hpc_json_int(r, "check_every", check_every);
+}
+
+/* The two records of a configuration: iteration_time and sim_days_per_day. */
+static void emit(solver *sv, const pop_ref *rf, const config *c, const solve_params *sp,
+                 const samples *ms)
+{
     for (int k = 0; k < 2; k++) {
         hpc_stats st;
-        hpc_stats_compute(k ? sdpd : iter_us, sm.n, &st);
+        hpc_stats_compute(k ? ms->sdpd : ms->iter_us, ms->sm.n, &st);
         hpc_json r;
         hpc_result_begin(&r, k ? "sim_days_per_day" : "iteration_time", k ? "days/day" : "us",
                          "median", k ? "higher" : "lower");
@@ -392,43 +259,28 @@ static void run_config(reference *rf, const config *c, const solve_params *sp)
         hpc_json_int(&r, "branch", c->sum == POP_SUM_TREE ? c->branch : 0);
         hpc_json_str(&r, "land", LAND_NAMES[c->land]);
         hpc_json_str(&r, "scaling", c->weak ? "weak" : "strong");
-        hpc_result_stats(&r, &st, sm.converged);
-        hpc_json_int(&r, "iterations", iters);
-        hpc_json_exact(&r, "dt_s", dt);
-        if (k == 0) {
-            /* Per iteration, over every kept sample (collective). */
-            hpc_phases_json(&r, &ph, 1e6 / (double)kept_iters, MPI_COMM_WORLD);
-            hpc_json_per_rank(&r, "wall_per_rank", wall / (double)kept_iters * 1e6, MPI_COMM_WORLD);
-            hpc_json_per_rank(&r, "flops_per_rank", flops_mine, MPI_COMM_WORLD);
-            hpc_json_exact(&r, "serial_flops", flops_serial);
-            /* Counts, exact (hpc_json_per_rank writes 6 significant digits). */
-            long long *oc = hpc_rank == 0 ? malloc((size_t)hpc_nranks * sizeof *oc) : NULL;
-            long long mine = ocean_mine;
-            MPI_Gather(&mine, 1, MPI_LONG_LONG, oc, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-            hpc_json_array(&r, "ocean_points_per_rank");
-            for (int q = 0; oc && q < hpc_nranks; q++)
-                hpc_json_int(&r, NULL, oc[q]);
-            hpc_json_close(&r);
-            free(oc);
-            hpc_json_int(&r, "ocean_points", rf->g.ocean);
-            if (!isnan(cr.vs_direct))  /* absent when the grid is too big for the direct solve */
-                hpc_json_num(&r, "max_rel_diff_vs_direct", cr.vs_direct);
-            hpc_json_num(&r, "max_rel_diff_vs_first_variant", cr.vs_first);
-            hpc_json_num(&r, "max_rel_diff_vs_exact", cr.vs_true);
-            hpc_json_num(&r, "relative_residual", cr.residual);
-            hpc_json_exact(&r, "tol", tol);
-            hpc_json_exact(&r, "bound", bound);
-            hpc_json_int(&r, "check_every", check_every);
-        }
+        hpc_result_stats(&r, &st, ms->sm.converged);
+        hpc_json_int(&r, "iterations", ms->iters);
+        hpc_json_exact(&r, "dt_s", sp->dt);
+        if (k == 0)
+            iteration_extra(&r, sv, rf, c, sp, ms);
         hpc_json_emit(&r);
     }
-    free(iter_us);
-    free(sdpd);
-    hpc_sampler_free(&sm);
-    pop_pcg_free(&s);
-    pop_gsum_free(&gs);
-    pop_halo_free(&h);
-    pop_block_free(&blk);
+}
+
+static void run_config(pop_ref *rf, const config *c, const solve_params *sp)
+{
+    char what[160];
+    describe(c, what, sizeof what);
+    solver sv;
+    solver_init(&sv, rf, c, sp);
+    samples ms;
+    sample_solves(&sv, rf, sp, what, &ms);
+    emit(&sv, rf, c, sp, &ms);
+    free(ms.iter_us);
+    free(ms.sdpd);
+    hpc_sampler_free(&ms.sm);
+    solver_free(&sv);
 }
 
 /* Everything the options select: the configurations are its cross product. */
@@ -510,8 +362,8 @@ static void parse(plan *pl)
 /* Every configuration on global grid k with land l. */
 static void sweep_grid(const plan *pl, int k, int l)
 {
-    reference rf;
-    reference_init(&rf, pl->gr[k].x, pl->gr[k].y, (int)pl->lands[l], pl->sp.dt, pl->direct_max);
+    pop_ref rf;
+    pop_ref_init(&rf, pl->gr[k].x, pl->gr[k].y, (int)pl->lands[l], pl->sp.dt, pl->direct_max);
     for (int m = 0; m < pl->npg; m++) {
         if (pl->weak && m != k)
             continue;
@@ -528,7 +380,7 @@ static void sweep_grid(const plan *pl, int k, int l)
                     }
                 }
     }
-    reference_free(&rf);
+    pop_ref_free(&rf);
 }
 
 int main(int argc, char **argv)
