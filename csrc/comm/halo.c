@@ -210,10 +210,9 @@ static void measure(int m, int nd, const char *grid)
     while (hpc_batch_add_coll(&bt, sample(m, nd, bt.k, idx++)))
         ;
     halo_point hp = {METHODS[m], nd, W, N, grid};
-    comm_emit_batch("latency", "us", "lower", &bt, 1e6, 0, 0, "ops_per_sample", halo_params,
-                    &hp);
-    comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, bytes, "ops_per_sample",
-                    halo_params, &hp);
+    hpc_point pt = {halo_params, &hp, "ops_per_sample", comm_record_extra};
+    hpc_batch_emit(&pt, "latency", "us", "lower", &bt, 1e6, 0, 0);
+    hpc_batch_emit(&pt, "bandwidth", "MB/s", "higher", &bt, 1e6, 1, bytes);
     hpc_batch_free(&bt);
 }
 

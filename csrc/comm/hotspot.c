@@ -108,8 +108,8 @@ static void measure(MPI_Comm act, int k, int n)
     while (hpc_batch_add_coll(&bt, sample(act, k, n, bt.k, idx++)))
         ;
     int hp[3] = {k, n, w};
-    comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, (double)k * w * n,
-                    "ops_per_sample", hotspot_params, hp);
+    hpc_point pt = {hotspot_params, hp, "ops_per_sample", comm_record_extra};
+    hpc_batch_emit(&pt, "bandwidth", "MB/s", "higher", &bt, 1e6, 1, (double)k * w * n);
     hpc_batch_free(&bt);
 }
 

@@ -20,7 +20,6 @@ static hpc_option options[] = {
      .help = "seed of the random pairings"},
     {0}};
 
-enum { TAG = 5 };
 
 /* partner[r] for every rank: evens get a random permutation of the odds. */
 static void draw(int np, unsigned long long *state, int *partner)
@@ -75,17 +74,10 @@ int main(int argc, char **argv)
             hpc_fill(sbuf, (size_t)n, hpc_seed((uint64_t)n, (uint64_t)idx, (uint64_t)me));
             memset(rbuf, 0, (size_t)n + 1);
             MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = hpc_now();
-            for (long i = 0; i < bt.k; i++) {
-                if (init) {
-                    MPI_Send(sbuf, n, MPI_BYTE, p, TAG, MPI_COMM_WORLD);
-                    MPI_Recv(rbuf, n, MPI_BYTE, p, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                } else {
-                    MPI_Recv(rbuf, n, MPI_BYTE, p, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    MPI_Send(sbuf, n, MPI_BYTE, p, TAG, MPI_COMM_WORLD);
-                }
-            }
-            double t = init ? hpc_now() - t0 : 0.0, slow;
+            double t = comm_round_trips(MPI_COMM_WORLD, p, init, MPI_Send, sbuf, rbuf, n,
+                                        bt.k, MPI_STATUS_IGNORE), slow;
+            if (!init)
+                t = 0.0;  /* the initiators' clocks span the round trips */
             if (hpc_inject == HPC_INJECT_CORRUPT && n > 0)
                 rbuf[n / 2] ^= 0x5a;
             long long bad = hpc_check(rbuf, (size_t)n,
@@ -100,11 +92,10 @@ int main(int argc, char **argv)
             if (!hpc_batch_add_coll(&bt, slow))
                 break;
         }
-        comm_emit_batch("latency", "us", "lower", &bt, 1e6, 0, 0, "ops_per_sample",
-                        random2_params, &n);
+        hpc_point pt = {random2_params, &n, "ops_per_sample", comm_record_extra};
+        hpc_batch_emit(&pt, "latency", "us", "lower", &bt, 1e6, 0, 0);
         if (n > 0)
-            comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, n, "ops_per_sample",
-                            random2_params, &n);
+            hpc_batch_emit(&pt, "bandwidth", "MB/s", "higher", &bt, 1e6, 1, n);
         hpc_batch_free(&bt);
     }
     free(sbuf);

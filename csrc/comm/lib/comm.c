@@ -211,22 +211,11 @@ int comm_rank_in(MPI_Comm comm, int world_rank)
     return out;
 }
 
-/* One record from values already scaled: stats, params, batch length. */
-static void emit_values(const char *metric, const char *unit, const char *better,
-                        const double *v, int n, int converged, const char *batch_key,
-                        long batch, void (*params)(hpc_json *, const void *), const void *ctx)
+void comm_record_extra(hpc_json *r)
 {
-    hpc_stats st;
-    hpc_stats_compute(v, n, &st);
-    hpc_json r;
-    hpc_result_begin(&r, metric, unit, "median", better);
-    params(&r, ctx);
-    hpc_result_stats(&r, &st, converged);
-    hpc_json_int(&r, batch_key, batch);
-    hpc_json_str(&r, "buffer_pages", comm_buffer_pages);
+    hpc_json_str(r, "buffer_pages", comm_buffer_pages);
     if (comm_refining)
-        hpc_json_bool(&r, "refined", 1);  /* a size the sweep added to bracket a switch */
-    hpc_json_emit(&r);
+        hpc_json_bool(r, "refined", 1);  /* a size the sweep added to bracket a switch */
 }
 
 void comm_emit(const char *metric, const char *unit, const char *better, const comm_point *p,
@@ -240,24 +229,7 @@ void comm_emit(const char *metric, const char *unit, const char *better, const c
         abort();
     for (int i = 0; i < p->n; i++)
         v[i] = is_rate ? scale / p->t[i] : p->t[i] * scale;
-    emit_values(metric, unit, better, v, p->n, p->converged, "ops_per_sample", p->batch, params,
-                ctx);
-    free(v);
-}
-
-void comm_emit_batch(const char *metric, const char *unit, const char *better,
-                     const hpc_batch *b, double scale, int is_rate, double work,
-                     const char *batch_key,
-                     void (*params)(hpc_json *, const void *), const void *ctx)
-{
-    if (hpc_rank != 0)
-        return;
-    const hpc_sampler *s = &b->s;
-    double *v = malloc((size_t)(s->n > 0 ? s->n : 1) * sizeof *v);
-    if (!v)
-        abort();
-    for (int i = 0; i < s->n; i++)
-        v[i] = is_rate ? work / (s->samples[i] * scale) : s->samples[i] * scale;
-    emit_values(metric, unit, better, v, s->n, s->converged, batch_key, b->k, params, ctx);
+    hpc_point pt = {params, ctx, "ops_per_sample", comm_record_extra};
+    hpc_emit_values(&pt, metric, unit, better, v, p->n, p->converged, p->batch);
     free(v);
 }

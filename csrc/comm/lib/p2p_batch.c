@@ -13,20 +13,24 @@
 static void wait_all(int c, MPI_Request *r) { MPI_Waitall(c, r, MPI_STATUSES_IGNORE); }
 #pragma GCC diagnostic pop
 
-void comm_round_trips(MPI_Comm c, int peer, int init, comm_send_fn send, const char *sbuf,
-                      char *rbuf, int n, long k, MPI_Status *st)
+double comm_round_trips(MPI_Comm c, int peer, int init, comm_send_fn send, const char *sbuf,
+                        char *rbuf, int n, long k, MPI_Status *st)
 {
+    double t0;
     if (init) {
+        t0 = hpc_now();
         for (long i = 0; i < k; i++) {
             send(sbuf, n, MPI_BYTE, peer, TAG, c);
             MPI_Recv(rbuf, n, MPI_BYTE, peer, TAG, c, st);
         }
     } else {
+        t0 = hpc_now();
         for (long i = 0; i < k; i++) {
             MPI_Recv(rbuf, n, MPI_BYTE, peer, TAG, c, st);
             send(sbuf, n, MPI_BYTE, peer, TAG, c);
         }
     }
+    return hpc_now() - t0;
 }
 
 static void pingpong_isend(const job *j, long k)
