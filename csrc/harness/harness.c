@@ -117,7 +117,7 @@ void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
                                                 : HPC_INJECT_NONE;
 
     hpc_timer_calibrate(&hpc_timer);
-    hpc_tracing = getenv("HPCEVAL_TRACE_DIR") != NULL;  /* phases.h: mark phases for the tracer */
+    hpc_tracing = getenv("HPCEVAL_TRACE_DIR") != NULL;  /* output.h */
     if (provided < thread_level)
         hpc_usage_error("MPI provides thread level '%s', '%s' is needed",
                         thread_level_name(provided), thread_level_name(thread_level));

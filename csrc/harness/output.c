@@ -2,7 +2,6 @@
 #include "output.h"
 #include "check.h"
 #include "disturb.h"
-#include "phases.h"
 #include "options.h"
 
 #include <math.h>
@@ -20,6 +19,7 @@ enum { RECORD_VERSION = 1 };
 static const char *bench_name = "unknown";
 static int my_rank;
 static int writer;  /* rank 0 writes records */
+int hpc_tracing;
 
 void hpc_output_init(const char *benchmark, int rank)
 {
