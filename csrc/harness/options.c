@@ -356,11 +356,15 @@ void hpc_options_help(const char *prog, const char *about)
 {
     printf("usage: %s [--option value | --option=value]...\n%s\n\n", prog, about);
     printf("SIZE: non-negative integer, suffixes K, M, G are binary (1K = 1024);\n"
-           "SIZES: comma-separated list of SIZE.\n\n");
+           "SIZES: comma-separated list of SIZE; WORD,...: comma-separated words, each once;\n"
+           "AxB,...: comma-separated grids such as 4x2, each once.\n\n");
     for (int i = 0; i < ntable; i++) {
         const hpc_option *o = &table[i];
         char head[64];
-        snprintf(head, sizeof head, "--%s %s", o->name, type_word(o->type));
+        if (o->type == HPC_GRIDS && o->what)
+            snprintf(head, sizeof head, "--%s %s,...", o->name, o->what);
+        else
+            snprintf(head, sizeof head, "--%s %s", o->name, type_word(o->type));
         printf("  %-22s %s\n", head, o->help);
         printf("  %-22s default: %s", "", o->def);
         if (o->type == HPC_CHOICE)

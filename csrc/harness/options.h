@@ -6,7 +6,13 @@
  *          .help = "working-set sizes in bytes"},
  *         {0}                                  // terminator
  *     };
- * and reads them with hpc_opt_int("stride") etc. after hpc_init(). The
+ * and reads them with hpc_opt_int("stride") etc. after hpc_init(). Lists:
+ *     {.name = "halos", .type = HPC_CHOICES, .def = "pack,put", .choices = "datatype|pack|put"},
+ *     {.name = "pgrids", .type = HPC_GRIDS, .def = "all", .what = "PxQ", .all = 1},
+ * read with hpc_opt_list("halos", &idx) (indices into .choices, in the order given) or
+ * hpc_opt_chosen("halos", on) (flags), hpc_opt_grids("pgrids", &g) or, for process grids,
+ * hpc_opt_pgrids (harness.h: "all" expanded, each checked to fit the ranks). A bad value is
+ * a one-line usage error naming the option. The
  * common options (--warmup, --min-reps, ...) are added by the harness; a
  * benchmark entry with the same name replaces the common one (to change its
  * default or range). Syntax: --name value or --name=value.
