@@ -196,8 +196,9 @@ static int set_list(hpc_option *o, const char *v, char *err, size_t errlen)
     int n = 1;
     for (const char *p = v; *p; p++)
         n += *p == ',';
-    /* room for the elements, or for every choice ("all") */
-    int room = o->type == HPC_CHOICES && choice_count(o->choices) > n ? choice_count(o->choices) : n;
+    int room = n;  /* for the elements, or for every choice ("all") */
+    if (o->type == HPC_CHOICES && choice_count(o->choices) > n)
+        room = choice_count(o->choices);
     free(o->list);
     free(o->grids);
     o->list = calloc((size_t)room, sizeof *o->list);
@@ -225,7 +226,8 @@ static int set_list(hpc_option *o, const char *v, char *err, size_t errlen)
                 rc = -1;
             }
             o->nlist = k + 1;
-            item = comma + 1;
+            if (comma)
+                item = comma + 1;
         }
     }
     free(copy);
