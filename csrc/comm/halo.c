@@ -138,7 +138,7 @@ static void pack_exchanges(int nd, long k)
                     *p++ = a[(size_t)r * L + c];
             MPI_Isend(sbuf[d], h * wd, MPI_DOUBLE, nbr[d], d, cart, &req[nd + d]);
         }
-        comm_wait_all(2 * nd, req);
+        hpc_wait_all(2 * nd, req);
         for (int d = 0; d < nd; d++) {
             int r0, h, c0, wd;
             region(d, 1, &r0, &h, &c0, &wd);
@@ -158,7 +158,7 @@ static void datatype_exchanges(int nd, long k)
             MPI_Irecv(a, 1, gt[d], nbr[d], opposite(d), cart, &req[d]);
         for (int d = 0; d < nd; d++)
             MPI_Isend(a, 1, st[d], nbr[d], d, cart, &req[nd + d]);
-        comm_wait_all(2 * nd, req);
+        hpc_wait_all(2 * nd, req);
     }
 }
 

@@ -47,7 +47,7 @@ static void receive_windows(MPI_Comm act, int k, int n, long nb)
             for (int m = 0; m < w; m++)
                 MPI_Irecv(buf + (size_t)(r - 1) * n, n, MPI_BYTE, r, TAG, act,
                           &req[(r - 1) * w + m]);
-        comm_wait_all(k * w, req);
+        hpc_wait_all(k * w, req);
         for (int r = 1; r <= k; r++)
             MPI_Send(NULL, 0, MPI_BYTE, r, ACK, act);
     }
@@ -59,7 +59,7 @@ static void send_windows(MPI_Comm act, int n, long nb)
     for (long b = 0; b < nb; b++) {
         for (int m = 0; m < w; m++)
             MPI_Isend(buf, n, MPI_BYTE, 0, TAG, act, &req[m]);
-        comm_wait_all(w, req);
+        hpc_wait_all(w, req);
         MPI_Recv(NULL, 0, MPI_BYTE, 0, ACK, act, MPI_STATUS_IGNORE);
     }
 }

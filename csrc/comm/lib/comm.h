@@ -121,17 +121,6 @@ void comm_emit(const char *metric, const char *unit, const char *better, const c
  * and refined for a size comm_refine_switches added. */
 void comm_record_extra(hpc_json *r);
 
-/* MPI_Waitall(c, r, MPI_STATUSES_IGNORE), inline (timed loops call it). MPICH defines
- * MPI_STATUSES_IGNORE as (MPI_Status *)1, which gcc 12 takes for a zero-length array that
- * MPI_Waitall would overflow: a false warning, silenced here once. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-static inline void comm_wait_all(int c, MPI_Request *r)
-{
-    MPI_Waitall(c, r, MPI_STATUSES_IGNORE);
-}
-#pragma GCC diagnostic pop
-
 /* Write over `bytes` of a private buffer so caches hold none of the message
  * buffers (no-op when bytes == 0). */
 void comm_flush_cache(size_t bytes);

@@ -36,7 +36,7 @@ static void pingpong_isend(const job *j, long k)
         for (long i = 0; i < k; i++) {
             MPI_Irecv(r, n, MPI_BYTE, to, TAG, c, &q[0]);
             MPI_Isend(s, n, MPI_BYTE, to, TAG, c, &q[1]);
-            comm_wait_all(2, q);
+            hpc_wait_all(2, q);
         }
         return;
     }
@@ -76,7 +76,7 @@ static void pingpong_persistent(const job *j, long k)
     for (long i = 0; i < k; i++) {
         if (j->init) {
             MPI_Startall(2, q);
-            comm_wait_all(2, q);
+            hpc_wait_all(2, q);
         } else {
             MPI_Start(&q[0]);
             MPI_Wait(&q[0], MPI_STATUS_IGNORE);
@@ -161,11 +161,11 @@ static void swap(const job *j, long k)
         case PROTO_ISEND:
             MPI_Irecv(r, n, MPI_BYTE, j->from, TAG, c, &q[0]);
             MPI_Isend(s, n, MPI_BYTE, j->to, TAG, c, &q[1]);
-            comm_wait_all(2, q);
+            hpc_wait_all(2, q);
             break;
         case PROTO_PERSISTENT:
             MPI_Startall(2, q);
-            comm_wait_all(2, q);
+            hpc_wait_all(2, q);
             break;
         case PROTO_PUT_FENCE:
             MPI_Put(s, n, MPI_BYTE, j->to, 0, n, MPI_BYTE, j->b->wr);
@@ -224,7 +224,7 @@ static void stream_both(const job *j, long k)
             for (int m = 0; m < w; m++)
                 MPI_Isend(s, n, MPI_BYTE, to, TAG, j->act, &q[w + m]);
         }
-        comm_wait_all(2 * w, q);
+        hpc_wait_all(2 * w, q);
     }
 }
 
@@ -254,7 +254,7 @@ static void stream_send(const job *j, long k)
                 else
                     MPI_Isend(s, n, MPI_BYTE, to, TAG, c, &q[m]);
             }
-            comm_wait_all(w, q);
+            hpc_wait_all(w, q);
         }
         if (p != PROTO_RSEND)
             MPI_Recv(NULL, 0, MPI_BYTE, to, ACK, c, MPI_STATUS_IGNORE);
@@ -281,7 +281,7 @@ static void stream_receive(const job *j, long k)
         }
         if (p == PROTO_RSEND)
             MPI_Send(NULL, 0, MPI_BYTE, to, ACK, c);
-        comm_wait_all(w, q);
+        hpc_wait_all(w, q);
         if (p != PROTO_RSEND)
             MPI_Send(NULL, 0, MPI_BYTE, to, ACK, c);
     }
