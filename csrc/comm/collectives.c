@@ -25,10 +25,10 @@
 #include <string.h>
 
 static hpc_option options[] = {
-    {.name = "ops", .type = HPC_STRING,
+    {.name = "ops", .type = HPC_CHOICES,
      .def = "barrier,bcast,reduce,allreduce,allgather,alltoall,alltoallv",
-     .help = "comma-separated: barrier, bcast, reduce, allreduce, allgather, alltoall, "
-             "alltoallv, all"},
+     .choices = "barrier|bcast|reduce|allreduce|allgather|alltoall|alltoallv", .all = 1,
+     .what = "a collective", .help = "collectives to measure"},
     {.name = "sizes", .type = HPC_SIZES, .def = "4,64,1K,16K,256K,1M", .min = 0,
      .max = 1 << 28, .help = "bytes per rank (multiples of 4 for reduce/allreduce)"},
     {0}};
@@ -293,18 +293,8 @@ int main(int argc, char **argv)
              "slowest rank; per-rank mean beside it).",
              options, MPI_THREAD_SINGLE);
     me = hpc_rank, np = hpc_nranks;
-    int on[NOPS] = {0};
-    char *copy = strdup(hpc_opt_str("ops")), *save = NULL, *bad = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int found = 0;
-        for (int i = 0; i < NOPS; i++)
-            if (!strcmp(t, "all") || !strcmp(t, NAMES[i]))
-                on[i] = found = 1;
-        if (!found && !bad)
-            bad = t;
-    }
-    hpc_usage_check(bad != NULL, "--ops: '%s' is not a collective (barrier, bcast, reduce, "
-                    "allreduce, allgather, alltoall, alltoallv, all)", bad ? bad : "");
+    int on[NOPS];
+    hpc_opt_chosen("ops", on);
     const long long *sizes;
     int nsizes = hpc_opt_list("sizes", &sizes);
     long long max = 4;
@@ -338,7 +328,6 @@ int main(int argc, char **argv)
     free(sb);
     free(rb);
     free(scnt);
-    free(copy);
     hpc_finish();
     return 0;
 }

@@ -61,6 +61,76 @@ static void params(hpc_json *j, const void *ctx)
     hpc_json_str(j, "protocol", p->proto);
 }
 
+/* Node, CPU and socket of every world rank. */
+static int *node, *cpu, *sock;
+
+static void placement(void)
+{
+    node = malloc((size_t)hpc_nranks * sizeof *node);
+    cpu = malloc((size_t)hpc_nranks * sizeof *cpu);
+    sock = malloc((size_t)hpc_nranks * sizeof *sock);
+    if (!node || !cpu || !sock)
+        abort();
+    comm_nodes((int)hpc_opt_int("ranks-per-node"), node);
+    int mycpu = sched_getcpu(), mysock = socket_of(mycpu);
+    MPI_Allgather(&mycpu, 1, MPI_INT, cpu, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Allgather(&mysock, 1, MPI_INT, sock, 1, MPI_INT, MPI_COMM_WORLD);
+}
+
+/* Ranks a and b measure every size into pts; the others pass by. */
+static void measure_pair(int a, int b, const comm_p2p_cfg *cfg, const long long *sizes,
+                         int nsizes, long long max, comm_point *pts)
+{
+    int in = hpc_rank == a || hpc_rank == b, one_sided = cfg->proto >= PROTO_PUT_FENCE;
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, hpc_rank, &pair);
+    if (!in)
+        return;
+    comm_role me = {1, hpc_rank == a, hpc_rank == a ? b : a, hpc_rank == a ? b : a};
+    comm_bufs bufs;
+    comm_bufs_init(&bufs, (size_t)max, pair, one_sided);
+    for (int i = 0; i < nsizes; i++)
+        comm_p2p_point(pair, &me, cfg, &bufs, (size_t)sizes[i], &pts[i]);
+    comm_bufs_free(&bufs, one_sided);
+    MPI_Comm_free(&pair);
+}
+
+/* The pair's lower rank a hands its samples of size i to rank 0. */
+static void hand_over(int a, comm_point *pt)
+{
+    if (a != 0 && hpc_rank == a) {
+        int hdr[3] = {pt->n, pt->converged, (int)pt->batch};
+        MPI_Send(hdr, 3, MPI_INT, 0, 11, MPI_COMM_WORLD);
+        MPI_Send(pt->t, pt->n, MPI_DOUBLE, 0, 12, MPI_COMM_WORLD);
+        free(pt->t);
+    } else if (a != 0 && hpc_rank == 0) {
+        int hdr[3];
+        MPI_Recv(hdr, 3, MPI_INT, a, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        *pt = (comm_point){malloc(sizeof(double) * (size_t)hdr[0]), hdr[0], hdr[1], hdr[2]};
+        MPI_Recv(pt->t, hdr[0], MPI_DOUBLE, a, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
+
+/* Rank 0 writes the pair's records. */
+static void emit_pair(int a, int b, const long long *sizes, int nsizes, const char *proto_name,
+                      comm_point *pts)
+{
+    for (int i = 0; i < nsizes; i++) {
+        hand_over(a, &pts[i]);
+        if (hpc_rank == 0) {
+            pp p = {sizes[i], a, b, node[a], node[b], cpu[a], cpu[b], sock[a], sock[b],
+                    proto_name};
+            comm_emit("latency", "us", "lower", &pts[i], 1e6, 0, params, &p);
+            if (sizes[i] > 0)
+                comm_emit("bandwidth", "MB/s", "higher", &pts[i], (double)sizes[i] / 1e6, 1,
+                          params, &p);
+            free(pts[i].t);
+        } else if (hpc_rank == b) {
+            free(pts[i].t);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "distance",
@@ -75,69 +145,19 @@ int main(int argc, char **argv)
     const long long *sizes;
     int nsizes;
     long long max = comm_opt_sizes(&sizes, &nsizes);
-
-    int *node = malloc((size_t)hpc_nranks * sizeof *node);
-    int *cpu = malloc((size_t)hpc_nranks * sizeof *cpu);
-    if (!node || !cpu)
-        abort();
-    comm_nodes((int)hpc_opt_int("ranks-per-node"), node);
-    int *sock = malloc((size_t)hpc_nranks * sizeof *sock);
-    if (!sock)
-        abort();
-    int mycpu = sched_getcpu(), mysock = socket_of(mycpu);
-    MPI_Allgather(&mycpu, 1, MPI_INT, cpu, 1, MPI_INT, MPI_COMM_WORLD);
-    MPI_Allgather(&mysock, 1, MPI_INT, sock, 1, MPI_INT, MPI_COMM_WORLD);
+    placement();
 
     hpc_begin(1, NULL);
     hpc_inject_first_point();
-    int one_sided = proto >= PROTO_PUT_FENCE;
     comm_p2p_cfg cfg = {MODE_PINGPONG, proto, 1, 0};
     comm_point *pts = calloc((size_t)nsizes, sizeof *pts);
     if (!pts)
         abort();
     for (int a = 0; a < (full ? hpc_nranks - 1 : 1); a++)
         for (int b = a + 1; b < hpc_nranks; b++) {
-            int in = hpc_rank == a || hpc_rank == b;
-            MPI_Comm pair;
-            MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, hpc_rank, &pair);
-            if (in) {
-                comm_role me = {1, hpc_rank == a, hpc_rank == a ? b : a, hpc_rank == a ? b : a};
-                comm_bufs bufs;
-                comm_bufs_init(&bufs, (size_t)max, pair, one_sided);
-                for (int i = 0; i < nsizes; i++)
-                    comm_p2p_point(pair, &me, &cfg, &bufs, (size_t)sizes[i], &pts[i]);
-                comm_bufs_free(&bufs, one_sided);
-                MPI_Comm_free(&pair);
-            }
-            /* The others wait idle; then the pair's lower rank hands its samples
-             * to rank 0, which writes every record. */
-            hpc_idle_barrier(MPI_COMM_WORLD);
-            for (int i = 0; i < nsizes; i++) {
-                if (a != 0 && hpc_rank == a) {
-                    int hdr[3] = {pts[i].n, pts[i].converged, (int)pts[i].batch};
-                    MPI_Send(hdr, 3, MPI_INT, 0, 11, MPI_COMM_WORLD);
-                    MPI_Send(pts[i].t, pts[i].n, MPI_DOUBLE, 0, 12, MPI_COMM_WORLD);
-                    free(pts[i].t);
-                } else if (a != 0 && hpc_rank == 0) {
-                    int hdr[3];
-                    MPI_Recv(hdr, 3, MPI_INT, a, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    pts[i] = (comm_point){malloc(sizeof(double) * (size_t)hdr[0]), hdr[0],
-                                          hdr[1], hdr[2]};
-                    MPI_Recv(pts[i].t, hdr[0], MPI_DOUBLE, a, 12, MPI_COMM_WORLD,
-                             MPI_STATUS_IGNORE);
-                }
-                if (hpc_rank == 0) {
-                    pp p = {sizes[i], a, b, node[a], node[b], cpu[a], cpu[b], sock[a], sock[b],
-                            proto_name};
-                    comm_emit("latency", "us", "lower", &pts[i], 1e6, 0, params, &p);
-                    if (sizes[i] > 0)
-                        comm_emit("bandwidth", "MB/s", "higher", &pts[i],
-                                  (double)sizes[i] / 1e6, 1, params, &p);
-                    free(pts[i].t);
-                } else if (hpc_rank == b) {
-                    free(pts[i].t);
-                }
-            }
+            measure_pair(a, b, &cfg, sizes, nsizes, max, pts);
+            hpc_idle_barrier(MPI_COMM_WORLD);  /* the others wait idle */
+            emit_pair(a, b, sizes, nsizes, proto_name, pts);
         }
     free(pts);
     free(node);

@@ -25,9 +25,10 @@ static hpc_option options[] = {
      .help = "cells per side of each rank's tile"},
     {.name = "widths", .type = HPC_SIZES, .def = "1,2,4", .min = 1, .max = 8192,
      .help = "ghost widths (cells)"},
-    {.name = "neighbours", .type = HPC_STRING, .def = "4,8", .help = "4 and/or 8, comma-separated"},
-    {.name = "methods", .type = HPC_STRING, .def = "pack,datatype,put",
-     .help = "comma-separated: pack, datatype, put"},
+    {.name = "neighbours", .type = HPC_CHOICES, .def = "4,8", .choices = "4|8",
+     .help = "neighbours: 4 (sides) and/or 8 (and corners)"},
+    {.name = "methods", .type = HPC_CHOICES, .def = "pack,datatype,put",
+     .choices = "pack|datatype|put", .all = 1, .help = "halo exchange methods"},
     {0}};
 
 static const char *const METHODS[] = {"pack", "datatype", "put"};
@@ -110,6 +111,172 @@ static void halo_params(hpc_json *r, const void *ctx)
     hpc_json_str(r, "grid", h->grid);
 }
 
+/* Set up once per run (nbr, buffers, window) and per width (the subarray types). */
+static int nbr[8];                    /* neighbour rank in each direction (periodic) */
+static double *sbuf[8], *rbuf[8];     /* pack: one edge each */
+static MPI_Win win;                   /* over a */
+static MPI_Datatype st[8], gt[8];     /* edge sent toward d, ghost filled from d */
+
+enum { PACK, DATATYPE, PUT };
+
+static int count(int d) { return (DY[d] ? W : N) * (DX[d] ? W : N); }
+
+/* k exchanges with nd neighbours by each method. Receive from direction d what that
+ * neighbour sent toward -d. */
+static void pack_exchanges(int nd, long k)
+{
+    MPI_Request req[16];
+    for (long it = 0; it < k; it++) {
+        for (int d = 0; d < nd; d++)
+            MPI_Irecv(rbuf[d], count(d), MPI_DOUBLE, nbr[d], opposite(d), cart, &req[d]);
+        for (int d = 0; d < nd; d++) {
+            int r0, h, c0, wd;
+            region(d, 0, &r0, &h, &c0, &wd);
+            double *p = sbuf[d];
+            for (int r = r0; r < r0 + h; r++)
+                for (int c = c0; c < c0 + wd; c++)
+                    *p++ = a[(size_t)r * L + c];
+            MPI_Isend(sbuf[d], h * wd, MPI_DOUBLE, nbr[d], d, cart, &req[nd + d]);
+        }
+        hpc_wait_all(2 * nd, req);
+        for (int d = 0; d < nd; d++) {
+            int r0, h, c0, wd;
+            region(d, 1, &r0, &h, &c0, &wd);
+            const double *p = rbuf[d];
+            for (int r = r0; r < r0 + h; r++)
+                for (int c = c0; c < c0 + wd; c++)
+                    a[(size_t)r * L + c] = *p++;
+        }
+    }
+}
+
+static void datatype_exchanges(int nd, long k)
+{
+    MPI_Request req[16];
+    for (long it = 0; it < k; it++) {
+        for (int d = 0; d < nd; d++)
+            MPI_Irecv(a, 1, gt[d], nbr[d], opposite(d), cart, &req[d]);
+        for (int d = 0; d < nd; d++)
+            MPI_Isend(a, 1, st[d], nbr[d], d, cart, &req[nd + d]);
+        hpc_wait_all(2 * nd, req);
+    }
+}
+
+static void put_exchanges(int nd, long k)
+{
+    for (long it = 0; it < k; it++) {
+        for (int d = 0; d < nd; d++)
+            MPI_Put(a, 1, st[d], nbr[d], 0, 1, gt[opposite(d)], win);
+        MPI_Win_fence(0, win);
+    }
+}
+
+/* One sample of k exchanges: the slowest rank's time (on rank 0); the ghosts are checked
+ * after it, outside the timed region. */
+static double sample(int m, int nd, long k, long idx)
+{
+    fill(idx);
+    if (m == PUT)
+        MPI_Win_fence(0, win);
+    MPI_Barrier(cart);
+    double t0 = hpc_now();
+    if (m == PACK)
+        pack_exchanges(nd, k);
+    else if (m == DATATYPE)
+        datatype_exchanges(nd, k);
+    else
+        put_exchanges(nd, k);
+    double t = hpc_now() - t0, slow;
+    if (hpc_inject == HPC_INJECT_CORRUPT && hpc_rank == hpc_nranks - 1)
+        a[(size_t)(W - 1) * L + W] += 1.0;  /* a ghost cell of the top side */
+    long long badc = check(nd, idx);
+    if (badc >= 0)
+        hpc_fail("data check failed: halo %s, %d neighbours, width %d, sample %ld: rank %d "
+                 "ghost cell (%lld,%lld) is wrong", METHODS[m], nd, W, idx, hpc_rank,
+                 badc / L, badc % L);
+    MPI_Reduce(&t, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, cart);
+    return slow;
+}
+
+/* Method m with nd neighbours at the current width: its two records. */
+static void measure(int m, int nd, const char *grid)
+{
+    hpc_batch bt;
+    hpc_batch_init(&bt, HPC_BATCH_MIN_S, 1L << 20, 1, cart);
+    double bytes = 0;
+    for (int d = 0; d < nd; d++)
+        bytes += (double)count(d) * sizeof(double);
+    long idx = 0;
+    while (hpc_batch_add_coll(&bt, sample(m, nd, bt.k, idx++)))
+        ;
+    halo_point hp = {METHODS[m], nd, W, N, grid};
+    hpc_point pt = {halo_params, &hp, "ops_per_sample", comm_record_extra};
+    hpc_batch_emit(&pt, "latency", "us", "lower", &bt, 1e6, 0, 0);
+    hpc_batch_emit(&pt, "bandwidth", "MB/s", "higher", &bt, 1e6, 1, bytes);
+    hpc_batch_free(&bt);
+}
+
+/* Subarray types of width W: send edge and ghost per direction. */
+static void types_init(void)
+{
+    for (int d = 0; d < 8; d++) {
+        int sizes[2] = {L, L}, sub[2], start[2];
+        region(d, 0, &start[0], &sub[0], &start[1], &sub[1]);
+        MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &st[d]);
+        region(d, 1, &start[0], &sub[0], &start[1], &sub[1]);
+        MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &gt[d]);
+        MPI_Type_commit(&st[d]);
+        MPI_Type_commit(&gt[d]);
+    }
+}
+
+static void types_free(void)
+{
+    for (int d = 0; d < 8; d++) {
+        MPI_Type_free(&st[d]);
+        MPI_Type_free(&gt[d]);
+    }
+}
+
+/* The periodic process grid and every rank's neighbours. */
+static void grid_init(void)
+{
+    MPI_Dims_create(hpc_nranks, 2, dims);
+    hpc_usage_check((long long)dims[0] * N >= (1 << 20) || (long long)dims[1] * N >= (1 << 20),
+                    "--tile %d: the global grid must stay below 2^20 cells per side", N);
+    int periods[2] = {1, 1};
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+    MPI_Cart_coords(cart, hpc_rank, 2, coords);
+    for (int d = 0; d < 8; d++) {
+        int c[2] = {coords[0] + DY[d], coords[1] + DX[d]};
+        MPI_Cart_rank(cart, c, &nbr[d]);  /* periodic: wraps */
+    }
+}
+
+/* The array (with the widest ghost frame) and the pack buffers. */
+static void buffers_init(int maxw)
+{
+    L = N + 2 * maxw;
+    size_t abytes = (size_t)L * L * sizeof(double);
+    /* MPI_Win_allocate, not Win_create over MPI_Alloc_mem: Open MPI 4.1 then picks its
+     * shared-memory one-sided component, and Win_create fails on a single rank there. */
+    MPI_Win_allocate((MPI_Aint)abytes, sizeof(double), MPI_INFO_NULL, cart, &a, &win);
+    memset(a, 0, abytes);
+    for (int d = 0; d < 8; d++) {
+        sbuf[d] = malloc((size_t)N * maxw * sizeof(double));
+        rbuf[d] = malloc((size_t)N * maxw * sizeof(double));
+        if (!sbuf[d] || !rbuf[d])
+            abort();
+    }
+}
+
+static void buffers_free(void)
+{
+    MPI_Win_free(&win);  /* frees a too */
+    for (int d = 0; d < 8; d++)
+        free(sbuf[d]), free(rbuf[d]);
+}
+
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "halo",
@@ -122,155 +289,27 @@ int main(int argc, char **argv)
     for (int i = 0; i < nw; i++)
         maxw = widths[i] > maxw ? (int)widths[i] : maxw;
     hpc_usage_check(maxw > N, "--widths: a ghost width (%d) larger than the tile (%d)", maxw, N);
-    int nb_on[2] = {0, 0}, m_on[3] = {0, 0, 0};
-    const char *bad = NULL;
-    char *copy = strdup(hpc_opt_str("neighbours")), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (!strcmp(t, "4")) nb_on[0] = 1;
-        else if (!strcmp(t, "8")) nb_on[1] = 1;
-        else bad = "--neighbours: give 4 and/or 8";
-    free(copy);
-    copy = strdup(hpc_opt_str("methods"));
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int f = 0;
-        for (int m = 0; m < 3; m++)
-            if (!strcmp(t, METHODS[m]) || !strcmp(t, "all"))
-                m_on[m] = f = 1;
-        if (!f)
-            bad = "--methods: give pack, datatype and/or put";
-    }
-    free(copy);
-    hpc_usage_check(bad != NULL, "%s", bad ? bad : "");
+    int nb_on[2], m_on[3];
+    hpc_opt_chosen("neighbours", nb_on);
+    hpc_opt_chosen("methods", m_on);
+    grid_init();
 
-    MPI_Dims_create(hpc_nranks, 2, dims);
-    hpc_usage_check((long long)dims[0] * N >= (1 << 20) || (long long)dims[1] * N >= (1 << 20),
-                    "--tile %d: the global grid must stay below 2^20 cells per side", N);
-    int periods[2] = {1, 1};
-    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
-    MPI_Cart_coords(cart, hpc_rank, 2, coords);
-    int nbr[8];
-    for (int d = 0; d < 8; d++) {
-        int c[2] = {coords[0] + DY[d], coords[1] + DX[d]};
-        MPI_Cart_rank(cart, c, &nbr[d]);  /* periodic: wraps */
-    }
     hpc_begin(1, NULL);
     char grid[32];
     snprintf(grid, sizeof grid, "%dx%d", dims[0], dims[1]);
-
-    L = N + 2 * maxw;
-    size_t abytes = (size_t)L * L * sizeof(double);
-    MPI_Win win;
-    /* MPI_Win_allocate, not Win_create over MPI_Alloc_mem: Open MPI 4.1 then picks its
-     * shared-memory one-sided component, and Win_create fails on a single rank there. */
-    MPI_Win_allocate((MPI_Aint)abytes, sizeof(double), MPI_INFO_NULL, cart, &a, &win);
-    memset(a, 0, abytes);
-    double *sbuf[8], *rbuf[8];
-    for (int d = 0; d < 8; d++) {
-        sbuf[d] = malloc((size_t)N * maxw * sizeof(double));
-        rbuf[d] = malloc((size_t)N * maxw * sizeof(double));
-    }
+    buffers_init(maxw);
     hpc_inject_first_point();
-
     for (int wi = 0; wi < nw; wi++) {
         W = (int)widths[wi];
         L = N + 2 * W;
-        /* Subarray types of this width: send edge and ghost per direction. */
-        MPI_Datatype st[8], gt[8];
-        for (int d = 0; d < 8; d++) {
-            int sizes[2] = {L, L}, sub[2], start[2];
-            region(d, 0, &start[0], &sub[0], &start[1], &sub[1]);
-            MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &st[d]);
-            region(d, 1, &start[0], &sub[0], &start[1], &sub[1]);
-            MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &gt[d]);
-            MPI_Type_commit(&st[d]);
-            MPI_Type_commit(&gt[d]);
-        }
+        types_init();
         for (int nbi = 0; nbi < 2; nbi++)
-            for (int m = 0; nb_on[nbi] && m < 3; m++) {
-                if (!m_on[m])
-                    continue;
-                int nd = nbi ? 8 : 4;
-                long idx = 0;
-                hpc_batch bt;
-                hpc_batch_init(&bt, HPC_BATCH_MIN_S, 1L << 20, 1, cart);
-                double bytes = 0;
-                for (int d = 0; d < nd; d++)
-                    bytes += (double)(DY[d] ? W : N) * (DX[d] ? W : N) * sizeof(double);
-                for (;;) {
-                    fill(idx);
-                    MPI_Request req[16];
-                    if (m == 2)
-                        MPI_Win_fence(0, win);
-                    MPI_Barrier(cart);
-                    double t0 = hpc_now();
-                    for (long it = 0; it < bt.k; it++) {
-                        if (m == 2) {
-                            for (int d = 0; d < nd; d++)
-                                MPI_Put(a, 1, st[d], nbr[d], 0, 1, gt[opposite(d)], win);
-                            MPI_Win_fence(0, win);
-                            continue;
-                        }
-                        /* Receive from direction d what that neighbour sent toward -d. */
-                        for (int d = 0; d < nd; d++) {
-                            if (m == 0)
-                                MPI_Irecv(rbuf[d], (DY[d] ? W : N) * (DX[d] ? W : N), MPI_DOUBLE,
-                                          nbr[d], opposite(d), cart, &req[d]);
-                            else
-                                MPI_Irecv(a, 1, gt[d], nbr[d], opposite(d), cart, &req[d]);
-                        }
-                        for (int d = 0; d < nd; d++) {
-                            if (m == 0) {
-                                int r0, h, c0, wd;
-                                region(d, 0, &r0, &h, &c0, &wd);
-                                double *p = sbuf[d];
-                                for (int r = r0; r < r0 + h; r++)
-                                    for (int c = c0; c < c0 + wd; c++)
-                                        *p++ = a[(size_t)r * L + c];
-                                MPI_Isend(sbuf[d], h * wd, MPI_DOUBLE, nbr[d], d, cart,
-                                          &req[nd + d]);
-                            } else {
-                                MPI_Isend(a, 1, st[d], nbr[d], d, cart, &req[nd + d]);
-                            }
-                        }
-                        MPI_Waitall(2 * nd, req, MPI_STATUSES_IGNORE);
-                        if (m == 0)
-                            for (int d = 0; d < nd; d++) {
-                                int r0, h, c0, wd;
-                                region(d, 1, &r0, &h, &c0, &wd);
-                                const double *p = rbuf[d];
-                                for (int r = r0; r < r0 + h; r++)
-                                    for (int c = c0; c < c0 + wd; c++)
-                                        a[(size_t)r * L + c] = *p++;
-                            }
-                    }
-                    double t = hpc_now() - t0, slow;
-                    if (hpc_inject == HPC_INJECT_CORRUPT && hpc_rank == hpc_nranks - 1)
-                        a[(size_t)(W - 1) * L + W] += 1.0;  /* a ghost cell of the top side */
-                    long long badc = check(nd, idx);
-                    if (badc >= 0)
-                        hpc_fail("data check failed: halo %s, %d neighbours, width %d, sample "
-                                 "%ld: rank %d ghost cell (%lld,%lld) is wrong", METHODS[m], nd,
-                                 W, idx, hpc_rank, badc / L, badc % L);
-                    MPI_Reduce(&t, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, cart);
-                    idx++;
-                    if (!hpc_batch_add_coll(&bt, slow))
-                        break;
-                }
-                halo_point hp = {METHODS[m], nd, W, N, grid};
-                comm_emit_batch("latency", "us", "lower", &bt, 1e6, 0, 0, "ops_per_sample",
-                                halo_params, &hp);
-                comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, bytes,
-                                "ops_per_sample", halo_params, &hp);
-                hpc_batch_free(&bt);
-            }
-        for (int d = 0; d < 8; d++) {
-            MPI_Type_free(&st[d]);
-            MPI_Type_free(&gt[d]);
-        }
+            for (int m = 0; nb_on[nbi] && m < 3; m++)
+                if (m_on[m])
+                    measure(m, nbi ? 8 : 4, grid);
+        types_free();
     }
-    MPI_Win_free(&win);  /* frees a too */
-    for (int d = 0; d < 8; d++)
-        free(sbuf[d]), free(rbuf[d]);
+    buffers_free();
     MPI_Comm_free(&cart);
     hpc_finish();
     return 0;

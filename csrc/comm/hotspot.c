@@ -33,6 +33,86 @@ static void hotspot_params(hpc_json *r, const void *ctx)
     hpc_json_int(r, "window", p[2]);
 }
 
+/* Rank 0: one receive buffer per sender (all W messages of a sender land in it, as
+ * osu_bw's window does); senders: one send buffer. */
+static char *buf;
+static MPI_Request *req;
+static int w;  /* window */
+
+/* nb windows from k senders, each acknowledged (rank 0). */
+static void receive_windows(MPI_Comm act, int k, int n, long nb)
+{
+    for (long b = 0; b < nb; b++) {
+        for (int r = 1; r <= k; r++)
+            for (int m = 0; m < w; m++)
+                MPI_Irecv(buf + (size_t)(r - 1) * n, n, MPI_BYTE, r, TAG, act,
+                          &req[(r - 1) * w + m]);
+        hpc_wait_all(k * w, req);
+        for (int r = 1; r <= k; r++)
+            MPI_Send(NULL, 0, MPI_BYTE, r, ACK, act);
+    }
+}
+
+/* nb windows to rank 0, each waiting for its acknowledgement (senders). */
+static void send_windows(MPI_Comm act, int n, long nb)
+{
+    for (long b = 0; b < nb; b++) {
+        for (int m = 0; m < w; m++)
+            MPI_Isend(buf, n, MPI_BYTE, 0, TAG, act, &req[m]);
+        hpc_wait_all(w, req);
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, ACK, act, MPI_STATUS_IGNORE);
+    }
+}
+
+/* Rank 0, after a sample: every sender's data. */
+static void check_received(int k, int n, long idx)
+{
+    if (hpc_inject == HPC_INJECT_CORRUPT)
+        buf[n / 2] ^= 0x5a;
+    for (int r = 1; r <= k; r++) {
+        long long bad = hpc_check(buf + (size_t)(r - 1) * n, (size_t)n,
+                                  hpc_seed((uint64_t)n, (uint64_t)idx, (uint64_t)r));
+        if (bad >= 0)
+            hpc_fail("data check failed: hotspot, %d senders, %d-byte messages, sample %ld: "
+                     "data from rank %d wrong at offset %lld", k, n, idx, r, bad);
+    }
+}
+
+/* One sample of nb windows; the data are prepared and checked outside the timed region. */
+static double sample(MPI_Comm act, int k, int n, long nb, long idx)
+{
+    int me = hpc_rank;
+    if (me == 0)
+        memset(buf, 0, (size_t)n * k);
+    else
+        hpc_fill(buf, (size_t)n, hpc_seed((uint64_t)n, (uint64_t)idx, (uint64_t)me));
+    MPI_Barrier(act);
+    double t0 = hpc_now();
+    if (me == 0)
+        receive_windows(act, k, n, nb);
+    else
+        send_windows(act, n, nb);
+    double t = hpc_now() - t0;
+    if (me == 0)
+        check_received(k, n, idx);
+    return t;
+}
+
+/* k senders, n-byte messages: one record. */
+static void measure(MPI_Comm act, int k, int n)
+{
+    long idx = 0;
+    hpc_batch bt;
+    hpc_batch_init(&bt, HPC_BATCH_MIN_S, 1L << 20, 1, act);
+    /* bt.k grows until samples last >= 50 us (rank 0 decides, batch.h) */
+    while (hpc_batch_add_coll(&bt, sample(act, k, n, bt.k, idx++)))
+        ;
+    int hp[3] = {k, n, w};
+    hpc_point pt = {hotspot_params, hp, "ops_per_sample", comm_record_extra};
+    hpc_batch_emit(&pt, "bandwidth", "MB/s", "higher", &bt, 1e6, 1, (double)k * w * n);
+    hpc_batch_free(&bt);
+}
+
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "hotspot",
@@ -42,74 +122,20 @@ int main(int argc, char **argv)
     const long long *sizes;
     int nsizes;
     long long max = comm_opt_sizes(&sizes, &nsizes);
-    int w = (int)hpc_opt_int("window");
+    w = (int)hpc_opt_int("window");
     int np = hpc_nranks, me = hpc_rank;
     hpc_begin(1, NULL);
 
-    /* Rank 0: one receive buffer per sender (all W messages of a sender land
-     * in it, as osu_bw's window does); senders: one send buffer. */
-    char *buf = comm_alloc((size_t)max * (me == 0 ? (size_t)(np - 1) : 1) + 1);
-    MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)w * (size_t)np);
+    buf = comm_alloc((size_t)max * (me == 0 ? (size_t)(np - 1) : 1) + 1);
+    req = malloc(sizeof(MPI_Request) * (size_t)w * (size_t)np);
     if (!req)
         abort();
     hpc_inject_first_point();
-
     for (int k = 1; k < np; k++) {
         MPI_Comm act;
         MPI_Comm_split(MPI_COMM_WORLD, me <= k ? 0 : MPI_UNDEFINED, me, &act);
-        for (int si = 0; me <= k && si < nsizes; si++) {
-            int n = (int)sizes[si];
-            long idx = 0;
-            hpc_batch bt;
-            hpc_batch_init(&bt, HPC_BATCH_MIN_S, 1L << 20, 1, act);
-            for (;;) {
-                /* prepare */
-                if (me == 0)
-                    memset(buf, 0, (size_t)n * k);
-                else
-                    hpc_fill(buf, (size_t)n, hpc_seed((uint64_t)n, (uint64_t)idx, (uint64_t)me));
-                MPI_Barrier(act);
-                double t0 = hpc_now();
-                for (long b = 0; b < bt.k; b++) {
-                    if (me == 0) {
-                        for (int r = 1; r <= k; r++)
-                            for (int m = 0; m < w; m++)
-                                MPI_Irecv(buf + (size_t)(r - 1) * n, n, MPI_BYTE, r, TAG, act,
-                                          &req[(r - 1) * w + m]);
-                        MPI_Waitall(k * w, req, MPI_STATUSES_IGNORE);
-                        for (int r = 1; r <= k; r++)
-                            MPI_Send(NULL, 0, MPI_BYTE, r, ACK, act);
-                    } else {
-                        for (int m = 0; m < w; m++)
-                            MPI_Isend(buf, n, MPI_BYTE, 0, TAG, act, &req[m]);
-                        MPI_Waitall(w, req, MPI_STATUSES_IGNORE);
-                        MPI_Recv(NULL, 0, MPI_BYTE, 0, ACK, act, MPI_STATUS_IGNORE);
-                    }
-                }
-                double t = hpc_now() - t0;
-                if (me == 0) {
-                    if (hpc_inject == HPC_INJECT_CORRUPT)
-                        buf[n / 2] ^= 0x5a;
-                    for (int r = 1; r <= k; r++) {
-                        long long bad = hpc_check(buf + (size_t)(r - 1) * n, (size_t)n,
-                                                  hpc_seed((uint64_t)n, (uint64_t)idx,
-                                                           (uint64_t)r));
-                        if (bad >= 0)
-                            hpc_fail("data check failed: hotspot, %d senders, %d-byte messages, "
-                                     "sample %ld: data from rank %d wrong at offset %lld", k, n,
-                                     idx, r, bad);
-                    }
-                }
-                idx++;
-                /* bt.k grows until samples last >= 50 us (rank 0 decides, batch.h) */
-                if (!hpc_batch_add_coll(&bt, t))
-                    break;
-            }
-            int hp[3] = {k, n, w};
-            comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, (double)k * w * n,
-                            "ops_per_sample", hotspot_params, hp);
-            hpc_batch_free(&bt);
-        }
+        for (int si = 0; me <= k && si < nsizes; si++)
+            measure(act, k, (int)sizes[si]);
         if (me <= k)
             MPI_Comm_free(&act);
         hpc_idle_barrier(MPI_COMM_WORLD);

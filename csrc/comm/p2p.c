@@ -25,11 +25,11 @@ static hpc_option options[] = {
      .def = "0,1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,131072,"
             "262144,524288,1048576,2097152,4194304",
      .min = 0, .max = INT_MAX - 1, .help = "message sizes in bytes"},
-    {.name = "modes", .type = HPC_STRING, .def = "pingpong",
-     .help = "comma-separated: " COMM_MODES " or all"},
-    {.name = "protocols", .type = HPC_STRING, .def = "send",
-     .help = "comma-separated: " COMM_PROTOS " or all (unsupported mode/protocol pairs are "
-             "skipped with a warning)"},
+    {.name = "modes", .type = HPC_CHOICES, .def = "pingpong", .choices = COMM_MODES, .all = 1,
+     .help = "modes to measure"},
+    {.name = "protocols", .type = HPC_CHOICES, .def = "send", .choices = COMM_PROTOS, .all = 1,
+     .help = "protocols to measure (unsupported mode/protocol pairs are skipped with a warning, "
+             "silently with all)"},
     {.name = "pattern", .type = HPC_CHOICE, .def = "0-1", .choices = COMM_PATTERNS,
      .help = "placement of the communicating ranks"},
     {.name = "peer", .type = HPC_INT, .def = "-1", .min = -1, .max = INT_MAX,
@@ -50,27 +50,6 @@ static const char *const MODES[] = {"pingpong", "swap", "stream", "bistream"};
 static const char *const PROTOS[] = {"send", "sendrecv", "isend", "ssend", "rsend",
                                      "persistent", "put-fence", "get-fence", "put-lock",
                                      "get-lock"};
-
-/* "a,b" or "all" -> flags[i] for the names given; returns an error or NULL. */
-static const char *pick(const char *text, const char *const *names, int count, int *flags)
-{
-    static char err[200];
-    memset(flags, 0, (size_t)count * sizeof *flags);
-    char *copy = strdup(text), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int found = 0;
-        for (int i = 0; i < count; i++)
-            if (strcmp(t, "all") == 0 || strcmp(t, names[i]) == 0)
-                flags[i] = found = 1;
-        if (!found) {
-            snprintf(err, sizeof err, "'%s' is not one of the choices", t);
-            free(copy);
-            return err;
-        }
-    }
-    free(copy);
-    return NULL;
-}
 
 typedef struct {
     long long bytes;
@@ -131,123 +110,153 @@ static long long next_size(sized_time *d, int nd, double tol, long long max)
     return pick;
 }
 
+/* What the options select. */
+typedef struct {
+    int mode_on[4], proto_on[10];
+    int run[4][10];        /* the combinations that run */
+    int one_sided;         /* some of them need windows */
+    const char *pattern;
+    comm_role *role;       /* every world rank's */
+    char ranks[64];        /* the "ranks" param */
+    const long long *sizes;
+    int nsizes, refine;
+    long long max;
+} plan;
+
+/* The combinations that run; one that cannot is skipped (hpc_begin warns), and none at
+ * all is a usage error. */
+static void combinations(plan *pl)
+{
+    int ring = strcmp(pl->pattern, "ring") == 0, any = 0;
+    for (int m = 0; m < 4; m++)
+        for (int p = 0; p < 10; p++) {
+            pl->run[m][p] = pl->mode_on[m] && pl->proto_on[p] &&
+                            !comm_proto_unsupported((comm_mode)m, (comm_proto)p) &&
+                            !(ring && m != MODE_SWAP);
+            any |= pl->run[m][p];
+            pl->one_sided |= pl->run[m][p] && p >= PROTO_PUT_FENCE;
+        }
+    hpc_usage_check(!any, "no runnable mode/protocol combination in --modes %s --protocols %s%s",
+                    hpc_opt_str("modes"), hpc_opt_str("protocols"),
+                    ring ? " (pattern ring needs mode swap)" : "");
+}
+
+static void parse(plan *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    hpc_usage_check(hpc_nranks < 2, "p2p needs at least 2 MPI ranks, got %d", hpc_nranks);
+    hpc_opt_chosen("modes", pl->mode_on);
+    hpc_opt_chosen("protocols", pl->proto_on);
+    pl->pattern = hpc_opt_str("pattern");
+    int *node = malloc((size_t)hpc_nranks * sizeof *node);
+    pl->role = malloc((size_t)hpc_nranks * sizeof *pl->role);
+    if (!node || !pl->role)
+        abort();
+    int peer = (int)hpc_opt_int("peer");
+    hpc_usage_check(peer >= hpc_nranks, "--peer %d: there are only ranks 0..%d", peer,
+                    hpc_nranks - 1);
+    int nnodes = comm_nodes((int)hpc_opt_int("ranks-per-node"), node);
+    const char *e = comm_pattern(pl->pattern, peer, node, nnodes, pl->role);
+    hpc_usage_check(e != NULL, "%s", e);
+    free(node);
+    combinations(pl);
+    pl->max = comm_opt_sizes(&pl->sizes, &pl->nsizes);
+    pl->refine = (int)hpc_opt_int("refine");
+    if (strcmp(pl->pattern, "0-1") == 0 || strcmp(pl->pattern, "0-k") == 0)
+        snprintf(pl->ranks, sizeof pl->ranks, "0-%d", pl->role[0].to);
+    else
+        snprintf(pl->ranks, sizeof pl->ranks, "%s/%d", pl->pattern, hpc_nranks);
+}
+
+/* Skipped combinations the user named (with "all" they are skipped silently). */
+static void warn_skipped(const plan *pl)
+{
+    if (strcmp(hpc_opt_str("modes"), "all") == 0 || strcmp(hpc_opt_str("protocols"), "all") == 0)
+        return;
+    for (int m = 0; m < 4; m++)
+        for (int p = 0; p < 10; p++)
+            if (pl->mode_on[m] && pl->proto_on[p] && !pl->run[m][p]) {
+                const char *why = comm_proto_unsupported((comm_mode)m, (comm_proto)p);
+                hpc_warn("skipped mode %s with protocol %s: %s", MODES[m], PROTOS[p],
+                         why ? why : "pattern ring needs mode swap");
+            }
+}
+
+/* Measure size n and write its records; returns the median time of one operation
+ * (rank 0). */
+static double measure(const plan *pl, MPI_Comm act, const comm_p2p_cfg *cfg, comm_bufs *b,
+                      long long n)
+{
+    comm_mode m = cfg->mode;
+    comm_point pt;
+    comm_p2p_point(act, &pl->role[hpc_rank], cfg, b, (size_t)n, &pt);
+    point_params pp = {n, MODES[m], PROTOS[cfg->proto], pl->pattern, pl->ranks, cfg->window};
+    if (m == MODE_PINGPONG || m == MODE_SWAP)
+        comm_emit("latency", "us", "lower", &pt, 1e6, 0, write_params, &pp);
+    int w = m >= MODE_STREAM ? cfg->window : 1;
+    double moved = (double)n * w * (m == MODE_SWAP || m == MODE_BISTREAM ? 2 : 1);
+    if (n > 0)  /* bytes per us = MB/s */
+        comm_emit("bandwidth", "MB/s", "higher", &pt, moved / 1e6, 1, write_params, &pp);
+    hpc_stats st = {0};
+    if (hpc_rank == 0)
+        hpc_stats_compute(pt.t, pt.n, &st);
+    free(pt.t);
+    return st.median;
+}
+
+/* One mode/protocol: the listed sizes, then up to --refine more where the curve bends. */
+static void sweep(const plan *pl, MPI_Comm act, const comm_p2p_cfg *cfg, comm_bufs *b,
+                  sized_time *done)
+{
+    double refine_tol = hpc_opt_double("refine-tol");
+    int nd = 0;
+    for (int i = 0; i < pl->nsizes + pl->refine; i++) {
+        long long n = i < pl->nsizes ? pl->sizes[i] : -1;
+        if (i >= pl->nsizes) {
+            if (hpc_rank == 0)
+                n = next_size(done, nd, refine_tol, pl->max);
+            MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, act);
+            if (n < 0)
+                break;
+        }
+        double t = measure(pl, act, cfg, b, n);
+        if (hpc_rank == 0)
+            done[nd++] = (sized_time){n, t};
+    }
+}
+
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "p2p",
              "Point-to-point latency and bandwidth: ping-pong, swap, streaming; every "
              "protocol; COMMTEST placement patterns.",
              options, MPI_THREAD_SINGLE);
-    hpc_usage_check(hpc_nranks < 2, "p2p needs at least 2 MPI ranks, got %d", hpc_nranks);
-
-    int mode_on[4], proto_on[10];
-    const char *e = pick(hpc_opt_str("modes"), MODES, 4, mode_on);
-    hpc_usage_check(e != NULL, "--modes: %s (" COMM_MODES ", all)", e);
-    e = pick(hpc_opt_str("protocols"), PROTOS, 10, proto_on);
-    hpc_usage_check(e != NULL, "--protocols: %s (" COMM_PROTOS ", all)", e);
-
-    const char *pattern = hpc_opt_str("pattern");
-    int *node = malloc((size_t)hpc_nranks * sizeof *node);
-    comm_role *role = malloc((size_t)hpc_nranks * sizeof *role);
-    if (!node || !role)
-        abort();
-    int peer = (int)hpc_opt_int("peer");
-    hpc_usage_check(peer >= hpc_nranks, "--peer %d: there are only ranks 0..%d", peer,
-                    hpc_nranks - 1);
-    int nnodes = comm_nodes((int)hpc_opt_int("ranks-per-node"), node);
-    e = comm_pattern(pattern, peer, node, nnodes, role);
-    hpc_usage_check(e != NULL, "%s", e);
-    int ring = strcmp(pattern, "ring") == 0;
-
-    /* The combinations that run; a combination that cannot run is skipped
-     * with a warning, and none at all is a usage error. */
-    int run[4][10], any = 0;
-    for (int m = 0; m < 4; m++)
-        for (int p = 0; p < 10; p++) {
-            run[m][p] = mode_on[m] && proto_on[p] &&
-                        !comm_proto_unsupported((comm_mode)m, (comm_proto)p) &&
-                        !(ring && m != MODE_SWAP);
-            any |= run[m][p];
-        }
-    hpc_usage_check(!any, "no runnable mode/protocol combination in --modes %s --protocols %s%s",
-                    hpc_opt_str("modes"), hpc_opt_str("protocols"),
-                    ring ? " (pattern ring needs mode swap)" : "");
-
-    const long long *sizes;
-    int nsizes;
-    long long max = comm_opt_sizes(&sizes, &nsizes);
-    int one_sided = 0;
-    for (int m = 0; m < 4; m++)
-        for (int p = PROTO_PUT_FENCE; p < 10; p++)
-            one_sided |= run[m][p];
-
-    int refine = (int)hpc_opt_int("refine");
-    double refine_tol = hpc_opt_double("refine-tol");
-    sized_time *done = malloc(sizeof *done * (size_t)(nsizes + refine));
+    plan pl;
+    parse(&pl);
+    sized_time *done = malloc(sizeof *done * (size_t)(pl.nsizes + pl.refine));
     if (!done)
         abort();
 
     hpc_begin(1, NULL);
-    for (int m = 0; m < 4; m++)
-        for (int p = 0; p < 10; p++)
-            if (mode_on[m] && proto_on[p] && !run[m][p] && !strstr(hpc_opt_str("modes"), "all") &&
-                !strstr(hpc_opt_str("protocols"), "all")) {
-                const char *why = comm_proto_unsupported((comm_mode)m, (comm_proto)p);
-                hpc_warn("skipped mode %s with protocol %s: %s", MODES[m], PROTOS[p],
-                         why ? why : "pattern ring needs mode swap");
-            }
-
-    char ranks[64];
-    if (strcmp(pattern, "0-1") == 0 || strcmp(pattern, "0-k") == 0)
-        snprintf(ranks, sizeof ranks, "0-%d", role[0].to);
-    else
-        snprintf(ranks, sizeof ranks, "%s/%d", pattern, hpc_nranks);
-
+    warn_skipped(&pl);
     MPI_Comm act;
-    MPI_Comm_split(MPI_COMM_WORLD, role[hpc_rank].active ? 0 : MPI_UNDEFINED, hpc_rank, &act);
+    int active = pl.role[hpc_rank].active;
+    MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, hpc_rank, &act);
     hpc_inject_first_point();
-    if (role[hpc_rank].active) {
+    if (active) {
         comm_bufs b;
-        comm_bufs_init(&b, (size_t)max, act, one_sided);
+        comm_bufs_init(&b, (size_t)pl.max, act, pl.one_sided);
         for (int m = 0; m < 4; m++)
-            for (int p = 0; p < 10; p++) {
-                if (!run[m][p])
-                    continue;
-                comm_p2p_cfg cfg = {(comm_mode)m, (comm_proto)p, (int)hpc_opt_int("window"),
-                                    (size_t)hpc_opt_int("flush")};
-                int w = m >= MODE_STREAM ? cfg.window : 1;
-                /* The listed sizes, then up to --refine more where the curve bends. */
-                int nd = 0;
-                for (int i = 0; i < nsizes + refine; i++) {
-                    long long n = i < nsizes ? sizes[i] : -1;
-                    if (i >= nsizes) {
-                        if (hpc_rank == 0)
-                            n = next_size(done, nd, refine_tol, max);
-                        MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, act);
-                        if (n < 0)
-                            break;
-                    }
-                    comm_point pt;
-                    comm_p2p_point(act, &role[hpc_rank], &cfg, &b, (size_t)n, &pt);
-                    point_params pp = {n, MODES[m], PROTOS[p], pattern, ranks, cfg.window};
-                    if (m == MODE_PINGPONG || m == MODE_SWAP)
-                        comm_emit("latency", "us", "lower", &pt, 1e6, 0, write_params, &pp);
-                    double moved = (double)n * w * (m == MODE_SWAP || m == MODE_BISTREAM ? 2 : 1);
-                    if (n > 0)  /* bytes per us = MB/s */
-                        comm_emit("bandwidth", "MB/s", "higher", &pt, moved / 1e6, 1,
-                                  write_params, &pp);
-                    if (hpc_rank == 0) {
-                        hpc_stats st;
-                        hpc_stats_compute(pt.t, pt.n, &st);
-                        done[nd++] = (sized_time){n, st.median};
-                    }
-                    free(pt.t);
+            for (int p = 0; p < 10; p++)
+                if (pl.run[m][p]) {
+                    comm_p2p_cfg cfg = {(comm_mode)m, (comm_proto)p, (int)hpc_opt_int("window"),
+                                        (size_t)hpc_opt_int("flush")};
+                    sweep(&pl, act, &cfg, &b, done);
                 }
-            }
-        comm_bufs_free(&b, one_sided);
+        comm_bufs_free(&b, pl.one_sided);
         MPI_Comm_free(&act);
     }
-    free(node);
-    free(role);
+    free(pl.role);
     free(done);
     hpc_idle_barrier(MPI_COMM_WORLD);
     hpc_finish();

@@ -48,30 +48,14 @@ static hpc_option options[] = {
      .help = "bracket a switch to this many bytes"},
     {0}};
 
-enum { TAG = 1 };
 static const long MAX_BATCH = 1L << 24;  /* round trips per batch, at most */
 
 static char *sbuf, *rbuf;  /* allocated once, page-aligned, touched */
 
-/* k round trips of n bytes; returns the time rank 0 measured. Nothing but
- * the Send/Recv pair is inside the loop. */
+/* k round trips of n bytes (the comm library's loop); rank 0's time is the one kept. */
 static double batch(MPI_Comm pair, int rank, int n, long k, MPI_Status *st)
 {
-    double t0 = 0.0, t1 = 0.0;
-    if (rank == 0) {
-        t0 = hpc_now();
-        for (long i = 0; i < k; i++) {
-            MPI_Send(sbuf, n, MPI_BYTE, 1, TAG, pair);
-            MPI_Recv(rbuf, n, MPI_BYTE, 1, TAG, pair, st);
-        }
-        t1 = hpc_now();
-    } else {
-        for (long i = 0; i < k; i++) {
-            MPI_Recv(rbuf, n, MPI_BYTE, 0, TAG, pair, st);
-            MPI_Send(sbuf, n, MPI_BYTE, 0, TAG, pair);
-        }
-    }
-    return t1 - t0;
+    return comm_round_trips(pair, 1 - rank, rank == 0, MPI_Send, sbuf, rbuf, n, k, st);
 }
 
 /* One sample: prepare buffers, time a batch, check the data. Collective
@@ -131,11 +115,10 @@ static void measure_size(MPI_Comm pair, int rank, int n, comm_sized *out)
     long idx = 0;
     while (hpc_batch_add_coll(&bt, sample(pair, rank, n, bt.k, idx++)))
         ;
-    comm_emit_batch("latency", "us", "lower", &bt, 1e6, 0, 0, "round_trips_per_sample",
-                    pingpong_params, &n);
+    hpc_point pt = {pingpong_params, &n, "round_trips_per_sample", comm_record_extra};
+    hpc_batch_emit(&pt, "latency", "us", "lower", &bt, 1e6, 0, 0);
     if (n > 0)
-        comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, n,
-                        "round_trips_per_sample", pingpong_params, &n);
+        hpc_batch_emit(&pt, "bandwidth", "MB/s", "higher", &bt, 1e6, 1, n);
     if (rank == 0) {
         hpc_stats st;
         hpc_stats_compute(bt.s.samples, bt.s.n, &st);

@@ -20,8 +20,6 @@ static hpc_option options[] = {
      .help = "seed of the random pairings"},
     {0}};
 
-enum { TAG = 5 };
-
 /* partner[r] for every rank: evens get a random permutation of the odds. */
 static void draw(int np, unsigned long long *state, int *partner)
 {
@@ -46,67 +44,73 @@ static void random2_params(hpc_json *r, const void *bytes)
     hpc_json_int(r, "nranks", hpc_nranks);
 }
 
+static char *sbuf, *rbuf;      /* one message each, + 1 byte: a longer message shows */
+static int *partner;          /* this sample's pairing */
+static unsigned long long state;  /* of the pairings' generator (rank 0) */
+
+/* One sample: new pairs, k round trips each, the data checked after. Returns the
+ * slowest initiator's time (rank 0). */
+static double sample(int n, long k, long idx)
+{
+    int np = hpc_nranks, me = hpc_rank;
+    if (me == 0)
+        draw(np, &state, partner);
+    MPI_Bcast(partner, np, MPI_INT, 0, MPI_COMM_WORLD);
+    int p = partner[me], init = me % 2 == 0;
+    hpc_fill(sbuf, (size_t)n, hpc_seed((uint64_t)n, (uint64_t)idx, (uint64_t)me));
+    memset(rbuf, 0, (size_t)n + 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = comm_round_trips(MPI_COMM_WORLD, p, init, MPI_Send, sbuf, rbuf, n, k,
+                                MPI_STATUS_IGNORE), slow;
+    if (!init)
+        t = 0.0;  /* the initiators' clocks span the round trips */
+    if (hpc_inject == HPC_INJECT_CORRUPT && n > 0)
+        rbuf[n / 2] ^= 0x5a;
+    long long bad = hpc_check(rbuf, (size_t)n, hpc_seed((uint64_t)n, (uint64_t)idx, (uint64_t)p));
+    if (bad < 0 && rbuf[n] != 0)
+        bad = n;
+    if (bad >= 0)
+        hpc_fail("data check failed: random2, %d-byte messages, sample %ld: rank %d received a "
+                 "wrong byte from rank %d at offset %lld", n, idx, me, p, bad);
+    MPI_Reduce(&t, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    return slow;
+}
+
+/* n-byte messages: the records. */
+static void measure(int n)
+{
+    long idx = 0;
+    hpc_batch bt;
+    hpc_batch_init(&bt, HPC_BATCH_MIN_S, 1L << 22, 2, MPI_COMM_WORLD);
+    while (hpc_batch_add_coll(&bt, sample(n, bt.k, idx++)))
+        ;
+    hpc_point pt = {random2_params, &n, "ops_per_sample", comm_record_extra};
+    hpc_batch_emit(&pt, "latency", "us", "lower", &bt, 1e6, 0, 0);
+    if (n > 0)
+        hpc_batch_emit(&pt, "bandwidth", "MB/s", "higher", &bt, 1e6, 1, n);
+    hpc_batch_free(&bt);
+}
+
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "random2",
              "Random pairs: evens ping-pong with a random odd rank, all at once (SP2 random2).",
              options, MPI_THREAD_SINGLE);
-    int np = hpc_nranks, me = hpc_rank;
+    int np = hpc_nranks;
     hpc_usage_check(np < 2 || np % 2, "random2 needs an even number of ranks (>= 2), got %d", np);
     const long long *sizes;
     int nsizes;
     long long max = comm_opt_sizes(&sizes, &nsizes);
     hpc_begin(1, NULL);
-    char *sbuf = comm_alloc((size_t)max + 1), *rbuf = comm_alloc((size_t)max + 1);
-    int *partner = malloc(sizeof(int) * (size_t)np);
-    unsigned long long state = (unsigned long long)hpc_opt_int("seed") * 2654435761ULL + 1;
+    sbuf = comm_alloc((size_t)max + 1);
+    rbuf = comm_alloc((size_t)max + 1);
+    partner = malloc(sizeof(int) * (size_t)np);
+    if (!partner)
+        abort();
+    state = (unsigned long long)hpc_opt_int("seed") * 2654435761ULL + 1;
     hpc_inject_first_point();
-
-    for (int si = 0; si < nsizes; si++) {
-        int n = (int)sizes[si];
-        long idx = 0;
-        hpc_batch bt;
-        hpc_batch_init(&bt, HPC_BATCH_MIN_S, 1L << 22, 2, MPI_COMM_WORLD);
-        for (;;) {
-            if (me == 0)
-                draw(np, &state, partner);
-            MPI_Bcast(partner, np, MPI_INT, 0, MPI_COMM_WORLD);
-            int p = partner[me], init = me % 2 == 0;
-            hpc_fill(sbuf, (size_t)n, hpc_seed((uint64_t)n, (uint64_t)idx, (uint64_t)me));
-            memset(rbuf, 0, (size_t)n + 1);
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = hpc_now();
-            for (long i = 0; i < bt.k; i++) {
-                if (init) {
-                    MPI_Send(sbuf, n, MPI_BYTE, p, TAG, MPI_COMM_WORLD);
-                    MPI_Recv(rbuf, n, MPI_BYTE, p, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                } else {
-                    MPI_Recv(rbuf, n, MPI_BYTE, p, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    MPI_Send(sbuf, n, MPI_BYTE, p, TAG, MPI_COMM_WORLD);
-                }
-            }
-            double t = init ? hpc_now() - t0 : 0.0, slow;
-            if (hpc_inject == HPC_INJECT_CORRUPT && n > 0)
-                rbuf[n / 2] ^= 0x5a;
-            long long bad = hpc_check(rbuf, (size_t)n,
-                                      hpc_seed((uint64_t)n, (uint64_t)idx, (uint64_t)p));
-            if (bad < 0 && rbuf[n] != 0)
-                bad = n;
-            if (bad >= 0)
-                hpc_fail("data check failed: random2, %d-byte messages, sample %ld: rank %d "
-                         "received a wrong byte from rank %d at offset %lld", n, idx, me, p, bad);
-            MPI_Reduce(&t, &slow, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-            idx++;
-            if (!hpc_batch_add_coll(&bt, slow))
-                break;
-        }
-        comm_emit_batch("latency", "us", "lower", &bt, 1e6, 0, 0, "ops_per_sample",
-                        random2_params, &n);
-        if (n > 0)
-            comm_emit_batch("bandwidth", "MB/s", "higher", &bt, 1e6, 1, n, "ops_per_sample",
-                            random2_params, &n);
-        hpc_batch_free(&bt);
-    }
+    for (int si = 0; si < nsizes; si++)
+        measure((int)sizes[si]);
     free(sbuf);
     free(rbuf);
     free(partner);

@@ -5,6 +5,7 @@
 #include "timer.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void hpc_batch_init(hpc_batch *b, double target, long cap, double ops_per_k, MPI_Comm comm)
@@ -116,4 +117,35 @@ int hpc_batch_add_coll(hpc_batch *b, double t)
 void hpc_batch_free(hpc_batch *b)
 {
     hpc_sampler_free(&b->s);
+}
+
+void hpc_emit_values(const hpc_point *pt, const char *metric, const char *unit,
+                     const char *better, const double *v, int n, int converged, long batch)
+{
+    hpc_stats st;
+    hpc_stats_compute(v, n, &st);
+    hpc_json r;
+    hpc_result_begin(&r, metric, unit, "median", better);
+    pt->params(&r, pt->ctx);
+    hpc_result_stats(&r, &st, converged);
+    hpc_json_int(&r, pt->batch_key, batch);
+    if (pt->extra)
+        pt->extra(&r);
+    hpc_json_emit(&r);
+}
+
+void hpc_batch_emit(const hpc_point *pt, const char *metric, const char *unit,
+                    const char *better, const hpc_batch *b, double scale, int is_rate,
+                    double work)
+{
+    if (hpc_rank != 0)
+        return;
+    const hpc_sampler *s = &b->s;
+    double *v = malloc((size_t)(s->n > 0 ? s->n : 1) * sizeof *v);
+    if (!v)
+        abort();
+    for (int i = 0; i < s->n; i++)
+        v[i] = is_rate ? work / (s->samples[i] * scale) : s->samples[i] * scale;
+    hpc_emit_values(pt, metric, unit, better, v, s->n, s->converged, b->k);
+    free(v);
 }

@@ -36,6 +36,7 @@
 #ifndef HPC_BATCH_H
 #define HPC_BATCH_H
 
+#include "output.h"
 #include "sampler.h"
 
 #include <mpi.h>
@@ -73,5 +74,23 @@ int hpc_batch_calibrate_coll(hpc_batch *b, double t);
 int hpc_batch_add_coll(hpc_batch *b, double t);
 /* Frees the sampler (safe if calibration never finished). */
 void hpc_batch_free(hpc_batch *b);
+
+/* What every record of one measured point says besides its metric and values. */
+typedef struct {
+    void (*params)(hpc_json *, const void *);  /* writes the params from ctx */
+    const void *ctx;
+    const char *batch_key;   /* the batch length's key: "ops_per_sample", ... */
+    void (*extra)(hpc_json *);  /* keys after the batch length, or NULL */
+} hpc_point;
+
+/* One result record (rank 0 writes it) from values already scaled: statistic median,
+ * stats, the batch length. */
+void hpc_emit_values(const hpc_point *pt, const char *metric, const char *unit,
+                     const char *better, const double *v, int n, int converged, long batch);
+/* The same from a batch's kept samples t (seconds per operation): value = work / (t *
+ * scale) with is_rate (work per operation), else t * scale. */
+void hpc_batch_emit(const hpc_point *pt, const char *metric, const char *unit,
+                    const char *better, const hpc_batch *b, double scale, int is_rate,
+                    double work);
 
 #endif

@@ -117,7 +117,7 @@ void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
                                                 : HPC_INJECT_NONE;
 
     hpc_timer_calibrate(&hpc_timer);
-    hpc_tracing = getenv("HPCEVAL_TRACE_DIR") != NULL;  /* phases.h: mark phases for the tracer */
+    hpc_tracing = getenv("HPCEVAL_TRACE_DIR") != NULL;  /* output.h */
     if (provided < thread_level)
         hpc_usage_error("MPI provides thread level '%s', '%s' is needed",
                         thread_level_name(provided), thread_level_name(thread_level));
@@ -134,6 +134,27 @@ void hpc_begin(int nthreads, void (*extra)(hpc_json *options))
                        .rep = &hpc_reps,
                        .extra = extra};
     hpc_write_meta(&m);
+}
+
+hpc_grid *hpc_opt_pgrids(const char *name, int *n)
+{
+    const hpc_grid *given;
+    int ngiven = hpc_opt_grids(name, &given);
+    int all = strcmp(hpc_opt_str(name), "all") == 0;
+    hpc_grid *pq = malloc(sizeof *pq * (size_t)(all ? hpc_nranks : ngiven > 0 ? ngiven : 1));
+    if (!pq)
+        abort();
+    *n = 0;
+    for (int P = 1; all && P <= hpc_nranks; P++)
+        if (hpc_nranks % P == 0)
+            pq[(*n)++] = (hpc_grid){P, hpc_nranks / P};
+    for (int k = 0; !all && k < ngiven; k++) {
+        hpc_usage_check((long long)given[k].x * given[k].y != hpc_nranks,
+                        "option --%s: %dx%d does not fit %d ranks", name, given[k].x,
+                        given[k].y, hpc_nranks);
+        pq[(*n)++] = given[k];
+    }
+    return pq;
 }
 
 void hpc_inject_first_point(void)

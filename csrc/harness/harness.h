@@ -62,12 +62,28 @@ void hpc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), 
 /* Collective: if rank 0's bad is true, hpc_usage_error(fmt, ...). */
 void hpc_usage_check(int bad, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A HPC_GRIDS option of process grids PxQ: "all" (.all) is every P x Q = hpc_nranks,
+ * P ascending; a grid that does not fit hpc_nranks is a usage error. Returns a malloc'd
+ * array (free it) and its length in *n. */
+hpc_grid *hpc_opt_pgrids(const char *name, int *n);
+
 /* Call when the first point is about to be measured: --inject hang/die. */
 void hpc_inject_first_point(void);
 
 /* Barrier that sleeps between polls, so waiting ranks leave the CPU to the
  * ones measuring (MPI_Barrier busy-polls in most MPI libraries). */
 void hpc_idle_barrier(MPI_Comm comm);
+
+/* MPI_Waitall(c, r, MPI_STATUSES_IGNORE), inline (timed loops call it). MPICH defines
+ * MPI_STATUSES_IGNORE as (MPI_Status *)1, which gcc 12 takes for a zero-length array that
+ * MPI_Waitall would overflow: a false warning, silenced here once. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+static inline void hpc_wait_all(int c, MPI_Request *r)
+{
+    MPI_Waitall(c, r, MPI_STATUSES_IGNORE);
+}
+#pragma GCC diagnostic pop
 
 /* Write the end record and MPI_Finalize. */
 void hpc_finish(void);

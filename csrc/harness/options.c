@@ -88,6 +88,152 @@ static int size_value(const hpc_option *o, const char *v, long long *out,
     return 0;
 }
 
+/* "a|b|c" -> "a, b, c" (and ", all" with .all), for messages. */
+static void format_choices(const hpc_option *o, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (const char *c = o->choices; *c && k + 3 < len; c++) {
+        if (*c == '|') {
+            buf[k++] = ',';
+            buf[k++] = ' ';
+        } else
+            buf[k++] = *c;
+    }
+    buf[k] = '\0';
+    if (o->all)
+        snprintf(buf + k, len - k, ", all");
+}
+
+/* Index of word w (len bytes) among the '|'-separated choices, or -1. */
+static int choice_index(const char *choices, const char *w, size_t len)
+{
+    int k = 0;
+    for (const char *c = choices; *c; k++) {
+        size_t wl = strcspn(c, "|");
+        if (wl == len && strncmp(c, w, len) == 0)
+            return k;
+        c += wl + (c[wl] == '|');
+    }
+    return -1;
+}
+
+static int choice_count(const char *choices)
+{
+    int n = 1;
+    for (const char *c = choices; *c; c++)
+        n += *c == '|';
+    return n;
+}
+
+/* "AxB", A and B positive ints. */
+static int parse_grid(const char *s, hpc_grid *g)
+{
+    char *end;
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    long a = strtol(s, &end, 10);
+    if (*end != 'x' || !isdigit((unsigned char)end[1]))
+        return -1;
+    long b = strtol(end + 1, &end, 10);
+    if (*end || errno == ERANGE || a < 1 || b < 1 || a > INT_MAX || b > INT_MAX)
+        return -1;
+    *g = (hpc_grid){(int)a, (int)b};
+    return 0;
+}
+
+/* One element of a list into element k of o->list or o->grids; 1 if it repeats an
+ * earlier one (sizes may repeat). */
+static int list_item(hpc_option *o, const char *item, int k, char *err, size_t errlen)
+{
+    if (o->type == HPC_SIZES)
+        return size_value(o, item, &o->list[k], err, errlen) ? -1 : 0;
+    if (o->type == HPC_GRIDS) {
+        hpc_grid *g = &o->grids[k];
+        if (parse_grid(item, g)) {
+            snprintf(err, errlen, "option --%s: '%s' is not %s", o->name, item,
+                     o->what ? o->what : "AxB");
+            return -1;
+        }
+        for (int m = 0; m < k; m++)
+            if (o->grids[m].x == g->x && o->grids[m].y == g->y)
+                return 1;
+        return 0;
+    }
+    o->list[k] = choice_index(o->choices, item, strlen(item));
+    if (o->list[k] < 0 && o->all && strcmp(item, "all") == 0) {
+        snprintf(err, errlen, "option --%s: 'all' is given with other words", o->name);
+        return -1;
+    }
+    if (o->list[k] < 0) {
+        char words[256];
+        format_choices(o, words, sizeof words);
+        if (o->what)
+            snprintf(err, errlen, "option --%s: '%s' is not %s (%s)", o->name, item, o->what,
+                     words);
+        else
+            snprintf(err, errlen, "option --%s: '%s' is not one of %s", o->name, item, words);
+        return -1;
+    }
+    for (int m = 0; m < k; m++)
+        if (o->list[m] == o->list[k])
+            return 1;
+    return 0;
+}
+
+/* "all" of a list that accepts it: every choice, or (grids) an empty list. */
+static int list_all(hpc_option *o)
+{
+    o->nlist = o->type == HPC_CHOICES ? choice_count(o->choices) : 0;
+    for (int k = 0; o->type == HPC_CHOICES && k < o->nlist; k++)
+        o->list[k] = k;
+    return 0;
+}
+
+/* A comma-separated list (HPC_SIZES, HPC_CHOICES, HPC_GRIDS) into o->list or o->grids. */
+static int set_list(hpc_option *o, const char *v, char *err, size_t errlen)
+{
+    int n = 1;
+    for (const char *p = v; *p; p++)
+        n += *p == ',';
+    int room = n;  /* for the elements, or for every choice ("all") */
+    if (o->type == HPC_CHOICES && choice_count(o->choices) > n)
+        room = choice_count(o->choices);
+    free(o->list);
+    free(o->grids);
+    o->list = calloc((size_t)room, sizeof *o->list);
+    o->grids = calloc((size_t)room, sizeof *o->grids);
+    char *copy = strdup(v);
+    if (!o->list || !o->grids || !copy)
+        abort();
+    o->nlist = 0;
+    int rc = 0;
+    if (o->all && strcmp(v, "all") == 0)
+        rc = list_all(o);
+    else if (!(o->type == HPC_GRIDS && v[0] == '\0')) {
+        /* Split by hand: strtok would silently skip empty elements. */
+        char *item = copy;
+        for (int k = 0; k < n && rc == 0; k++) {
+            char *comma = strchr(item, ',');
+            if (comma)
+                *comma = '\0';
+            if (item[0] == '\0' && o->type != HPC_SIZES) {
+                snprintf(err, errlen, "option --%s: '%s' is not a comma list", o->name, v);
+                rc = -1;
+            } else if ((rc = list_item(o, item, k, err, errlen)) == 1) {
+                /* A repeated point would be measured (and recorded) twice. */
+                snprintf(err, errlen, "option --%s: '%s' is given twice", o->name, item);
+                rc = -1;
+            }
+            o->nlist = k + 1;
+            if (comma)
+                item = comma + 1;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
 static int set_value(hpc_option *o, const char *v, char *err, size_t errlen)
 {
     char *end;
@@ -134,33 +280,12 @@ static int set_value(hpc_option *o, const char *v, char *err, size_t errlen)
         }
         break;
     }
-    case HPC_SIZES: {
-        int n = 1;
-        for (const char *p = v; *p; p++)
-            n += *p == ',';
-        long long *list = malloc((size_t)n * sizeof *list);
-        char *copy = strdup(v);
-        if (!list || !copy)
-            abort();
-        /* Split by hand: strtok would silently skip empty elements. */
-        char *item = copy;
-        for (int i = 0; i < n; i++) {
-            char *comma = strchr(item, ',');
-            if (comma)
-                *comma = '\0';
-            if (size_value(o, item, &list[i], err, errlen)) {
-                free(list);
-                free(copy);
-                return -1;
-            }
-            item = comma + 1;
-        }
-        free(copy);
-        free(o->list);
-        o->list = list;
-        o->nlist = n;
+    case HPC_SIZES:
+    case HPC_CHOICES:
+    case HPC_GRIDS:
+        if (set_list(o, v, err, errlen))
+            return -1;
         break;
-    }
     }
     o->text = v;
     return 0;
@@ -223,6 +348,8 @@ static const char *type_word(hpc_opt_type t)
     case HPC_STRING: return "TEXT";
     case HPC_SIZES: return "SIZES";
     case HPC_CHOICE: return "WORD";
+    case HPC_CHOICES: return "WORD,...";
+    case HPC_GRIDS: return "AxB,...";
     }
     return "?";
 }
@@ -231,16 +358,24 @@ void hpc_options_help(const char *prog, const char *about)
 {
     printf("usage: %s [--option value | --option=value]...\n%s\n\n", prog, about);
     printf("SIZE: non-negative integer, suffixes K, M, G are binary (1K = 1024);\n"
-           "SIZES: comma-separated list of SIZE.\n\n");
+           "SIZES: comma-separated list of SIZE; WORD,...: comma-separated words, each once;\n"
+           "AxB,...: comma-separated grids such as 4x2, each once.\n\n");
     for (int i = 0; i < ntable; i++) {
         const hpc_option *o = &table[i];
         char head[64];
-        snprintf(head, sizeof head, "--%s %s", o->name, type_word(o->type));
+        if (o->type == HPC_GRIDS && o->what)
+            snprintf(head, sizeof head, "--%s %s,...", o->name, o->what);
+        else
+            snprintf(head, sizeof head, "--%s %s", o->name, type_word(o->type));
         printf("  %-22s %s\n", head, o->help);
         printf("  %-22s default: %s", "", o->def);
         if (o->type == HPC_CHOICE)
             printf("; one of %s", o->choices);
-        else if (o->type != HPC_STRING) {
+        else if (o->type == HPC_CHOICES) {
+            char words[256];
+            format_choices(o, words, sizeof words);
+            printf("; some of %s", words);
+        } else if (o->type != HPC_STRING && o->type != HPC_GRIDS) {
             char range[96];
             format_range(o, range, sizeof range);
             printf("; range %s", range);
@@ -260,15 +395,37 @@ double hpc_opt_double(const char *name)
     return lookup(name, HPC_DOUBLE, HPC_DOUBLE)->dval;
 }
 
+/* Any option's value as given. */
 const char *hpc_opt_str(const char *name)
 {
-    return lookup(name, HPC_STRING, HPC_CHOICE)->text;
+    hpc_option *o = find(name, strlen(name));
+    if (!o) {
+        fprintf(stderr, "internal error: no option --%s\n", name);
+        abort();
+    }
+    return o->text;
 }
 
 int hpc_opt_list(const char *name, const long long **values)
 {
-    hpc_option *o = lookup(name, HPC_SIZES, HPC_SIZES);
+    hpc_option *o = lookup(name, HPC_SIZES, HPC_CHOICES);
     *values = o->list;
+    return o->nlist;
+}
+
+int hpc_opt_chosen(const char *name, int *on)
+{
+    hpc_option *o = lookup(name, HPC_CHOICES, HPC_CHOICES);
+    memset(on, 0, sizeof *on * (size_t)choice_count(o->choices));
+    for (int k = 0; k < o->nlist; k++)
+        on[o->list[k]] = 1;
+    return o->nlist;
+}
+
+int hpc_opt_grids(const char *name, const hpc_grid **grids)
+{
+    hpc_option *o = lookup(name, HPC_GRIDS, HPC_GRIDS);
+    *grids = o->grids;
     return o->nlist;
 }
 

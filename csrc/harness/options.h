@@ -6,7 +6,13 @@
  *          .help = "working-set sizes in bytes"},
  *         {0}                                  // terminator
  *     };
- * and reads them with hpc_opt_int("stride") etc. after hpc_init(). The
+ * and reads them with hpc_opt_int("stride") etc. after hpc_init(). Lists:
+ *     {.name = "halos", .type = HPC_CHOICES, .def = "pack,put", .choices = "datatype|pack|put"},
+ *     {.name = "pgrids", .type = HPC_GRIDS, .def = "all", .what = "PxQ", .all = 1},
+ * read with hpc_opt_list("halos", &idx) (indices into .choices, in the order given) or
+ * hpc_opt_chosen("halos", on) (flags), hpc_opt_grids("pgrids", &g) or, for process grids,
+ * hpc_opt_pgrids (harness.h: "all" expanded, each checked to fit the ranks). A bad value is
+ * a one-line usage error naming the option. The
  * common options (--warmup, --min-reps, ...) are added by the harness; a
  * benchmark entry with the same name replaces the common one (to change its
  * default or range). Syntax: --name value or --name=value.
@@ -22,23 +28,37 @@ typedef enum {
     HPC_DOUBLE,  /* finite floating-point number */
     HPC_STRING,  /* any text */
     HPC_SIZES,   /* comma-separated list of sizes */
-    HPC_CHOICE   /* one of the '|'-separated words in .choices */
+    HPC_CHOICE,  /* one of the '|'-separated words in .choices */
+    HPC_CHOICES, /* comma-separated words of .choices, each once; with .all, "all" alone
+                    means every word */
+    HPC_GRIDS    /* comma-separated AxB (A, B positive), each once; "" is an empty list;
+                    with .all, "all" alone is accepted too (empty list, see hpc_opt_pgrids) */
 } hpc_opt_type;
+
+/* One AxB of a HPC_GRIDS list: "4x2" is {4, 2}. */
+typedef struct {
+    int x, y;
+} hpc_grid;
 
 typedef struct {
     const char *name;     /* without the leading "--" */
     hpc_opt_type type;
     const char *def;      /* default, written as on the command line */
     double min, max;      /* allowed range of numbers (each element of a list) */
-    const char *choices;  /* HPC_CHOICE: e.g. "none|corrupt|hang|die" */
+    const char *choices;  /* HPC_CHOICE(S): e.g. "none|corrupt|hang|die" */
     const char *help;
+    /* Lists: what an element is, for errors ("'x' is not a mode (read, ...)", "'2by1' is
+     * not PxQ") and --help; NULL: "one of <choices>" or "AxB". */
+    const char *what;
+    int all;              /* HPC_CHOICES, HPC_GRIDS: the value "all" is accepted */
 
     /* Filled in by the parser. */
     const char *text;     /* effective value as given */
     long long ival;       /* HPC_INT, HPC_SIZE */
     double dval;          /* HPC_DOUBLE */
-    long long *list;      /* HPC_SIZES */
-    int nlist;
+    long long *list;      /* HPC_SIZES: the sizes; HPC_CHOICES: indices into .choices */
+    hpc_grid *grids;      /* HPC_GRIDS */
+    int nlist;            /* elements of list or grids */
 } hpc_option;
 
 /* Merge the common and benchmark tables and parse argv[1..argc-1].
@@ -53,8 +73,15 @@ void hpc_options_help(const char *prog, const char *about);
 /* Accessors; an unknown name is a programming error and aborts. */
 long long hpc_opt_int(const char *name);             /* HPC_INT, HPC_SIZE */
 double hpc_opt_double(const char *name);
-const char *hpc_opt_str(const char *name);           /* HPC_STRING, HPC_CHOICE */
-int hpc_opt_list(const char *name, const long long **values); /* HPC_SIZES */
+const char *hpc_opt_str(const char *name);           /* any type: the value as given */
+/* HPC_SIZES: the sizes; HPC_CHOICES: the words' indices in .choices, in the order given
+ * (map them with a names array in the order of .choices). Returns the count. */
+int hpc_opt_list(const char *name, const long long **values);
+/* HPC_CHOICES as flags: on[k] = 1 if the k-th word of .choices was given (on has room
+ * for every word). Returns how many were given. */
+int hpc_opt_chosen(const char *name, int *on);
+/* HPC_GRIDS, in the order given; 0 for "" and "all". */
+int hpc_opt_grids(const char *name, const hpc_grid **grids);
 /* Replace an "automatic" value (e.g. 0 = derive from the machine) by the
  * value actually used, so the meta record reports it. */
 void hpc_opt_set_int(const char *name, long long value);

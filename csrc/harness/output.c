@@ -2,7 +2,6 @@
 #include "output.h"
 #include "check.h"
 #include "disturb.h"
-#include "phases.h"
 #include "options.h"
 
 #include <math.h>
@@ -20,6 +19,7 @@ enum { RECORD_VERSION = 1 };
 static const char *bench_name = "unknown";
 static int my_rank;
 static int writer;  /* rank 0 writes records */
+int hpc_tracing;
 
 void hpc_output_init(const char *benchmark, int rank)
 {
@@ -214,151 +214,194 @@ static int matters(const char *var)
 
 extern char **environ;
 
-void hpc_write_meta(const hpc_meta_info *m)
-{
+enum { AFF_LEN = 256 };
+
+/* Where every rank runs (on rank 0: every rank's entry): host, the CPU it is on right now,
+ * the CPUs it may run on (its binding), the CPUs its host has. */
+typedef struct {
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    char *hosts;  /* MPI_MAX_PROCESSOR_NAME each */
+    int *cpus, *onlines;
+    char *affs;   /* AFF_LEN each */
+} placement;
 
-    /* Where every rank runs: host and the CPU it is on right now. */
-    char host[MPI_MAX_PROCESSOR_NAME] = {0};
-    int len, cpu = sched_getcpu();
-    MPI_Get_processor_name(host, &len);
-    char *hosts = malloc((size_t)nranks * MPI_MAX_PROCESSOR_NAME);
-    int *cpus = malloc((size_t)nranks * sizeof *cpus);
-    if (!hosts || !cpus)
+static void placement_gather(placement *p)
+{
+    MPI_Comm_rank(MPI_COMM_WORLD, &p->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p->nranks);
+    size_t n = (size_t)p->nranks;
+    p->hosts = malloc(n * MPI_MAX_PROCESSOR_NAME);
+    p->cpus = malloc(n * sizeof *p->cpus);
+    p->onlines = malloc(n * sizeof *p->onlines);
+    p->affs = malloc(n * AFF_LEN);
+    if (!p->hosts || !p->cpus || !p->onlines || !p->affs)
         abort();
-    MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME,
+    char host[MPI_MAX_PROCESSOR_NAME] = {0};
+    int len, cpu = sched_getcpu(), online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    MPI_Get_processor_name(host, &len);
+    MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, p->hosts, MPI_MAX_PROCESSOR_NAME,
                MPI_CHAR, 0, MPI_COMM_WORLD);
-    MPI_Gather(&cpu, 1, MPI_INT, cpus, 1, MPI_INT, 0, MPI_COMM_WORLD);
-
-    /* The CPUs each rank may run on: its binding. */
-    enum { AFF_LEN = 256 };
+    MPI_Gather(&cpu, 1, MPI_INT, p->cpus, 1, MPI_INT, 0, MPI_COMM_WORLD);
     char aff[AFF_LEN];
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0)
         format_cpuset(&set, aff, sizeof aff);
     else
         snprintf(aff, sizeof aff, "unknown");
-    char *affs = malloc((size_t)nranks * AFF_LEN);
-    if (!affs)
-        abort();
-    MPI_Gather(aff, AFF_LEN, MPI_CHAR, affs, AFF_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Gather(aff, AFF_LEN, MPI_CHAR, p->affs, AFF_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Gather(&online, 1, MPI_INT, p->onlines, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
 
+static void placement_free(placement *p)
+{
+    free(p->hosts);
+    free(p->cpus);
+    free(p->onlines);
+    free(p->affs);
+}
+
+static const char *host_of(const placement *p, int i)
+{
+    return p->hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+}
+
+static void placement_json(hpc_json *j, const placement *p)
+{
+    hpc_json_array(j, "hosts");
+    for (int i = 0; i < p->nranks && p->rank == 0; i++)
+        hpc_json_str(j, NULL, host_of(p, i));
+    hpc_json_close(j);
+    hpc_json_array(j, "cpus");
+    for (int i = 0; i < p->nranks && p->rank == 0; i++)
+        hpc_json_int(j, NULL, p->cpus[i]);
+    hpc_json_close(j);
+    hpc_json_array(j, "affinity");
+    for (int i = 0; i < p->nranks && p->rank == 0; i++)
+        hpc_json_str(j, NULL, p->affs + (size_t)i * AFF_LEN);
+    hpc_json_close(j);
+}
+
+/* More ranks on a host than it has CPUs: every rank's timing suffers. */
+static void warn_oversubscribed(const placement *p)
+{
+    for (int i = 0; i < p->nranks && p->rank == 0; i++) {
+        int same = 0, first = 1;
+        for (int k = 0; k < p->nranks; k++) {
+            if (strcmp(host_of(p, i), host_of(p, k)) == 0) {
+                same++;
+                first &= k >= i;  /* warn once per host, at its first rank */
+            }
+        }
+        if (first && same > p->onlines[i])
+            hpc_warn("host %s is oversubscribed: %d ranks on %d CPUs", host_of(p, i), same,
+                     p->onlines[i]);
+    }
+}
+
+static void env_json(hpc_json *j)
+{
+    hpc_json_object(j, "env");
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (eq && matters(*e)) {
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+            hpc_json_str(j, name, eq + 1);
+        }
+    }
+    hpc_json_close(j);
+}
+
+/* MPI library (first line), version, thread level, compiler, flags, start time. */
+static void build_json(hpc_json *j, const hpc_meta_info *m)
+{
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
-    int version, subversion;
+    int len, version, subversion;
     MPI_Get_library_version(lib, &len);
-    lib[strcspn(lib, "\r\n")] = '\0';  /* first line only */
+    lib[strcspn(lib, "\r\n")] = '\0';
     MPI_Get_version(&version, &subversion);
     char mpi_version[16];
     snprintf(mpi_version, sizeof mpi_version, "%d.%d", version, subversion);
-
     char utc[32];
     time_t now = time(NULL);
     strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    hpc_json_str(j, "mpi_library", lib);
+    hpc_json_str(j, "mpi_version", mpi_version);
+    hpc_json_str(j, "mpi_thread_level", m->thread_level);
+    hpc_json_str(j, "compiler", __VERSION__);
+    hpc_json_str(j, "cflags", m->cflags);
+    hpc_json_str(j, "time_utc", utc);
+}
 
+static void timing_json(hpc_json *j, const hpc_meta_info *m)
+{
+    hpc_json_object(j, "timer");
+    hpc_json_str(j, "source", m->timer->source);
+    hpc_json_num(j, "resolution_ns", m->timer->resolution_ns);
+    hpc_json_num(j, "overhead_ns", m->timer->overhead_ns);
+    hpc_json_close(j);
+    hpc_json_object(j, "rep");
+    hpc_json_int(j, "warmup", m->rep->warmup);
+    hpc_json_int(j, "min_reps", m->rep->min_reps);
+    hpc_json_int(j, "max_reps", m->rep->max_reps);
+    hpc_json_exact(j, "ci_target", m->rep->ci_target);
+    hpc_json_exact(j, "budget_s", m->rep->budget_s);
+    hpc_json_close(j);
+}
+
+/* Every option's effective value, then the benchmark's extra keys. */
+static void options_json(hpc_json *j, const hpc_meta_info *m)
+{
+    hpc_json_object(j, "options");
+    for (int i = 0; i < hpc_options_count(); i++) {
+        const hpc_option *o = hpc_options_get(i);
+        switch (o->type) {
+        case HPC_INT:
+        case HPC_SIZE:
+            hpc_json_int(j, o->name, o->ival);
+            break;
+        case HPC_DOUBLE:
+            hpc_json_exact(j, o->name, o->dval);
+            break;
+        case HPC_STRING:
+        case HPC_CHOICE:
+        case HPC_CHOICES:  /* lists of words and grids as given: "pack,put", "2x1,1x2" */
+        case HPC_GRIDS:
+            hpc_json_str(j, o->name, o->text);
+            break;
+        case HPC_SIZES:
+            hpc_json_array(j, o->name);
+            for (int k = 0; k < o->nlist; k++)
+                hpc_json_int(j, NULL, o->list[k]);
+            hpc_json_close(j);
+            break;
+        }
+    }
+    if (m->extra)
+        m->extra(j);
+    hpc_json_close(j);
+}
+
+void hpc_write_meta(const hpc_meta_info *m)
+{
+    placement p;
+    placement_gather(&p);
     hpc_json j;
     hpc_json_record(&j, "meta");
     hpc_json_array(&j, "argv");
     for (int i = 0; i < m->argc; i++)
         hpc_json_str(&j, NULL, m->argv[i]);
     hpc_json_close(&j);
-    hpc_json_int(&j, "nranks", nranks);
+    hpc_json_int(&j, "nranks", p.nranks);
     hpc_json_int(&j, "nthreads", m->nthreads);
-    hpc_json_array(&j, "hosts");
-    for (int i = 0; i < nranks && rank == 0; i++)
-        hpc_json_str(&j, NULL, hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME);
-    hpc_json_close(&j);
-    hpc_json_array(&j, "cpus");
-    for (int i = 0; i < nranks && rank == 0; i++)
-        hpc_json_int(&j, NULL, cpus[i]);
-    hpc_json_close(&j);
-    hpc_json_array(&j, "affinity");
-    for (int i = 0; i < nranks && rank == 0; i++)
-        hpc_json_str(&j, NULL, affs + (size_t)i * AFF_LEN);
-    hpc_json_close(&j);
-    hpc_json_object(&j, "env");
-    for (char **e = environ; *e; e++) {
-        const char *eq = strchr(*e, '=');
-        if (eq && matters(*e)) {
-            char name[128];
-            snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
-            hpc_json_str(&j, name, eq + 1);
-        }
-    }
-    hpc_json_close(&j);
-    hpc_json_str(&j, "mpi_library", lib);
-    hpc_json_str(&j, "mpi_version", mpi_version);
-    hpc_json_str(&j, "mpi_thread_level", m->thread_level);
-    hpc_json_str(&j, "compiler", __VERSION__);
-    hpc_json_str(&j, "cflags", m->cflags);
-    hpc_json_str(&j, "time_utc", utc);
-
-    hpc_json_object(&j, "timer");
-    hpc_json_str(&j, "source", m->timer->source);
-    hpc_json_num(&j, "resolution_ns", m->timer->resolution_ns);
-    hpc_json_num(&j, "overhead_ns", m->timer->overhead_ns);
-    hpc_json_close(&j);
-
-    hpc_json_object(&j, "rep");
-    hpc_json_int(&j, "warmup", m->rep->warmup);
-    hpc_json_int(&j, "min_reps", m->rep->min_reps);
-    hpc_json_int(&j, "max_reps", m->rep->max_reps);
-    hpc_json_exact(&j, "ci_target", m->rep->ci_target);
-    hpc_json_exact(&j, "budget_s", m->rep->budget_s);
-    hpc_json_close(&j);
-
-    hpc_json_object(&j, "options");
-    for (int i = 0; i < hpc_options_count(); i++) {
-        const hpc_option *o = hpc_options_get(i);
-        switch (o->type) {
-        case HPC_INT:
-        case HPC_SIZE:
-            hpc_json_int(&j, o->name, o->ival);
-            break;
-        case HPC_DOUBLE:
-            hpc_json_exact(&j, o->name, o->dval);
-            break;
-        case HPC_STRING:
-        case HPC_CHOICE:
-            hpc_json_str(&j, o->name, o->text);
-            break;
-        case HPC_SIZES:
-            hpc_json_array(&j, o->name);
-            for (int k = 0; k < o->nlist; k++)
-                hpc_json_int(&j, NULL, o->list[k]);
-            hpc_json_close(&j);
-            break;
-        }
-    }
-    if (m->extra)
-        m->extra(&j);
-    hpc_json_close(&j);
+    placement_json(&j, &p);
+    env_json(&j);
+    build_json(&j, m);
+    timing_json(&j, m);
+    options_json(&j, m);
     hpc_json_emit(&j);
-
-    /* More ranks on a host than it has CPUs: every rank's timing suffers. */
-    int online = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    int *onlines = malloc((size_t)nranks * sizeof *onlines);
-    if (!onlines)
-        abort();
-    MPI_Gather(&online, 1, MPI_INT, onlines, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    for (int i = 0; i < nranks && rank == 0; i++) {
-        const char *h = hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME;
-        int same = 0, first = 1;
-        for (int k = 0; k < nranks; k++) {
-            if (strcmp(h, hosts + (size_t)k * MPI_MAX_PROCESSOR_NAME) == 0) {
-                same++;
-                first &= k >= i;  /* warn once per host, at its first rank */
-            }
-        }
-        if (first && same > onlines[i])
-            hpc_warn("host %s is oversubscribed: %d ranks on %d CPUs", h, same, onlines[i]);
-    }
-
-    free(onlines);
-    free(affs);
-    free(hosts);
-    free(cpus);
+    warn_oversubscribed(&p);
+    placement_free(&p);
 }
 
 void hpc_result_begin(hpc_json *j, const char *metric, const char *unit,

@@ -53,6 +53,10 @@ typedef struct {
  * has more ranks than CPUs. */
 void hpc_write_meta(const hpc_meta_info *m);
 
+/* Set by hpc_init when HPCEVAL_TRACE_DIR is in the environment: results say "traced"
+ * (the tracer's cost is in their times) and phases are marked for the tracer (phases.h). */
+extern int hpc_tracing;
+
 /* A result record:
  *     hpc_result_begin(&j, "latency", "us", "median", "lower");  // opens params
  *     hpc_json_int(&j, "bytes", n);                              // the params

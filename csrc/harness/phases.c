@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hpc_tracing;
-
 static const char *kind_name(hpc_phase_kind k)
 {
     return k == HPC_KIND_COMM ? "comm" : k == HPC_KIND_COPY ? "copy" : "compute";

@@ -51,8 +51,6 @@ typedef struct {
     double base[HPC_PHASES_MAX];   /* totals after the last kept sample */
 } hpc_phases;
 
-extern int hpc_tracing;  /* set by hpc_init when HPCEVAL_TRACE_DIR is in the environment */
-
 void hpc_phases_init(hpc_phases *ph, const hpc_phase_def *defs, int n);
 void hpc_phases_reset(hpc_phases *ph);  /* totals to zero */
 /* The end of one timed sample, t this rank's time (collective): the slowest

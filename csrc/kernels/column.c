@@ -70,6 +70,68 @@ static void verify(const column_state *s, const double *ref, int nlon_used)
     }
 }
 
+/* Repetitions of the kernel per sample, from one trial run. */
+static long kernels_per_sample(column_state *s)
+{
+    double t0 = hpc_now();
+    column_run(s);
+    double t1 = hpc_now() - t0;
+    long inner = t1 > 0 ? (long)ceil(SAMPLE_SECONDS / t1) : 1000;
+    return inner < 1 ? 1 : inner;
+}
+
+/* The record of one nlon. */
+static void emit(const hpc_sampler *sm, int nlon, long ncols, int L, long inner, double sum,
+                 double ref_sum)
+{
+    double flops = column_flops_per_column(L) * (double)ncols;
+    double *rate = malloc((size_t)sm->n * sizeof *rate);
+    hpc_rates(sm->samples, sm->n, flops * (double)inner, 1e6, rate);
+    hpc_stats st;
+    hpc_stats_compute(rate, sm->n, &st);
+    hpc_json r;
+    hpc_result_begin(&r, "mflops", "MFlop/s", "median", "higher");
+    hpc_json_int(&r, "nlon", nlon);
+    hpc_json_int(&r, "ncols", ncols);
+    hpc_json_int(&r, "levels", L);
+    hpc_result_stats(&r, &st, sm->converged);
+    hpc_json_exact(&r, "flops_per_column", column_flops_per_column(L));
+    hpc_json_exact(&r, "sqrt_per_column", column_sqrt_per_column(L));
+    hpc_json_exact(&r, "exp_per_column", column_exp_per_column(L));
+    hpc_json_exact(&r, "div_per_column", column_div_per_column(L));
+    hpc_json_int(&r, "kernels_per_sample", inner);
+    hpc_json_exact(&r, "checksum", sum);
+    hpc_json_exact(&r, "reference_checksum", ref_sum);
+    hpc_json_emit(&r);
+    free(rate);
+}
+
+/* Measure, check and record one nlon. */
+static void measure(int nlon, long ncols, int L, const double *ref, double ref_sum)
+{
+    column_state s;
+    column_alloc(&s, ncols, L, nlon);
+    long inner = kernels_per_sample(&s);
+    hpc_sampler sm;
+    hpc_sampler_init(&sm, &hpc_reps);
+    while (hpc_sampler_more(&sm)) {
+        double t0 = hpc_now();
+        for (long r = 0; r < inner; r++)
+            column_run(&s);
+        hpc_sampler_add(&sm, hpc_now() - t0);
+    }
+    if (hpc_inject == HPC_INJECT_CORRUPT)
+        column_corrupt(&s, ncols / 2, L / 2);
+    verify(&s, ref, nlon);
+    double sum = 0.0;
+    for (long c = 0; c < ncols; c++)
+        for (int k = 0; k < L; k++)
+            sum += column_heating(&s, c, k);
+    emit(&sm, nlon, ncols, L, inner, sum, ref_sum);
+    hpc_sampler_free(&sm);
+    column_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "column", "Column-physics kernel: MFlop/s vs longitude dimension.",
@@ -84,7 +146,6 @@ int main(int argc, char **argv)
 
     hpc_begin(1, NULL);
     hpc_inject_first_point();
-
     if (hpc_rank == 0) {
         double *ref = malloc((size_t)ncols * (size_t)L * sizeof *ref);
         if (!ref)
@@ -93,60 +154,8 @@ int main(int argc, char **argv)
         double ref_sum = 0.0;
         for (long i = 0; i < ncols * L; i++)
             ref_sum += ref[i];
-        double flops = column_flops_per_column(L) * (double)ncols;
-
-        for (int p = 0; p < npoints; p++) {
-            int nlon = (int)nlons[p];
-            column_state s;
-            column_alloc(&s, ncols, L, nlon);
-
-            /* Repetitions per sample from one untimed-for-samples trial run. */
-            double t0 = hpc_now();
-            column_run(&s);
-            double t1 = hpc_now() - t0;
-            long inner = t1 > 0 ? (long)ceil(SAMPLE_SECONDS / t1) : 1000;
-            if (inner < 1)
-                inner = 1;
-
-            hpc_sampler sm;
-            hpc_sampler_init(&sm, &hpc_reps);
-            while (hpc_sampler_more(&sm)) {
-                t0 = hpc_now();
-                for (long r = 0; r < inner; r++)
-                    column_run(&s);
-                hpc_sampler_add(&sm, hpc_now() - t0);
-            }
-
-            if (hpc_inject == HPC_INJECT_CORRUPT)
-                column_corrupt(&s, ncols / 2, L / 2);
-            verify(&s, ref, nlon);
-            double sum = 0.0;
-            for (long c = 0; c < ncols; c++)
-                for (int k = 0; k < L; k++)
-                    sum += column_heating(&s, c, k);
-
-            double *rate = malloc((size_t)sm.n * sizeof *rate);
-            hpc_rates(sm.samples, sm.n, flops * (double)inner, 1e6, rate);
-            hpc_stats st;
-            hpc_stats_compute(rate, sm.n, &st);
-            hpc_json r;
-            hpc_result_begin(&r, "mflops", "MFlop/s", "median", "higher");
-            hpc_json_int(&r, "nlon", nlon);
-            hpc_json_int(&r, "ncols", ncols);
-            hpc_json_int(&r, "levels", L);
-            hpc_result_stats(&r, &st, sm.converged);
-            hpc_json_exact(&r, "flops_per_column", column_flops_per_column(L));
-            hpc_json_exact(&r, "sqrt_per_column", column_sqrt_per_column(L));
-            hpc_json_exact(&r, "exp_per_column", column_exp_per_column(L));
-            hpc_json_exact(&r, "div_per_column", column_div_per_column(L));
-            hpc_json_int(&r, "kernels_per_sample", inner);
-            hpc_json_exact(&r, "checksum", sum);
-            hpc_json_exact(&r, "reference_checksum", ref_sum);
-            hpc_json_emit(&r);
-            free(rate);
-            hpc_sampler_free(&sm);
-            column_free(&s);
-        }
+        for (int p = 0; p < npoints; p++)
+            measure((int)nlons[p], ncols, L, ref, ref_sum);
         free(ref);
     }
     hpc_idle_barrier(MPI_COMM_WORLD);

@@ -33,9 +33,8 @@ static hpc_option options[] = {
     {.name = "sizes", .type = HPC_SIZES,
      .def = "1K,4K,16K,64K,256K,1M,4M,16M,64M", .min = 512, .max = 1LL << 40,
      .help = "working-set sizes in bytes per thread (all arrays of the mode together)"},
-    {.name = "modes", .type = HPC_STRING, .def = "read,write,rmw,memset,memcpy,copy,triad",
-     .help = "comma-separated: read, write, rmw, memset, memcpy, copy, triad, write-nt, "
-             "copy-nt, triad-nt"},
+    {.name = "modes", .type = HPC_CHOICES, .def = "read,write,rmw,memset,memcpy,copy,triad",
+     .choices = BW_MODE_NAMES, .what = "a mode", .help = "access modes, in this order"},
     {.name = "threads", .type = HPC_INT, .def = "1", .min = 1, .max = 4096,
      .help = "OpenMP threads, each on its own working set"},
     {.name = "cpu", .type = HPC_INT, .def = "-1", .min = -1, .max = CPU_SETSIZE - 1,
@@ -64,27 +63,14 @@ static void meta_extra(hpc_json *o)
     hpc_json_bool(o, "nontemporal_available", bw_have_nt());
 }
 
-/* Parse --modes into a list of mode numbers; usage error on an unknown one. */
-static int parse_modes(int *modes)
+/* --modes, each one a mode this build has. */
+static int parse_modes(const long long **modes)
 {
-    char text[512];
-    snprintf(text, sizeof text, "%s", hpc_opt_str("modes"));
-    int n = 0, bad = 0;
-    char badname[64] = "";
-    for (char *tok = strtok(text, ","); tok; tok = strtok(NULL, ",")) {
-        int m = bw_mode_by_name(tok);
-        if (m < 0 || (!bw_have_nt() && strstr(tok, "-nt"))) {
-            bad = 1;
-            snprintf(badname, sizeof badname, "%s", tok);
-            break;
-        }
-        if (n < 64)
-            modes[n++] = m;
-    }
-    hpc_usage_check(bad, "option --modes: '%s' is not a mode%s (read, write, rmw, memset, "
-                    "memcpy, copy, triad, write-nt, copy-nt, triad-nt)", badname,
-                    bw_have_nt() ? "" : " built here (no non-temporal stores)");
-    hpc_usage_check(n == 0, "option --modes: no mode given");
+    int n = hpc_opt_list("modes", modes);
+    for (int k = 0; k < n; k++)
+        hpc_usage_check(!bw_have_nt() && strstr(bw_modes[(*modes)[k]].name, "-nt"),
+                        "option --modes: '%s' is not a mode built here (no non-temporal stores)",
+                        bw_modes[(*modes)[k]].name);
     return n;
 }
 
@@ -154,24 +140,15 @@ static void measure(int mode, size_t ws, double sample_s)
     free(w);
 }
 
-int main(int argc, char **argv)
+/* --threads, --cpu, --node against the machine and the memory available (rank 0 pinned
+ * with --cpu). Returns the largest size. */
+static long long parse(const long long *sizes, int nsizes)
 {
-    hpc_init(&argc, &argv, "mem-bandwidth",
-             "Memory bandwidth vs working set: read, write, rmw, memset, memcpy, copy, triad.",
-             options, MPI_THREAD_FUNNELED);
-
-    int modes[64];
-    int nmodes = parse_modes(modes);
-    const long long *sizes;
-    int nsizes = hpc_opt_list("sizes", &sizes);
     long long max = 0;
     for (int i = 0; i < nsizes; i++)
         max = sizes[i] > max ? sizes[i] : max;
     nthreads = (int)hpc_opt_int("threads");
     int cpu = (int)hpc_opt_int("cpu"), node = (int)hpc_opt_int("node");
-    const char *pg = hpc_opt_str("pages");
-    hpc_pages want = pg[0] == 'b' ? HPC_PAGES_BASE : pg[0] == 't' ? HPC_PAGES_THP : HPC_PAGES_HUGE;
-
     buf_bytes = bw_buffer_bytes((size_t)max);
     long long avail = hpc_mem_available();
     double need = (double)buf_bytes * nthreads;
@@ -186,31 +163,52 @@ int main(int argc, char **argv)
                     "does not exist (this machine has %d node(s))", node, hpc_numa_nodes());
     if (hpc_rank == 0 && cpu >= 0)
         hpc_bind_cpu(cpu);
+    return max;
+}
 
+/* Rank 0: each thread maps and touches its own buffer (first touch: its node). Returns 1
+ * if a mapping failed (pages_note says why). */
+static int map_buffers(void)
+{
+    const char *pg = hpc_opt_str("pages");
+    hpc_pages want = pg[0] == 'b' ? HPC_PAGES_BASE : pg[0] == 't' ? HPC_PAGES_THP : HPC_PAGES_HUGE;
+    int node = (int)hpc_opt_int("node"), failed = 0;
     thread_cpus = calloc((size_t)nthreads, sizeof *thread_cpus);
     bufs = calloc((size_t)nthreads, sizeof *bufs);
     pages_got = want;
-    int map_failed = 0;
-    if (hpc_rank == 0) {
-        /* Each thread maps and touches its own buffer (first touch: its node). */
+    if (hpc_rank != 0)
+        return 0;
 #pragma omp parallel num_threads(nthreads)
-        {
-            int t = omp_get_thread_num();
-            char why[256];
-            hpc_pages got;
-            thread_cpus[t] = sched_getcpu();
-            bufs[t] = hpc_map(buf_bytes, want, node, &got, why, sizeof why);
+    {
+        int t = omp_get_thread_num();
+        char why[256];
+        hpc_pages got;
+        thread_cpus[t] = sched_getcpu();
+        bufs[t] = hpc_map(buf_bytes, want, node, &got, why, sizeof why);
 #pragma omp critical
-            {
-                if (!bufs[t])
-                    map_failed = 1;
-                if (got != want || !bufs[t]) {
-                    pages_got = got;
-                    snprintf(pages_note, sizeof pages_note, "%s", why);
-                }
+        {
+            if (!bufs[t])
+                failed = 1;
+            if (got != want || !bufs[t]) {
+                pages_got = got;
+                snprintf(pages_note, sizeof pages_note, "%s", why);
             }
         }
     }
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    hpc_init(&argc, &argv, "mem-bandwidth",
+             "Memory bandwidth vs working set: read, write, rmw, memset, memcpy, copy, triad.",
+             options, MPI_THREAD_FUNNELED);
+    const long long *modes, *sizes;
+    int nmodes = parse_modes(&modes);
+    int nsizes = hpc_opt_list("sizes", &sizes);
+    parse(sizes, nsizes);
+    int map_failed = map_buffers();
+
     hpc_begin(nthreads, meta_extra);
     if (map_failed)
         hpc_fail("%s", pages_note);
@@ -219,7 +217,6 @@ int main(int argc, char **argv)
     if (hpc_rank == 0 && omp_get_proc_bind() == omp_proc_bind_false && nthreads > 1)
         hpc_warn("OpenMP threads are not bound to CPUs (set OMP_PROC_BIND=close OMP_PLACES=cores)");
     hpc_inject_first_point();
-
     if (hpc_rank == 0) {
         double sample_s = hpc_opt_double("sample-ms") * 1e-3;
         for (int m = 0; m < nmodes; m++)

@@ -229,12 +229,10 @@ static void per_core(int cores, double sample_s)
     free(w);
 }
 
-int main(int argc, char **argv)
+/* --threads, --stream-mode, the working sets (0: from the last-level cache) against the
+ * memory available. */
+static void parse(void)
 {
-    hpc_init(&argc, &argv, "mem-contention",
-             "One core's bandwidth and latency while k other cores stream; 1 core vs all.",
-             options, MPI_THREAD_FUNNELED);
-
     if (hpc_opt_int("threads") > 0)
         omp_set_num_threads((int)hpc_opt_int("threads"));
     nthreads = omp_get_max_threads();
@@ -261,32 +259,48 @@ int main(int argc, char **argv)
     hpc_usage_check(avail > 0 && need > 0.8 * (double)avail,
                     "option --bytes: %d cores x %zu bytes (+ %zu for the chase) exceed 80%% of "
                     "MemAvailable (%lld bytes)", nthreads, ws, lat_ws, avail);
+}
 
+/* Rank 0: each thread maps and touches its own buffer, thread 0 the chase's too. Returns
+ * 1 if a mapping failed. */
+static int map_buffers(char **chase_buf)
+{
     thread_cpus = calloc((size_t)nthreads, sizeof *thread_cpus);
     bufs = calloc((size_t)nthreads, sizeof *bufs);
-    char *chase_buf = NULL;
+    *chase_buf = NULL;
     int failed = 0;
-    if (hpc_rank == 0) {
+    if (hpc_rank != 0)
+        return 0;
 #pragma omp parallel
-        {
-            int t = omp_get_thread_num();
-            char why[256];
-            hpc_pages got;
-            thread_cpus[t] = sched_getcpu();
-            bufs[t] = hpc_map(buf_bytes, HPC_PAGES_THP, -1, &got, why, sizeof why);
-            if (t == 0)
-                chase_buf = hpc_map(lat_ws, HPC_PAGES_THP, -1, &got, why, sizeof why);
-            if (!bufs[t] || (t == 0 && !chase_buf))
-                failed = 1;
-        }
+    {
+        int t = omp_get_thread_num();
+        char why[256];
+        hpc_pages got;
+        thread_cpus[t] = sched_getcpu();
+        bufs[t] = hpc_map(buf_bytes, HPC_PAGES_THP, -1, &got, why, sizeof why);
+        if (t == 0)
+            *chase_buf = hpc_map(lat_ws, HPC_PAGES_THP, -1, &got, why, sizeof why);
+        if (!bufs[t] || (t == 0 && !*chase_buf))
+            failed = 1;
     }
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    hpc_init(&argc, &argv, "mem-contention",
+             "One core's bandwidth and latency while k other cores stream; 1 core vs all.",
+             options, MPI_THREAD_FUNNELED);
+    parse();
+    char *chase_buf;
+    int failed = map_buffers(&chase_buf);
+
     hpc_begin(nthreads, meta_extra);
     if (failed)
         hpc_fail("cannot map the buffers (%zu bytes per core)", buf_bytes);
     if (hpc_rank == 0 && omp_get_proc_bind() == omp_proc_bind_false)
         hpc_warn("OpenMP threads are not bound to CPUs (set OMP_PROC_BIND=close OMP_PLACES=cores)");
     hpc_inject_first_point();
-
     if (hpc_rank == 0) {
         double sample_s = hpc_opt_double("sample-ms") * 1e-3;
         const char *exp = hpc_opt_str("experiments");

@@ -149,21 +149,13 @@ static void meta_extra(hpc_json *o)
     hpc_json_int(o, "numa_nodes", hpc_numa_nodes());
 }
 
-int main(int argc, char **argv)
+/* Check the options and pin rank 0 (--cpu); returns the largest size. */
+static long long parse(const long long *sizes, int nsizes, long long stride)
 {
-    hpc_init(&argc, &argv, "mem-latency",
-             "Memory load-to-use latency: dependent loads over a random pointer cycle.",
-             options, MPI_THREAD_SINGLE);
-
-    const long long *sizes;
-    int nsizes = hpc_opt_list("sizes", &sizes);
-    long long stride = hpc_opt_int("stride");
-    long long cpu = hpc_opt_int("cpu");
-    long long max = 0;
+    long long cpu = hpc_opt_int("cpu"), max = 0;
     for (int i = 0; i < nsizes; i++)
         if (sizes[i] > max)
             max = sizes[i];
-
     hpc_usage_check(stride % (long long)sizeof(void *) != 0,
                     "option --stride: %lld is not a multiple of %zu", stride, sizeof(void *));
     for (int i = 0; i < nsizes; i++) {
@@ -172,13 +164,11 @@ int main(int argc, char **argv)
         hpc_usage_check(sizes[i] < 2 * stride, "option --sizes: %lld holds fewer than 2 "
                         "elements of --stride %lld", sizes[i], stride);
     }
-
     /* Refuse before allocating what the machine cannot hold without swapping. */
     long long avail = hpc_mem_available();
     hpc_usage_check(avail > 0 && (double)max > 0.8 * (double)avail,
                     "option --sizes: working set of %lld bytes exceeds 80%% of MemAvailable "
                     "(%lld bytes)", max, avail);
-
     cpu_opt = (int)cpu;
     node_opt = (int)hpc_opt_int("node");
     order = hpc_opt_str("order");
@@ -195,22 +185,26 @@ int main(int argc, char **argv)
     if (hpc_rank == 0 && cpu >= 0)
         pin_failed = hpc_bind_cpu((int)cpu) != 0;
     hpc_usage_check(pin_failed, "option --cpu: cannot run on CPU %lld (not allowed)", cpu);
+    return max;
+}
 
-    /* One mapping for all sizes (each uses its first bytes); page faults
-     * happen here (hpc_map touches every page), not while timing. */
-    char *buf = NULL;
-    char why[256] = "";
-    if (hpc_rank == 0) {
-        buf = hpc_map((size_t)max, pages_want, node_opt, &pages_got, why, sizeof why);
-        if (buf) {
-            home_node = hpc_numa_node_of(buf);
-            if (pages_got != HPC_PAGES_BASE)
-                huge_bytes = hpc_huge_bytes(buf, (size_t)max);
-        }
+/* One mapping for all sizes (each uses its first bytes), on rank 0; page faults happen
+ * here (hpc_map touches every page), not while timing. why: a failure or a warning. */
+static char *map_buffer(long long max, char *why, size_t len)
+{
+    if (hpc_rank != 0)
+        return NULL;
+    char *buf = hpc_map((size_t)max, pages_want, node_opt, &pages_got, why, len);
+    if (buf) {
+        home_node = hpc_numa_node_of(buf);
+        if (pages_got != HPC_PAGES_BASE)
+            huge_bytes = hpc_huge_bytes(buf, (size_t)max);
     }
-    hpc_begin(1, meta_extra);
-    hpc_inject_first_point();
+    return buf;
+}
 
+static void warn_pages(const char *buf, const char *why, long long max)
+{
     if (hpc_rank == 0 && !buf)
         hpc_fail("%s", why);
     if (why[0])
@@ -220,14 +214,29 @@ int main(int argc, char **argv)
                  hpc_thp_mode());
     if (hpc_rank == 0 && hpc_numa_nodes() == 1 && node_opt >= 0)
         hpc_warn("one NUMA node: the core x memory-home latency matrix has one column");
+}
 
+int main(int argc, char **argv)
+{
+    hpc_init(&argc, &argv, "mem-latency",
+             "Memory load-to-use latency: dependent loads over a random pointer cycle.",
+             options, MPI_THREAD_SINGLE);
+    const long long *sizes;
+    int nsizes = hpc_opt_list("sizes", &sizes);
+    long long stride = hpc_opt_int("stride");
+    long long max = parse(sizes, nsizes, stride);
+    char why[256] = "";
+    char *buf = map_buffer(max, why, sizeof why);
+
+    hpc_begin(1, meta_extra);
+    hpc_inject_first_point();
+    warn_pages(buf, why, max);
     if (hpc_rank == 0) {
         for (int i = 0; i < nsizes; i++)
             measure(buf, (size_t)sizes[i], (size_t)stride, hpc_opt_int("loads"),
                     (uint64_t)hpc_opt_int("seed"));
         hpc_unmap(buf, (size_t)max, pages_got);
     }
-
     hpc_idle_barrier(MPI_COMM_WORLD);
     hpc_finish();
     return 0;

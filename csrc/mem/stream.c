@@ -183,11 +183,9 @@ static void check_results(long reps)
     }
 }
 
-int main(int argc, char **argv)
+/* --threads and --n (0: STREAM's rule), checked against the memory available. */
+static void parse(void)
 {
-    hpc_init(&argc, &argv, "stream", "STREAM copy/scale/add/triad memory bandwidth (OpenMP).",
-             options, MPI_THREAD_FUNNELED);
-
     if (hpc_opt_int("threads") > 0)
         omp_set_num_threads((int)hpc_opt_int("threads"));
     nthreads = omp_get_max_threads();
@@ -201,12 +199,84 @@ int main(int argc, char **argv)
             n = 10000000;
         hpc_opt_set_int("n", n);
     }
-
     long long avail = hpc_mem_available();
     hpc_usage_check(avail > 0 && 3.0 * 8.0 * (double)n > 0.8 * (double)avail,
                     "option --n: 3 arrays of %ld doubles (%.3g bytes) exceed 80%% of "
                     "MemAvailable (%lld bytes)", n, 3.0 * 8.0 * (double)n, avail);
+}
 
+static void arrays_init(void)
+{
+    a = alloc_array(n);
+    b = alloc_array(n);
+    c = alloc_array(n);
+    /* First touch with the kernels' schedule: pages land near the thread that will use
+     * them. */
+#pragma omp parallel for schedule(static)
+    for (long j = 0; j < n; j++) {
+        a[j] = 1.0;
+        b[j] = 2.0;
+        c[j] = 0.0;
+    }
+#pragma omp parallel for schedule(static)
+    for (long j = 0; j < n; j++)
+        a[j] = 2.0 * a[j];  /* as STREAM (its timer test); the check expects it */
+}
+
+/* Repeat all four kernels until every kernel's sampler is done; a kernel that is done
+ * keeps running (unrecorded) so the arrays follow the sequence the check replays. The
+ * four kernels (four measured points) share the repetitions, so each sampler gets the
+ * four budgets: the run takes about 4 x --budget, as if the points were measured one
+ * after another. Returns the repetitions. */
+static long sweep(hpc_sampler s[NKERNELS])
+{
+    hpc_rep rep = hpc_reps;
+    rep.budget_s *= NKERNELS;
+    for (int k = 0; k < NKERNELS; k++)
+        hpc_sampler_init(&s[k], &rep);
+    long reps = 0;
+    for (;;) {
+        int more[NKERNELS], any = 0;
+        for (int k = 0; k < NKERNELS; k++)
+            any |= more[k] = hpc_sampler_more(&s[k]);
+        if (!any)
+            return reps;
+        double t[NKERNELS];
+        run_kernels(t);
+        reps++;
+        for (int k = 0; k < NKERNELS; k++)
+            if (more[k])
+                hpc_sampler_add(&s[k], t[k]);
+    }
+}
+
+static void emit(hpc_sampler s[NKERNELS])
+{
+    for (int k = 0; k < NKERNELS; k++) {
+        double bytes = kernel_words[k] * 8.0 * (double)n;
+        double *rate = malloc((size_t)s[k].n * sizeof *rate);
+        hpc_rates(s[k].samples, s[k].n, bytes, 1e9, rate);
+        hpc_stats st;
+        hpc_stats_compute(rate, s[k].n, &st);
+        hpc_json r;
+        hpc_result_begin(&r, "bandwidth", "GB/s", "max", "higher");
+        hpc_json_str(&r, "kernel", kernel_name[k]);
+        hpc_json_int(&r, "threads", nthreads);
+        hpc_json_int(&r, "array_bytes", 8LL * n);
+        hpc_json_str(&r, "bind", bind_name(omp_get_proc_bind()));  /* close/spread sweep */
+        hpc_json_int(&r, "bytes_per_iter", (long long)bytes);
+        hpc_result_stats(&r, &st, s[k].converged);
+        hpc_json_emit(&r);
+        free(rate);
+        hpc_sampler_free(&s[k]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    hpc_init(&argc, &argv, "stream", "STREAM copy/scale/add/triad memory bandwidth (OpenMP).",
+             options, MPI_THREAD_FUNNELED);
+    parse();
     /* Where the threads run (at start: unbound threads may move later). */
     thread_cpus = calloc((size_t)nthreads, sizeof *thread_cpus);
 #pragma omp parallel
@@ -215,77 +285,18 @@ int main(int argc, char **argv)
     hpc_begin(nthreads, meta_extra);
     warn_about_placement();
     hpc_inject_first_point();
-
     if (hpc_rank == 0) {
-        a = alloc_array(n);
-        b = alloc_array(n);
-        c = alloc_array(n);
-
-        /* First touch with the kernels' schedule: pages land near the
-         * thread that will use them. */
-#pragma omp parallel for schedule(static)
-        for (long j = 0; j < n; j++) {
-            a[j] = 1.0;
-            b[j] = 2.0;
-            c[j] = 0.0;
-        }
-#pragma omp parallel for schedule(static)
-        for (long j = 0; j < n; j++)
-            a[j] = 2.0 * a[j];  /* as STREAM (its timer test); the check expects it */
-
-        /* Repeat all four kernels until every kernel's sampler is done; a
-         * kernel that is done keeps running (unrecorded) so the arrays
-         * follow the sequence the check replays. The four kernels (four
-         * measured points) share the repetitions, so each sampler gets the
-         * four budgets: the run takes about 4 x --budget, as if the points
-         * were measured one after another. */
-        hpc_rep rep = hpc_reps;
-        rep.budget_s *= NKERNELS;
+        arrays_init();
         hpc_sampler s[NKERNELS];
-        for (int k = 0; k < NKERNELS; k++)
-            hpc_sampler_init(&s[k], &rep);
-        long reps = 0;
-        for (;;) {
-            int more[NKERNELS], any = 0;
-            for (int k = 0; k < NKERNELS; k++)
-                any |= more[k] = hpc_sampler_more(&s[k]);
-            if (!any)
-                break;
-            double t[NKERNELS];
-            run_kernels(t);
-            reps++;
-            for (int k = 0; k < NKERNELS; k++)
-                if (more[k])
-                    hpc_sampler_add(&s[k], t[k]);
-        }
-
+        long reps = sweep(s);
         if (hpc_inject == HPC_INJECT_CORRUPT)
             a[n / 2] *= 2.0;
         check_results(reps);
-
-        for (int k = 0; k < NKERNELS; k++) {
-            double bytes = kernel_words[k] * 8.0 * (double)n;
-            double *rate = malloc((size_t)s[k].n * sizeof *rate);
-            hpc_rates(s[k].samples, s[k].n, bytes, 1e9, rate);
-            hpc_stats st;
-            hpc_stats_compute(rate, s[k].n, &st);
-            hpc_json r;
-            hpc_result_begin(&r, "bandwidth", "GB/s", "max", "higher");
-            hpc_json_str(&r, "kernel", kernel_name[k]);
-            hpc_json_int(&r, "threads", nthreads);
-            hpc_json_int(&r, "array_bytes", 8LL * n);
-            hpc_json_str(&r, "bind", bind_name(omp_get_proc_bind()));  /* close/spread sweep */
-            hpc_json_int(&r, "bytes_per_iter", (long long)bytes);
-            hpc_result_stats(&r, &st, s[k].converged);
-            hpc_json_emit(&r);
-            free(rate);
-            hpc_sampler_free(&s[k]);
-        }
+        emit(s);
         free(a);
         free(b);
         free(c);
     }
-
     hpc_idle_barrier(MPI_COMM_WORLD);
     hpc_finish();
     return 0;

@@ -102,20 +102,24 @@ void comm_bufs_free(comm_bufs *b, int with_windows);
 void comm_p2p_point(MPI_Comm act, const comm_role *me, const comm_p2p_cfg *cfg,
                     comm_bufs *b, size_t bytes, comm_point *out);
 
+/* k round trips of n bytes with peer (a rank of c): the initiator sends first, the other
+ * answers; send is MPI_Send or MPI_Ssend. Nothing but the send/receive pair is inside the
+ * loop (send is called through a pointer, as a direct call goes through the PLT anyway);
+ * *st is the last receive's status (MPI_STATUS_IGNORE allowed), for a check after it.
+ * Returns the loop's time, clock read right around it (on the initiator: k round trips). */
+typedef int (*comm_send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+double comm_round_trips(MPI_Comm c, int peer, int init, comm_send_fn send, const char *sbuf,
+                      char *rbuf, int n, long k, MPI_Status *st);
+
 /* Write latency/bandwidth-style records from per-sample times: value =
  * scale / t (rates) or t * scale (times). params() writes the params. */
 void comm_emit(const char *metric, const char *unit, const char *better, const comm_point *p,
                double scale, int is_rate, void (*params)(hpc_json *, const void *),
                const void *ctx);
 
-/* The same from a batch's kept samples (seconds per operation, see batch.h),
- * on rank 0: value = work / (t * scale) (is_rate: work per operation), else
- * t * scale.
- * The batch length is written under batch_key ("ops_per_sample", ...). */
-void comm_emit_batch(const char *metric, const char *unit, const char *better,
-                     const hpc_batch *b, double scale, int is_rate, double work,
-                     const char *batch_key,
-                     void (*params)(hpc_json *, const void *), const void *ctx);
+/* The keys every comm record has after its batch length (hpc_point.extra): buffer_pages,
+ * and refined for a size comm_refine_switches added. */
+void comm_record_extra(hpc_json *r);
 
 /* Write over `bytes` of a private buffer so caches hold none of the message
  * buffers (no-op when bytes == 0). */

@@ -1,6 +1,7 @@
 /* pop_comm.c - decomposition, halo update variants and global-sum variants of
  * the POP-like barotropic proxy (pop_comm.h says what each does). */
 #include "pop_comm.h"
+#include "harness.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -208,7 +209,7 @@ void pop_halo_update(pop_halo *h)
         hpc_phase_to(h->ph, POP_PH_COPY);
         self_copies(h);
         hpc_phase_to(h->ph, POP_PH_HALO);
-        MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        hpc_wait_all(nreq, req);
         break;
     case POP_HALO_PACK:
         hpc_phase_to(h->ph, POP_PH_HALO);
@@ -226,7 +227,7 @@ void pop_halo_update(pop_halo *h)
             if (remote(h, k))
                 MPI_Isend(h->sbuf[k], h->cnt[k], MPI_DOUBLE, h->d.nbr[k], k, MPI_COMM_WORLD,
                           &req[nreq++]);
-        MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        hpc_wait_all(nreq, req);
         hpc_phase_to(h->ph, POP_PH_COPY);
         for (int k = 0; k < 8; k++)
             if (remote(h, k))

@@ -22,6 +22,9 @@ typedef enum {
     BW_READ, BW_WRITE, BW_RMW, BW_MEMSET, BW_MEMCPY, BW_COPY, BW_TRIAD,
     BW_WRITE_NT, BW_COPY_NT, BW_TRIAD_NT, BW_NMODES
 } bw_mode;
+/* The names in bw_mode order, as an option's choices. */
+#define BW_MODE_NAMES \
+    "read|write|rmw|memset|memcpy|copy|triad|write-nt|copy-nt|triad-nt"
 
 typedef struct {
     const char *name;
