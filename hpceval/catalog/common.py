@@ -135,14 +135,22 @@ def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) 
     return sorted(set(out))
 
 
-def int_pair(text: str, what: str, form: str) -> Tuple[int, int]:
-    """'96x64' -> (96, 64): a --set value of the form AxB with positive integers."""
+def int_tuple(text: str, what: str, form: str, n: int) -> Tuple[int, ...]:
+    """'30x30x15' -> (30, 30, 15): a --set value of the form AxB(xC...) of n positive integers."""
     try:
-        a, b = (int(x) for x in text.lower().split("x"))
+        items = tuple(int(x) for x in text.lower().split("x"))
     except ValueError:
         raise UsageError(f"--set {what}: '{text}' is not {form}") from None
-    if a < 1 or b < 1:
+    if len(items) != n:
+        raise UsageError(f"--set {what}: '{text}' is not {form}")
+    if min(items) < 1:
         raise UsageError(f"--set {what}: '{text}' is not {form} with positive numbers")
+    return items
+
+
+def int_pair(text: str, what: str, form: str) -> Tuple[int, int]:
+    """'96x64' -> (96, 64): a --set value of the form AxB with positive integers."""
+    a, b = int_tuple(text, what, form, 2)
     return a, b
 
 

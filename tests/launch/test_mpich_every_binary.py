@@ -28,6 +28,8 @@ TINY = {
     "mem-bandwidth": ["sizes=16K", "modes=read,triad"],
     "mem-contention": ["bytes=4M", "latency-bytes=64K", "experiments=both"],
     "stream": ["n=200000", "threads=1"],
+    "hydro": ["cells=8x8x8", "steps=2"],
+    "montecarlo": ["particles=2000", "cycles=2"],
     "barotropic": ["grids=32x32", "pgrids=2x1", "halos=pack", "sums=allreduce", "land=none",
                    "mappings=row"],
 }

@@ -1,0 +1,117 @@
+"""hydro: the SAGE-like compressible hydrodynamics proxy (3-D Euler, MUSCL-Hancock + HLLC on a
+block of cells per rank; docs/apps_hydro.md). Cells per second vs cells per rank (the EV7
+study's figs 4.1-4.3) and weak scaling at a fixed block per rank."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import (REPETITION, check_memory, int_tuple, launch_timeout,
+                                    rank_counts, repetition_args, words)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.errors import UsageError
+
+METRICS = 3                       # step_time, cell_rate, cell_rate_per_rank per point
+BYTES_PER_CELL = 8 * 24           # conserved fields, fluxes, row buffers: a generous bound
+MIN_RATE = 2e5                    # cell updates per second per rank, pessimistic (time limit)
+
+
+def _blocks(v: Dict[str, Any]) -> List[tuple]:
+    key, form = ("grid", "NXxNYxNZ") if str(v["grid"]).strip() else ("cells", "NXxNYxNZ")
+    return [int_tuple(g, key, form, 3) for g in dict.fromkeys(words(v[key], None, key))]
+
+
+def _npe_fits(text: str, n: int) -> List[str]:
+    if not text.strip():
+        return []
+    p = int_tuple(text.strip(), "npe", "PxQxR", 3)
+    if p[0] * p[1] * p[2] != n:
+        raise UsageError(f"hydro: --set npe={text} does not fit {n} ranks (P Q R = ranks)")
+    return ["--npe", text.strip()]
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    blocks = _blocks(v)
+    strong = bool(str(v["grid"]).strip())
+    shape = ["--grid" if strong else "--cells", ",".join("x".join(map(str, g)) for g in blocks)]
+    fixed = (shape + ["--problem", v["problem"]] + b.param("steps").to_arg(v["steps"])
+             + b.param("gamma").to_arg(v["gamma"]) + b.param("cfl").to_arg(v["cfl"])
+             + repetition_args(b, v))
+    specs = []
+    for n in rank_counts(v["ranks"], ctx):
+        per_rank = max(x * y * z for x, y, z in blocks) // (n if strong else 1)
+        if per_rank < 1:
+            raise UsageError(f"hydro: the grid leaves ranks without cells at {n} ranks")
+        check_memory(n * BYTES_PER_CELL * per_rank, ctx, f"hydro np={n}")
+        # every sample is `steps` steps; the checks run another few on top
+        step_s = per_rank / MIN_RATE * int(v["steps"])
+        points = len(blocks)
+        specs.append(LaunchSpec(
+            b.name, f"hydro np={n} {shape[1]} {'strong' if strong else 'weak'} {v['problem']}",
+            "hydro", fixed + _npe_fits(str(v["npe"]), n), n, "core",
+            expected_results=METRICS * points,
+            timeout_s=launch_timeout(v, points) + 3.0 * (int(v["warmup"]) + 3) * step_s * points))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "hydro", "proxies",
+    "SAGE-like compressible hydrodynamics: 3-D Euler equations, MUSCL-Hancock with an HLLC "
+    "Riemann solver, 2-layer halos on a P x Q x R grid; cells per second vs cells per rank and "
+    "weak scaling; conservation (periodic) or the exact Sod solution (sod) checked",
+    (Param("cells", "str", "8x8x8,16x16x16,30x30x15,32x32x32",
+           "cells per rank NXxNYxNZ, comma-separated (weak scaling; SAGE's 13,500 is 30x30x15)"),
+     Param("grid", "str", "", "global grids NXxNYxNZ (strong scaling; replaces cells)"),
+     Param("npe", "str", "", "process grid PxQxR (empty: MPI_Dims_create's)"),
+     Param("problem", "choice", "periodic", "periodic: smooth state, conservation checked; sod: "
+           "shock tube along x, checked against the exact solution", choices=("periodic", "sod")),
+     Param("steps", "int", 10, "time steps per sample", 1, 1_000_000),
+     Param("gamma", "float", 1.4, "ratio of specific heats", 1.0001, 10.0),
+     Param("cfl", "float", 0.8, "Courant number", 0.01, 1.0),
+     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
+           "(empty: --np, else 1)"),
+     ) + REPETITION,
+    _plan, ranks="--np or the ranks sweep"))
+
+
+# ---------------------------------------------------------------- card, headline rows, figures
+
+def _best_rate(records: list):
+    from hpceval.analysis.headlines import select, value
+    recs = [r for r in select(records, "hydro", "cell_rate_per_rank")
+            if r["params"].get("problem") == "periodic" and value(r)]
+    return max(recs, key=value) if recs else None
+
+
+def _where(rec: dict) -> str:
+    p = rec["params"]
+    return (f"{p['bx']}x{p['by']}x{p['bz']} cells per rank, {p['P'] * p['Q'] * p['R']} ranks "
+            f"({p['P']}x{p['Q']}x{p['R']})")
+
+
+def _rows():
+    from hpceval.analysis.proxies import BestPoint
+    return BestPoint(_best_rate, _where, "Hydrodynamics cell rate per rank (SAGE-like)",
+                     "cells/s", "Hydro cell rate per rank", order=41)
+
+
+def card_rows():
+    return _rows().card_rows()
+
+
+def headline_rows():
+    return _rows().headline_rows()
+
+
+def figures():
+    from hpceval.report.figures import FigureSpec
+    from hpceval.report.figures_apps import rate_vs_size_and_ranks
+
+    def hydro_rates(runs):
+        return rate_vs_size_and_ranks(
+            runs, "hydro", "cell_rate_per_rank", "cells per rank",
+            size=lambda p: p["bx"] * p["by"] * p["bz"], ranks=lambda p: p["P"] * p["Q"] * p["R"],
+            keep=lambda p: p.get("problem") == "periodic", ylabel="cell updates per s per rank",
+            title="Hydrodynamics (SAGE-like)")
+    return [FigureSpec("Application proxies", "Hydrodynamics: cell rate per rank vs cells per "
+                       "rank (1 rank) and weak scaling", hydro_rates, "hydro", order=41)]

@@ -1,0 +1,112 @@
+"""montecarlo: the MCNP-like master-worker particle transport proxy (docs/apps_montecarlo.md).
+Time per particle history vs the number of workers, for the EV7 study's two shapes of run:
+many cycles of few particles (communication heavy) and few cycles of many particles."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import REPETITION, launch_timeout, rank_counts, repetition_args
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.errors import UsageError
+
+METRICS = 3                      # history_time, cycle_time, master_busy
+SLOW_HISTORY_S = 2e-6            # a pessimistic history (time limit): 30x this machine's
+PASSED = ("cycles", "particles", "chunk", "geometry", "source", "thickness", "radii", "sigma-t",
+          "scatter", "seed", "master-sleep")
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    chunks = -(-int(v["particles"]) // int(v["chunk"]))
+    fixed = [a for name in PASSED for a in b.param(name).to_arg(v[name])] + repetition_args(b, v)
+    run_s = int(v["cycles"]) * int(v["particles"]) * SLOW_HISTORY_S
+    specs = []
+    for n in rank_counts(v["ranks"], ctx):
+        if chunks < n - 1:
+            raise UsageError(f"montecarlo: {chunks} chunk(s) of {v['chunk']} histories per cycle "
+                             f"leave some of the {n - 1} workers idle: lower chunk or raise "
+                             "particles")
+        shape = f"{v['cycles']}x{v['particles']}"
+        specs.append(LaunchSpec(
+            b.name, f"montecarlo np={n} {v['geometry']} {shape}", "montecarlo", fixed, n, "core",
+            expected_results=METRICS,
+            timeout_s=launch_timeout(v, 1) + 3.0 * (int(v["warmup"]) + 2) * run_s))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "montecarlo", "proxies",
+    "MCNP-like master-worker Monte Carlo transport: the master hands out particle histories in "
+    "chunks each cycle, workers track them through a slab stack or nested spheres (absorption, "
+    "isotropic scattering), tallies combined per cycle; counter-based random streams, so the "
+    "tallies are identical for any worker count; time per history, master's share",
+    (Param("cycles", "int", 10, "cycles per run", 1, 1_000_000_000),
+     Param("particles", "size", 10000, "particle histories per cycle", 1, 10**12),
+     Param("chunk", "size", 100, "histories per work message", 1, 10**12),
+     Param("geometry", "choice", "slab", "slab stack or nested spheres (point source at the "
+           "centre)", choices=("slab", "spheres")),
+     Param("source", "choice", "normal", "slab source: normally incident or isotropic",
+           choices=("normal", "isotropic")),
+     Param("thickness", "str", "2", "slab layer thicknesses in cm, comma list"),
+     Param("radii", "str", "1,2", "sphere outer radii in cm, increasing, comma list"),
+     Param("sigma-t", "str", "1", "total cross section per region (1/cm), comma list"),
+     Param("scatter", "str", "0.5", "scattering ratio per region in [0, 1], comma list"),
+     Param("seed", "int", 12345, "random key: the same seed, the same histories", 0, 2**62),
+     Param("master-sleep", "float", 0.0, "us the master sleeps between probes (0: blocks in "
+           "MPI_Recv)", 0.0, 1e6),
+     Param("ranks", "str", "", "rank counts to sweep (master + workers), comma-separated, "
+           "'max' = all cores (empty: --np, else 1)"),
+     ) + REPETITION,
+    _plan, ranks="--np or the ranks sweep (1 = the master tracks alone)"))
+
+
+# ---------------------------------------------------------------- card, headline rows, figures
+
+def _shape(p: dict) -> str:
+    return f"{p['cycles']} cycles x {p['particles']} particles"
+
+
+def _best(records: list):
+    from hpceval.analysis.headlines import select, value
+    recs = [r for r in select(records, "montecarlo", "history_time") if value(r)]
+    return min(recs, key=value) if recs else None
+
+
+def _where(rec: dict) -> str:
+    p = rec["params"]
+    return f"{p['workers']} workers, {_shape(p)}, {p['geometry']}"
+
+
+def _rows():
+    from hpceval.analysis.proxies import BestPoint
+    return BestPoint(_best, _where, "Monte Carlo transport (MCNP-like), time per history", "ns",
+                     "Monte Carlo time per history", order=42)
+
+
+def card_rows():
+    return _rows().card_rows()
+
+
+def headline_rows():
+    return _rows().headline_rows()
+
+
+def figures():
+    from hpceval.report.figures import FigureSpec, _figure
+    from hpceval.report.figures_apps import _points, draw
+
+    def histories(runs):
+        every = lambda p: True
+        time = _points(runs, "montecarlo", "history_time", lambda p: p["workers"], _shape, every)
+        if not time:
+            return None
+        fig = _figure((10.0, 4.0))
+        left, right = fig.subplots(1, 2)
+        draw(left, time, "workers (0: the master tracks alone)", "time per history [ns]")
+        left.set_yscale("log")
+        draw(right, _points(runs, "montecarlo", "master_busy", lambda p: p["workers"], _shape,
+                            every), "workers", "master busy [fraction of wall time]")
+        return fig
+    return [FigureSpec("Application proxies", "Monte Carlo transport (MCNP-like): time per "
+                       "history and the master's share vs workers", histories, "montecarlo",
+                       order=42)]
