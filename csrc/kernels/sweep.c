@@ -59,9 +59,11 @@ static hpc_option options[] = {
     {.name = "sn", .type = HPC_INT, .def = "6", .min = 0, .max = 1000,
      .help = "S_N order of the level-symmetric quadrature: 2, 4, 6 or 8 (N (N+2) directions)"},
     {.name = "mk", .type = HPC_INT, .def = "10", .min = 1, .max = 1 << 20,
-     .help = "k-planes per pipeline block (<= K; a shorter last block if it does not divide K)"},
+     .help = "k-planes per pipeline block (a shorter last block if it does not divide K; at most "
+             "K are used)"},
     {.name = "mmi", .type = HPC_INT, .def = "3", .min = 1, .max = SWEEP_MAX_ANGLES,
-     .help = "directions per pipeline block (<= N (N+2) / 8, the directions of an octant)"},
+     .help = "directions per pipeline block (a shorter last block if it does not divide an "
+             "octant's N (N+2) / 8; at most those are used)"},
     {.name = "fixup", .type = HPC_INT, .def = "0", .min = 0, .max = 1,
      .help = "1: set negative outgoing face fluxes to zero (balance-preserving)"},
     {.name = "tol", .type = HPC_DOUBLE, .def = "1e-12", .min = 1e-15, .max = 1e-6,
@@ -172,9 +174,12 @@ static void parse_physics(config *c)
         hpc_fail("sweep: the S%d quadrature's moments are wrong", sn);
     pb->mk = (int)hpc_opt_int("mk");
     pb->mmi = (int)hpc_opt_int("mmi");
-    hpc_usage_check(pb->mk > pb->nz, "sweep: --mk %d exceeds the %d k-planes", pb->mk, pb->nz);
-    hpc_usage_check(pb->mmi > c->quad.nm, "sweep: --mmi %d exceeds the %d directions per octant "
-                    "of S%d", pb->mmi, c->quad.nm, sn);
+    /* A block cannot be bigger than everything: the whole column, all of an octant's
+     * directions (the meta record reports the values used). */
+    if (pb->mk > pb->nz)
+        hpc_opt_set_int("mk", pb->mk = pb->nz);
+    if (pb->mmi > c->quad.nm)
+        hpc_opt_set_int("mmi", pb->mmi = c->quad.nm);
     pb->fixup = (int)hpc_opt_int("fixup");
     pb->sigt = hpc_opt_double("sigma-t");
     pb->sigs = hpc_opt_double("sigma-s");
@@ -357,11 +362,12 @@ static void emit_params(hpc_json *r, const config *c)
 /* The checks' figures and the problem's constants. */
 static void emit_checks(hpc_json *r, const config *c, const outcome *o)
 {
-    hpc_json_num(r, "source", o->source);
-    hpc_json_num(r, "absorption", o->absorption);
+    /* All digits: a reader can redo the balance. */
+    hpc_json_exact(r, "source", o->source);
+    hpc_json_exact(r, "absorption", o->absorption);
     hpc_json_array(r, "leakage");  /* -x, +x, -y, +y, -z, +z */
     for (int f = 0; f < 6; f++)
-        hpc_json_num(r, NULL, o->leakage[f]);
+        hpc_json_exact(r, NULL, o->leakage[f]);
     hpc_json_close(r);
     hpc_json_num(r, "balance_rel_error", o->balance);
     hpc_json_exact(r, "checksum", o->checksum);  /* all digits: compared between runs */
