@@ -63,7 +63,8 @@ static hpc_option options[] = {
              "K are used)"},
     {.name = "mmi", .type = HPC_INT, .def = "3", .min = 1, .max = SWEEP_MAX_ANGLES,
      .help = "directions per pipeline block (a shorter last block if it does not divide an "
-             "octant's N (N+2) / 8; at most those are used)"},
+             "octant's N (N+2) / 8; at most those are used; the kernel takes 4 at once, so "
+             "a multiple of 4 wastes no lanes)"},
     {.name = "fixup", .type = HPC_INT, .def = "0", .min = 0, .max = 1,
      .help = "1: set negative outgoing face fluxes to zero (balance-preserving)"},
     {.name = "tol", .type = HPC_DOUBLE, .def = "1e-12", .min = 1e-15, .max = 1e-6,
@@ -89,7 +90,7 @@ static const hpc_phase_def PHASES[SWEEP_NPH] = {{"compute", HPC_KIND_COMPUTE},
                                                 {"send", HPC_KIND_COMM},
                                                 {"reduce", HPC_KIND_COMM}};
 static const double BALANCE_BOUND = 1e-10, SERIAL_BOUND = 1e-12;
-enum { FLOPS_PER_CELL_ANGLE = 13 };  /* lib/sweep_kernel.c */
+enum { FLOPS_PER_CELL_ANGLE = 15 };  /* lib/sweep_kernel.c */
 
 typedef struct {
     sweep_problem pb;

@@ -68,10 +68,15 @@ int sweep_init(sweep_solver *s, const sweep_problem *pb, const sweep_quad *quad,
     s->phi_old = malloc(s->ncell * sizeof(double));
     s->src = malloc(s->ncell * sizeof(double));
     s->qsrc = malloc(s->ncell * sizeof(double));
-    s->face_i = malloc(mk * s->jt * mb * sizeof(double));
-    s->face_j = malloc(mk * s->it * mb * sizeof(double));
-    s->face_k = malloc((size_t)s->it * s->jt * mb * sizeof(double));
-    if (!s->phi || !s->phi_old || !s->src || !s->qsrc || !s->face_i || !s->face_j || !s->face_k)
+    size_t mbp = SWEEP_PAD(pb->mmi);
+    /* calloc: the padding lanes must start finite (they are never received). */
+    s->face_i = calloc(mk * s->jt * mbp, sizeof(double));
+    s->face_j = calloc(mk * s->it * mbp, sizeof(double));
+    s->face_k = calloc((size_t)s->it * s->jt * mbp, sizeof(double));
+    s->buf_i = malloc(mk * s->jt * mb * sizeof(double));
+    s->buf_j = malloc(mk * s->it * mb * sizeof(double));
+    if (!s->phi || !s->phi_old || !s->src || !s->qsrc || !s->face_i || !s->face_j || !s->face_k
+        || !s->buf_i || !s->buf_j)
         return -1;
     memset(s->phi, 0, s->ncell * sizeof(double));
     fill_source(s);
@@ -87,14 +92,31 @@ void sweep_free(sweep_solver *s)
     free(s->face_i);
     free(s->face_j);
     free(s->face_k);
+    free(s->buf_i);
+    free(s->buf_j);
 }
 
-static void recv_face(double *buf, size_t n, int from, int tag, MPI_Comm comm)
+/* The upstream face of nlines x mb directions into face (SWEEP_PAD(mb) a line); zeros at the
+ * vacuum boundary. */
+static void recv_face(double *face, double *buf, size_t nlines, int mb, int from, int tag,
+                      MPI_Comm comm)
 {
-    if (from == MPI_PROC_NULL)
-        memset(buf, 0, n * sizeof(double));  /* vacuum: nothing comes in */
-    else
-        MPI_Recv(buf, (int)n, MPI_DOUBLE, from, tag, comm, MPI_STATUS_IGNORE);
+    size_t mbp = SWEEP_PAD(mb);
+    if (from == MPI_PROC_NULL) {
+        memset(face, 0, nlines * mbp * sizeof(double));
+        return;
+    }
+    MPI_Recv(buf, (int)(nlines * mb), MPI_DOUBLE, from, tag, comm, MPI_STATUS_IGNORE);
+    for (size_t l = 0; l < nlines; l++)
+        memcpy(face + l * mbp, buf + l * mb, (size_t)mb * sizeof(double));
+}
+
+/* The outgoing face as a message (mb directions a line). */
+static void pack_face(const double *face, double *buf, size_t nlines, int mb)
+{
+    size_t mbp = SWEEP_PAD(mb);
+    for (size_t l = 0; l < nlines; l++)
+        memcpy(buf + l * mb, face + l * mbp, (size_t)mb * sizeof(double));
 }
 
 static void send_face(const double *buf, size_t n, int to, int tag, MPI_Comm comm)
@@ -103,14 +125,15 @@ static void send_face(const double *buf, size_t n, int to, int tag, MPI_Comm com
         MPI_Send(buf, (int)n, MPI_DOUBLE, to, tag, comm);
 }
 
-/* Outflow through a face of nlines lines of mb directions: sum w cos psi area. */
-static double outflow(const double *face, size_t nlines, int mb, const double *w,
+/* Outflow through a face of nlines lines (stride doubles apart) of mb directions:
+ * sum w cos psi area. */
+static double outflow(const double *face, size_t nlines, size_t stride, int mb, const double *w,
                       const double *cos_, double area)
 {
     double sum = 0;
     for (size_t l = 0; l < nlines; l++)
         for (int m = 0; m < mb; m++)
-            sum += w[m] * cos_[m] * face[l * mb + m];
+            sum += w[m] * cos_[m] * face[l * stride + m];
     return sum * area;
 }
 
@@ -124,29 +147,30 @@ static void sweep_octant(sweep_solver *s, int di, int dj, int dk)
     size_t it = (size_t)s->it, jt = (size_t)s->jt;
     for (int m0 = 0; m0 < qd->nm; m0 += pb->mmi) {
         int mb = pb->mmi < qd->nm - m0 ? pb->mmi : qd->nm - m0;
-        memset(s->face_k, 0, it * jt * mb * sizeof(double));  /* vacuum at the k boundary */
+        memset(s->face_k, 0, it * jt * SWEEP_PAD(mb) * sizeof(double));  /* vacuum */
         for (int b = 0; b < nb; b++) {
             int k0 = (dk > 0 ? b : nb - 1 - b) * pb->mk;
             int nk = pb->mk < s->kt - k0 ? pb->mk : s->kt - k0;
-            size_t ni = nk * jt * mb, nj = nk * it * mb;
             hpc_phase_to(s->ph, SWEEP_PH_WAIT);
-            recv_face(s->face_i, ni, up_i, TAG_I, s->comm);
-            recv_face(s->face_j, nj, up_j, TAG_J, s->comm);
+            recv_face(s->face_i, s->buf_i, nk * jt, mb, up_i, TAG_I, s->comm);
+            recv_face(s->face_j, s->buf_j, nk * it, mb, up_j, TAG_J, s->comm);
             hpc_phase_to(s->ph, SWEEP_PH_COMPUTE);
             sweep_block(s, di, dj, dk, k0, nk, m0, mb);
+            pack_face(s->face_i, s->buf_i, nk * jt, mb);
+            pack_face(s->face_j, s->buf_j, nk * it, mb);
             if (dn_i == MPI_PROC_NULL)
-                s->leak[di > 0] += outflow(s->face_i, nk * jt, mb, qd->w + m0, qd->mu + m0,
+                s->leak[di > 0] += outflow(s->buf_i, nk * jt, mb, mb, qd->w + m0, qd->mu + m0,
                                            pb->dy * pb->dz);
             if (dn_j == MPI_PROC_NULL)
-                s->leak[2 + (dj > 0)] += outflow(s->face_j, nk * it, mb, qd->w + m0,
+                s->leak[2 + (dj > 0)] += outflow(s->buf_j, nk * it, mb, mb, qd->w + m0,
                                                  qd->eta + m0, pb->dx * pb->dz);
             hpc_phase_to(s->ph, SWEEP_PH_SEND);
-            send_face(s->face_i, ni, dn_i, TAG_I, s->comm);
-            send_face(s->face_j, nj, dn_j, TAG_J, s->comm);
+            send_face(s->buf_i, nk * jt * mb, dn_i, TAG_I, s->comm);
+            send_face(s->buf_j, nk * it * mb, dn_j, TAG_J, s->comm);
         }
         hpc_phase_to(s->ph, SWEEP_PH_COMPUTE);
-        s->leak[4 + (dk > 0)] += outflow(s->face_k, it * jt, mb, qd->w + m0, qd->xi + m0,
-                                         pb->dx * pb->dy);
+        s->leak[4 + (dk > 0)] += outflow(s->face_k, it * jt, SWEEP_PAD(mb), mb, qd->w + m0,
+                                         qd->xi + m0, pb->dx * pb->dy);
     }
 }
 

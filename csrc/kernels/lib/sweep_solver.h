@@ -14,6 +14,10 @@
 
 #include <mpi.h>
 
+/* Directions handled at once by the kernel (a vector); the faces are padded to a multiple. */
+#define SWEEP_VLEN 4
+#define SWEEP_PAD(mb) (((mb) + SWEEP_VLEN - 1) / SWEEP_VLEN * SWEEP_VLEN)
+
 enum { SWEEP_PH_COMPUTE, SWEEP_PH_WAIT, SWEEP_PH_SEND, SWEEP_PH_REDUCE, SWEEP_NPH };
 
 /* The problem, the same on every rank. */
@@ -36,7 +40,8 @@ typedef struct {
     hpc_phases *ph;
     size_t ncell;
     double *phi, *phi_old, *src, *qsrc;  /* [k][j][i] */
-    double *face_i, *face_j, *face_k;    /* one block's faces, directions innermost */
+    double *face_i, *face_j, *face_k;    /* one block's faces, SWEEP_PAD(mb) directions innermost */
+    double *buf_i, *buf_j;               /* the same faces as messages, mb directions */
     double leak[6];   /* leakage of the last sweep through -x, +x, -y, +y, -z, +z */
     long fixups;      /* faces set to zero by the fix-up in the last sweep */
 } sweep_solver;
