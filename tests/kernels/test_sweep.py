@@ -101,6 +101,7 @@ def test_records_and_weak_scaling():
     # grind time = time per iteration / the rank's cell-angles
     assert gr["stats"]["median"] == pytest.approx(
         it["stats"]["median"] * 1e3 / it["cell_angles_per_rank"], rel=1e-5)
+    assert gr["global_grind_time_median"] == pytest.approx(gr["stats"]["median"] / 2, rel=1e-5)
     assert "max_rel_diff_vs_serial" not in it  # above --ref-max
     assert {n: v["kind"] for n, v in it["phases"].items()} == PHASES
     for r in range(2):
