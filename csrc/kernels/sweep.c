@@ -4,8 +4,9 @@
  *
  * The problem: a 3-D grid of cubic cells of width --h (global --grid IxJxK, or --per-rank
  * IxJxK cells on each of the P x Q ranks), one energy group, one material (--sigma-t,
- * --sigma-s: isotropic scattering), an isotropic fixed source --q everywhere or only in the
- * central box (--source center: cells [n/4, n - n/4) of each axis), vacuum boundaries.
+ * --sigma-s: isotropic scattering), an isotropic fixed source --q everywhere or only in a
+ * central box (--source center: cells [n/4, n - n/4) of each axis; third: Sweep3D's central
+ * third), vacuum boundaries.
  * Level-symmetric S_N quadrature (--sn 2, 4, 6, 8; lib/sweep_quad.c: the LQn sets of Lewis
  * and Miller, weights summing to 1 over the sphere), diamond differencing with an optional
  * negative-flux fix-up (--fixup; lib/sweep_kernel.c), source iteration from phi = 0 until the
@@ -79,8 +80,9 @@ static hpc_option options[] = {
      .help = "scattering cross section (< sigma-t)"},
     {.name = "q", .type = HPC_DOUBLE, .def = "1", .min = 1e-6, .max = 1e6,
      .help = "isotropic source density"},
-    {.name = "source", .type = HPC_CHOICE, .def = "uniform", .choices = "uniform|center",
-     .help = "where the source is: everywhere, or the central box [n/4, n - n/4) of each axis"},
+    {.name = "source", .type = HPC_CHOICE, .def = "uniform", .choices = "uniform|center|third",
+     .help = "where the source is: everywhere, the central box [n/4, n - n/4) of each axis, or "
+             "Sweep3D's central third [(n+1)/3, n - (n+1)/3)"},
     {.name = "h", .type = HPC_DOUBLE, .def = "1", .min = 1e-6, .max = 1e6,
      .help = "cell width (cubic cells)"},
     {.name = "ref-max", .type = HPC_DOUBLE, .def = "1e7", .min = 0, .max = 1e12,
@@ -187,7 +189,10 @@ static void parse_physics(config *c)
     pb->sigt = hpc_opt_double("sigma-t");
     pb->sigs = hpc_opt_double("sigma-s");
     pb->q = hpc_opt_double("q");
-    pb->region = strcmp(hpc_opt_str("source"), "center") == 0;
+    static const char *const SOURCES[] = {"uniform", "center", "third"};
+    for (int r = 0; r < 3; r++)
+        if (strcmp(hpc_opt_str("source"), SOURCES[r]) == 0)
+            pb->region = r;
     pb->dx = pb->dy = pb->dz = hpc_opt_double("h");
     hpc_usage_check(pb->sigs >= pb->sigt, "sweep: --sigma-s %g must be below --sigma-t %g",
                     pb->sigs, pb->sigt);
@@ -358,7 +363,7 @@ static void emit_params(hpc_json *r, const config *c)
                      c->pb.fixup};
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
         hpc_json_int(r, keys[k], v[k]);
-    hpc_json_str(r, "source", c->pb.region ? "center" : "uniform");
+    hpc_json_str(r, "source", hpc_opt_str("source"));
     hpc_json_str(r, "scaling", c->weak ? "weak" : "strong");
 }
 

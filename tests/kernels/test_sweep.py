@@ -77,6 +77,15 @@ def test_fixup_keeps_the_balance():
     assert fixed["checksum"] != plain["checksum"]
 
 
+@pytest.mark.parametrize("source,cells", [("center", 5 ** 3), ("third", 3 ** 3)])
+def test_source_boxes(source, cells):
+    # 9 cells an axis: the central half is [2, 7), Sweep3D's central third [3, 6)
+    r = solve(2, "--grid", "9x9x9", "--source", source, "--h", "0.5")
+    assert r["params"]["source"] == source
+    assert r["source"] == pytest.approx(cells * 0.125, rel=1e-14)
+    assert r["balance_rel_error"] < 1e-10 and r["max_rel_diff_vs_serial"] == 0
+
+
 def test_blocks_bigger_than_the_grid_are_clamped():
     p, recs = sweep(0, "--grid", "5x5x4", "--sn", "2", "--mk", "10", "--mmi", "3")
     assert p.returncode == 0, p.stderr

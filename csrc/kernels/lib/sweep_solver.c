@@ -27,18 +27,24 @@ void sweep_split(int n, int P, int p, int *start, int *len)
     *start = p * base + (p < rem ? p : rem);
 }
 
-/* Inside the central box [n/4, n - n/4) of one axis (never empty). */
-static int central(int g, int n) { return g >= n / 4 && g < n - n / 4; }
+/* Inside the source box of one axis: region 1 the central half [n/4, n - n/4) (never empty),
+ * region 2 Sweep3D's central third [(n+1)/3, n - (n+1)/3) (everything when n < 3). */
+static int inside(int g, int n, int region)
+{
+    int lo = region == 1 ? n / 4 : n >= 3 ? (n + 1) / 3 : 0;
+    return g >= lo && g < n - lo;
+}
 
 static void fill_source(sweep_solver *s)
 {
     const sweep_problem *pb = s->pb;
+    int r = pb->region;
     size_t c = 0;
     for (int k = 0; k < s->kt; k++)
         for (int j = 0; j < s->jt; j++)
             for (int i = 0; i < s->it; i++, c++) {
-                int in = !pb->region || (central(s->i0 + i, pb->nx) && central(s->j0 + j, pb->ny)
-                                         && central(k, pb->nz));
+                int in = !r || (inside(s->i0 + i, pb->nx, r) && inside(s->j0 + j, pb->ny, r)
+                                && inside(k, pb->nz, r));
                 s->qsrc[c] = in ? pb->q : 0.0;
             }
 }

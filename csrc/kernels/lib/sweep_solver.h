@@ -26,7 +26,8 @@ typedef struct {
     double dx, dy, dz;       /* cell widths */
     double sigt, sigs;       /* total and scattering cross sections (uniform material) */
     double q;                /* isotropic source density */
-    int region;              /* 0: q everywhere; 1: q in the central box [n/4, 3n/4) only */
+    int region;              /* where q is: 0 everywhere, 1 the central half of each axis
+                              * [n/4, n - n/4), 2 Sweep3D's central third */
     int mk, mmi, fixup;      /* k-planes and directions per block; negative-flux fix-up */
 } sweep_problem;
 
