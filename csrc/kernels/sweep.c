@@ -38,7 +38,8 @@
  * record carries as global_grind_time_median, ns) and time
  * per iteration (us), with per-rank phases (compute = the sweep and the per-iteration source
  * and convergence passes, wait = blocked in MPI_Recv for upstream faces, send = in MPI_Send,
- * reduce = the convergence test's MPI_Allreduce), wall times and cell-angles per rank.
+ * copy = faces packed and unpacked (the kernel's faces are padded) or zeroed at the vacuum
+ * boundary, reduce = the convergence test's MPI_Allreduce), wall times and cell-angles per rank.
  */
 #include "harness.h"
 #include "lib/sweep_quad.h"
@@ -71,7 +72,8 @@ static hpc_option options[] = {
     {.name = "fixup", .type = HPC_INT, .def = "0", .min = 0, .max = 1,
      .help = "1: set negative outgoing face fluxes to zero (balance-preserving)"},
     {.name = "tol", .type = HPC_DOUBLE, .def = "1e-12", .min = 1e-15, .max = 1e-6,
-     .help = "convergence: max over cells of |phi - phi_old| / |phi| <= tol"},
+     .help = "convergence: max over cells of |phi - phi_old| / |phi| <= tol (below ~1e-13 the "
+             "round-off of the smallest fluxes may stall it)"},
     {.name = "max-iters", .type = HPC_INT, .def = "2000", .min = 1, .max = 1000000,
      .help = "source iterations at most (not converged: error)"},
     {.name = "sigma-t", .type = HPC_DOUBLE, .def = "1", .min = 1e-6, .max = 1e6,
@@ -92,6 +94,7 @@ static hpc_option options[] = {
 static const hpc_phase_def PHASES[SWEEP_NPH] = {{"compute", HPC_KIND_COMPUTE},
                                                 {"wait", HPC_KIND_COMM},
                                                 {"send", HPC_KIND_COMM},
+                                                {"copy", HPC_KIND_COPY},
                                                 {"reduce", HPC_KIND_COMM}};
 static const double BALANCE_BOUND = 1e-10, SERIAL_BOUND = 1e-12;
 enum { FLOPS_PER_CELL_ANGLE = 15 };  /* lib/sweep_kernel.c */

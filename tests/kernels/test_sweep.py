@@ -13,7 +13,7 @@ from hpceval.records import parse_record
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 GRID = ["--grid", "9x7x6"]  # uneven blocks on 2 x 2
-PHASES = {"compute": "compute", "wait": "comm", "send": "comm", "reduce": "comm"}
+PHASES = {"compute": "compute", "wait": "comm", "send": "comm", "copy": "copy", "reduce": "comm"}
 
 
 def sweep(np, *args, timeout=60):

@@ -103,18 +103,21 @@ void sweep_free(sweep_solver *s)
 }
 
 /* The upstream face of nlines x mb directions into face (SWEEP_PAD(mb) a line); zeros at the
- * vacuum boundary. */
-static void recv_face(double *face, double *buf, size_t nlines, int mb, int from, int tag,
-                      MPI_Comm comm)
+ * vacuum boundary. Phases: wait in MPI_Recv, copy for the unpacking or the zeros. */
+static void recv_face(sweep_solver *s, double *face, double *buf, size_t nlines, int mb,
+                      int from, int tag)
 {
     size_t mbp = SWEEP_PAD(mb);
-    if (from == MPI_PROC_NULL) {
-        memset(face, 0, nlines * mbp * sizeof(double));
-        return;
+    if (from != MPI_PROC_NULL) {
+        hpc_phase_to(s->ph, SWEEP_PH_WAIT);
+        MPI_Recv(buf, (int)(nlines * mb), MPI_DOUBLE, from, tag, s->comm, MPI_STATUS_IGNORE);
     }
-    MPI_Recv(buf, (int)(nlines * mb), MPI_DOUBLE, from, tag, comm, MPI_STATUS_IGNORE);
-    for (size_t l = 0; l < nlines; l++)
-        memcpy(face + l * mbp, buf + l * mb, (size_t)mb * sizeof(double));
+    hpc_phase_to(s->ph, SWEEP_PH_COPY);
+    if (from == MPI_PROC_NULL)
+        memset(face, 0, nlines * mbp * sizeof(double));
+    else
+        for (size_t l = 0; l < nlines; l++)
+            memcpy(face + l * mbp, buf + l * mb, (size_t)mb * sizeof(double));
 }
 
 /* The outgoing face as a message (mb directions a line). */
@@ -157,19 +160,21 @@ static void sweep_octant(sweep_solver *s, int di, int dj, int dk)
         for (int b = 0; b < nb; b++) {
             int k0 = (dk > 0 ? b : nb - 1 - b) * pb->mk;
             int nk = pb->mk < s->kt - k0 ? pb->mk : s->kt - k0;
-            hpc_phase_to(s->ph, SWEEP_PH_WAIT);
-            recv_face(s->face_i, s->buf_i, nk * jt, mb, up_i, TAG_I, s->comm);
-            recv_face(s->face_j, s->buf_j, nk * it, mb, up_j, TAG_J, s->comm);
+            recv_face(s, s->face_i, s->buf_i, nk * jt, mb, up_i, TAG_I);
+            recv_face(s, s->face_j, s->buf_j, nk * it, mb, up_j, TAG_J);
             hpc_phase_to(s->ph, SWEEP_PH_COMPUTE);
             sweep_block(s, di, dj, dk, k0, nk, m0, mb);
-            pack_face(s->face_i, s->buf_i, nk * jt, mb);
-            pack_face(s->face_j, s->buf_j, nk * it, mb);
             if (dn_i == MPI_PROC_NULL)
-                s->leak[di > 0] += outflow(s->buf_i, nk * jt, mb, mb, qd->w + m0, qd->mu + m0,
-                                           pb->dy * pb->dz);
+                s->leak[di > 0] += outflow(s->face_i, nk * jt, SWEEP_PAD(mb), mb, qd->w + m0,
+                                           qd->mu + m0, pb->dy * pb->dz);
             if (dn_j == MPI_PROC_NULL)
-                s->leak[2 + (dj > 0)] += outflow(s->buf_j, nk * it, mb, mb, qd->w + m0,
-                                                 qd->eta + m0, pb->dx * pb->dz);
+                s->leak[2 + (dj > 0)] += outflow(s->face_j, nk * it, SWEEP_PAD(mb), mb,
+                                                 qd->w + m0, qd->eta + m0, pb->dx * pb->dz);
+            hpc_phase_to(s->ph, SWEEP_PH_COPY);
+            if (dn_i != MPI_PROC_NULL)
+                pack_face(s->face_i, s->buf_i, nk * jt, mb);
+            if (dn_j != MPI_PROC_NULL)
+                pack_face(s->face_j, s->buf_j, nk * it, mb);
             hpc_phase_to(s->ph, SWEEP_PH_SEND);
             send_face(s->buf_i, nk * jt * mb, dn_i, TAG_I, s->comm);
             send_face(s->buf_j, nk * it * mb, dn_j, TAG_J, s->comm);

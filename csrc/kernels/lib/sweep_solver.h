@@ -18,7 +18,9 @@
 #define SWEEP_VLEN 4
 #define SWEEP_PAD(mb) (((mb) + SWEEP_VLEN - 1) / SWEEP_VLEN * SWEEP_VLEN)
 
-enum { SWEEP_PH_COMPUTE, SWEEP_PH_WAIT, SWEEP_PH_SEND, SWEEP_PH_REDUCE, SWEEP_NPH };
+enum {
+    SWEEP_PH_COMPUTE, SWEEP_PH_WAIT, SWEEP_PH_SEND, SWEEP_PH_COPY, SWEEP_PH_REDUCE, SWEEP_NPH
+};
 
 /* The problem, the same on every rank. */
 typedef struct {
@@ -58,7 +60,9 @@ void sweep_free(sweep_solver *s);
 
 /* Source iteration from phi = 0 until max |phi - phi_old| / |phi| <= tol over all cells (one
  * sweep of all octants per iteration). Returns the iterations, or -(max_iters) when not
- * converged. Phases: compute, wait, send, reduce (the convergence test's MPI_Allreduce). */
+ * converged. Phases: compute, wait (in MPI_Recv), send (in MPI_Send), copy (faces packed for
+ * and unpacked from messages, zeroed at the vacuum boundary), reduce (the convergence test's
+ * MPI_Allreduce). */
 int sweep_solve(sweep_solver *s, double tol, int max_iters);
 
 /* One block: sweep nk k-planes from k0 (direction dk) for the directions m0 .. m0+mb-1 of the
