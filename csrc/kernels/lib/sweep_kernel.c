@@ -18,7 +18,10 @@
  *
  * Fix-up (--fixup 1): a negative outgoing face is set to zero and psi is solved again from the
  * same balance with that face's term -mu/dx a instead of cx (psi - a), until no face is
- * negative (at most three rounds). The balance, and so the particle count, still holds.
+ * negative (at most three rounds). The balance, and so the particle count, still holds. The
+ * vector kernel tests the sign bits of a vector's outgoing faces and fixes only the lanes that
+ * need it, one by one: 1.6 ns per cell-angle where nothing needs fixing (the scalar loop with
+ * the test was 2.9 ns).
  */
 #include "sweep_solver.h"
 
@@ -37,6 +40,8 @@
  * lanes with zero cosines and weights (finite values that add nothing to phi). */
 typedef double vec __attribute__((vector_size(SWEEP_VLEN * sizeof(double))));
 #define NVEC (SWEEP_PAD(SWEEP_MAX_ANGLES) / SWEEP_VLEN)
+typedef long long lanes_t;  /* a comparison's lanes: 0 or -1 */
+typedef lanes_t lanes __attribute__((vector_size(SWEEP_VLEN * sizeof(lanes_t))));
 
 typedef struct {
     double cx[SWEEP_PAD(SWEEP_MAX_ANGLES)], cy[SWEEP_PAD(SWEEP_MAX_ANGLES)];
@@ -53,68 +58,6 @@ static inline vec vload(const double *p)
     vec v;
     __builtin_memcpy(&v, p, sizeof v);
     return v;
-}
-
-/* One i-line: fi the i-face of this line's directions, fj and fk the j- and k-faces of the
- * line's cells ([i][mbp]); nv vectors of directions, a constant where inlined (row_dd), so the
- * i-face and the coefficients live in registers. The i-recurrence is the critical path: written
- * as a' = (2 rden cx - 1) a + 2 rden (S + cy b + cz c), one fma per cell instead of a chain
- * through psi (the same value up to rounding; every decomposition runs this same code). */
-static inline __attribute__((always_inline)) void
-row_body(int it, int di, const double *restrict src, double *restrict phi, double *restrict fi,
-         double *restrict fj, double *restrict fk, const coefs *restrict c, const int nv)
-{
-    vec x[NVEC], cx[NVEC], cy[NVEC], cz[NVEC], rd[NVEC], w[NVEC], a[NVEC], r2[NVEC];
-    for (int v = 0; v < nv; v++) {
-        int o = v * SWEEP_VLEN;
-        x[v] = vload(fi + o);
-        cx[v] = vload(c->cx + o);
-        cy[v] = vload(c->cy + o);
-        cz[v] = vload(c->cz + o);
-        rd[v] = vload(c->rden + o);
-        w[v] = vload(c->w + o);
-        a[v] = vload(c->a + o);
-        r2[v] = vload(c->r2 + o);
-    }
-    const size_t stride = (size_t)nv * SWEEP_VLEN;
-    int i = di > 0 ? 0 : it - 1;
-    for (int n = 0; n < it; n++, i += di) {
-        vec acc = {0}, s = acc + src[i];
-        double *pj = fj + i * stride, *pk = fk + i * stride;
-        for (int v = 0; v < nv; v++) {
-            vec bj = vload(pj + v * SWEEP_VLEN), bk = vload(pk + v * SWEEP_VLEN);
-            vec sp = s + cy[v] * bj + cz[v] * bk;
-            vec psi = (sp + cx[v] * x[v]) * rd[v];
-            vec p2 = psi + psi;
-            x[v] = a[v] * x[v] + r2[v] * sp;
-            bj = p2 - bj;
-            bk = p2 - bk;
-            __builtin_memcpy(pj + v * SWEEP_VLEN, &bj, sizeof bj);
-            __builtin_memcpy(pk + v * SWEEP_VLEN, &bk, sizeof bk);
-            acc += w[v] * psi;
-        }
-        double sum = 0;
-        for (int l = 0; l < SWEEP_VLEN; l++)  /* a fixed order: the same bits everywhere */
-            sum += acc[l];
-        phi[i] += sum;
-    }
-    for (int v = 0; v < nv; v++)
-        __builtin_memcpy(fi + v * SWEEP_VLEN, &x[v], sizeof x[v]);
-}
-
-static void row_dd(int it, int di, const double *src, double *phi, double *fi, double *fj,
-                   double *fk, const coefs *c)
-{
-    switch (c->mbp / SWEEP_VLEN) {
-    case 1:
-        row_body(it, di, src, phi, fi, fj, fk, c, 1);
-        break;
-    case 2:
-        row_body(it, di, src, phi, fi, fj, fk, c, 2);
-        break;
-    default:
-        row_body(it, di, src, phi, fi, fj, fk, c, NVEC);
-    }
 }
 
 /* Solve one cell and direction again with the negative faces fixed to zero; returns the number
@@ -143,30 +86,104 @@ static int fixup_cell(double s, double sigt, const double cf[3], const double in
     return n;
 }
 
-/* row_dd with the fix-up; returns the faces fixed. */
-static long row_fixup(int it, int di, const double *src, double *phi, double *fi, double *fj,
-                      double *fk, const coefs *c)
+/* The fix-up of the lanes (real directions only) of one vector whose outgoing faces went
+ * negative: xin, jin, kin the incoming faces; the outgoing ones and psi are replaced. */
+static __attribute__((noinline)) long fix_lanes(const coefs *c, int o, double s, vec xin,
+                                                vec jin, vec kin, vec *xo, vec *jo, vec *ko,
+                                                vec *psi)
 {
-    const int mb = c->mb, mbp = c->mbp;
+    long n = 0;
+    for (int l = 0; l < SWEEP_VLEN && o + l < c->mb; l++) {
+        if (!((*xo)[l] < 0 || (*jo)[l] < 0 || (*ko)[l] < 0))
+            continue;
+        double in[3] = {xin[l], jin[l], kin[l]}, cf[3] = {c->cx[o + l], c->cy[o + l], c->cz[o + l]};
+        double out[3], p;
+        n += fixup_cell(s, c->sigt, cf, in, out, &p);
+        (*xo)[l] = out[0];
+        (*jo)[l] = out[1];
+        (*ko)[l] = out[2];
+        (*psi)[l] = p;
+    }
+    return n;
+}
+
+/* Whether a real lane (real: all ones there) of the outgoing faces is negative: the sign bits,
+ * without comparisons (-0 counts; fix_lanes then finds nothing to fix). */
+static inline int any_negative(vec xo, vec jo, vec ko, lanes real)
+{
+    lanes bits = ((lanes)xo | (lanes)jo | (lanes)ko) & real;
+    lanes_t any = 0;
+    for (int l = 0; l < SWEEP_VLEN; l++)
+        any |= bits[l];
+    return any < 0;
+}
+
+/* One i-line: fi the i-face of this line's directions, fj and fk the j- and k-faces of the
+ * line's cells ([i][mbp]); nv vectors of directions and fix (the fix-up) constants where
+ * inlined (row_dd), so the i-face and the coefficients live in registers. The i-recurrence is
+ * the critical path: written as a' = (2 rden cx - 1) a + 2 rden (S + cy b + cz c), one fma per
+ * cell instead of a chain through psi (the same value up to rounding; every decomposition runs
+ * this same code). Returns the faces fixed. */
+static inline __attribute__((always_inline)) long
+row_body(int it, int di, const double *restrict src, double *restrict phi, double *restrict fi,
+         double *restrict fj, double *restrict fk, const coefs *restrict c, const int nv,
+         const int fix)
+{
+    vec x[NVEC], cx[NVEC], cy[NVEC], cz[NVEC], rd[NVEC], w[NVEC], a[NVEC], r2[NVEC];
+    lanes real[NVEC];
+    for (int v = 0; v < nv; v++) {
+        int o = v * SWEEP_VLEN;
+        x[v] = vload(fi + o);
+        cx[v] = vload(c->cx + o);
+        cy[v] = vload(c->cy + o);
+        cz[v] = vload(c->cz + o);
+        rd[v] = vload(c->rden + o);
+        w[v] = vload(c->w + o);
+        a[v] = vload(c->a + o);
+        r2[v] = vload(c->r2 + o);
+        real[v] = w[v] > (vec){0};
+    }
+    const size_t stride = (size_t)nv * SWEEP_VLEN;
     long nfix = 0;
     int i = di > 0 ? 0 : it - 1;
     for (int n = 0; n < it; n++, i += di) {
-        double s = src[i], acc = 0;
-        double *pj = fj + (size_t)i * mbp, *pk = fk + (size_t)i * mbp;
-        for (int m = 0; m < mb; m++) {
-            double in[3] = {fi[m], pj[m], pk[m]}, cf[3] = {c->cx[m], c->cy[m], c->cz[m]};
-            double psi = (s + cf[0] * in[0] + cf[1] * in[1] + cf[2] * in[2]) * c->rden[m];
-            double out[3] = {2 * psi - in[0], 2 * psi - in[1], 2 * psi - in[2]};
-            if (out[0] < 0 || out[1] < 0 || out[2] < 0)
-                nfix += fixup_cell(s, c->sigt, cf, in, out, &psi);
-            fi[m] = out[0];
-            pj[m] = out[1];
-            pk[m] = out[2];
-            acc += c->w[m] * psi;
+        vec acc = {0}, s = acc + src[i];
+        double *pj = fj + i * stride, *pk = fk + i * stride;
+        for (int v = 0; v < nv; v++) {
+            vec bj = vload(pj + v * SWEEP_VLEN), bk = vload(pk + v * SWEEP_VLEN);
+            vec sp = s + cy[v] * bj + cz[v] * bk;
+            vec psi = (sp + cx[v] * x[v]) * rd[v];
+            vec p2 = psi + psi;
+            vec xo = a[v] * x[v] + r2[v] * sp, jo = p2 - bj, ko = p2 - bk;
+            if (fix && any_negative(xo, jo, ko, real[v]))
+                nfix += fix_lanes(c, v * SWEEP_VLEN, src[i], x[v], bj, bk, &xo, &jo, &ko, &psi);
+            x[v] = xo;
+            __builtin_memcpy(pj + v * SWEEP_VLEN, &jo, sizeof jo);
+            __builtin_memcpy(pk + v * SWEEP_VLEN, &ko, sizeof ko);
+            acc += w[v] * psi;
         }
-        phi[i] += acc;
+        double sum = 0;
+        for (int l = 0; l < SWEEP_VLEN; l++)  /* a fixed order: the same bits everywhere */
+            sum += acc[l];
+        phi[i] += sum;
     }
+    for (int v = 0; v < nv; v++)
+        __builtin_memcpy(fi + v * SWEEP_VLEN, &x[v], sizeof x[v]);
     return nfix;
+}
+
+/* row_body with nv and fix as constants; returns the faces fixed. */
+static long row_dd(int it, int di, const double *src, double *phi, double *fi, double *fj,
+                   double *fk, const coefs *c, int fix)
+{
+    int nv = c->mbp / SWEEP_VLEN;
+    if (fix)
+        return nv == 1   ? row_body(it, di, src, phi, fi, fj, fk, c, 1, 1)
+               : nv == 2 ? row_body(it, di, src, phi, fi, fj, fk, c, 2, 1)
+                         : row_body(it, di, src, phi, fi, fj, fk, c, NVEC, 1);
+    return nv == 1   ? row_body(it, di, src, phi, fi, fj, fk, c, 1, 0)
+           : nv == 2 ? row_body(it, di, src, phi, fi, fj, fk, c, 2, 0)
+                     : row_body(it, di, src, phi, fi, fj, fk, c, NVEC, 0);
 }
 
 void sweep_block(sweep_solver *s, int di, int dj, int dk, int k0, int nk, int m0, int mb)
@@ -192,10 +209,7 @@ void sweep_block(sweep_solver *s, int di, int dj, int dk, int k0, int nk, int m0
             size_t row = ((size_t)k * jt + j) * it;
             double *fi = s->face_i + ((size_t)kk * jt + j) * c.mbp;
             double *fk = s->face_k + (size_t)j * it * c.mbp;
-            if (pb->fixup)
-                s->fixups += row_fixup(it, di, s->src + row, s->phi + row, fi, fj, fk, &c);
-            else
-                row_dd(it, di, s->src + row, s->phi + row, fi, fj, fk, &c);
+            s->fixups += row_dd(it, di, s->src + row, s->phi + row, fi, fj, fk, &c, pb->fixup);
         }
     }
 }
