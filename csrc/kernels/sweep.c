@@ -28,15 +28,16 @@
  * relative (--tol is refused where its iteration error could exceed a tenth of that); and,
  * when the global problem has at most --ref-max cell-angles, phi against a serial solve of the
  * same problem by rank 0 (P = Q = 1, the same code without messages: the arithmetic per cell is
- * the same, so the difference is exactly 0 here; bound 1e-12 of max phi). Bigger problems are
+ * the same, so the difference is exactly 0 here; bound 1e-12 of max phi). In the binary, so
+ * that every run of a small problem proves its decomposition by itself; bigger problems are
  * compared by the tests through the records' checksum (sum phi V over the grid).
  * --inject corrupt changes one cell's phi before the checks.
  *
  * Metrics: grind time (ns per cell-angle per iteration on the rank's own cell-angles, here the
  * global count / P Q, i.e. exact per rank under weak scaling: the per-processor grind time of
  * the KBA performance models; Sweep3D's driver prints time / all cell-angles, in us, which the
- * record carries as global_grind_time_median, ns) and time
- * per iteration (us), with per-rank phases (compute = the sweep and the per-iteration source
+ * record carries as global_grind_time_median, ns) and time per iteration (us), with per-rank
+ * phases (compute = the sweep and the per-iteration source
  * and convergence passes, wait = blocked in MPI_Recv for upstream faces, send = in MPI_Send,
  * copy = faces packed and unpacked (the kernel's faces are padded) or zeroed at the vacuum
  * boundary, reduce = the convergence test's MPI_Allreduce), wall times and cell-angles per rank.
@@ -114,7 +115,8 @@ typedef struct {
     long fixups;
     hpc_stats grind, iter_us;
     int converged;
-    double wall, cell_angles_mine;              /* this rank's, over the kept samples */
+    double wall;               /* this rank's solve time over the kept samples */
+    double cell_angles_mine;   /* this rank's, per iteration */
     hpc_phases ph;
     long kept_iters;
 } outcome;
