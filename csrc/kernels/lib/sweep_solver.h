@@ -59,8 +59,8 @@ int sweep_init(sweep_solver *s, const sweep_problem *pb, const sweep_quad *quad,
 void sweep_free(sweep_solver *s);
 
 /* Source iteration from phi = 0 until max |phi - phi_old| / |phi| <= tol over all cells (one
- * sweep of all octants per iteration). Returns the iterations, or -(max_iters) when not
- * converged. Phases: compute, wait (in MPI_Recv), send (in MPI_Send), copy (faces packed for
+ * sweep of all octants per iteration). Returns the iterations; -(max_iters) when not
+ * converged, -(the iteration) at once when phi is not finite anywhere. Phases: compute, wait (in MPI_Recv), send (in MPI_Send), copy (faces packed for
  * and unpacked from messages, zeroed at the vacuum boundary), reduce (the convergence test's
  * MPI_Allreduce). */
 int sweep_solve(sweep_solver *s, double tol, int max_iters);
