@@ -81,8 +81,9 @@ int sweep_init(sweep_solver *s, const sweep_problem *pb, const sweep_quad *quad,
     s->face_k = calloc((size_t)s->it * s->jt * mbp, sizeof(double));
     s->buf_i = malloc(mk * s->jt * mb * sizeof(double));
     s->buf_j = malloc(mk * s->it * mb * sizeof(double));
+    s->lanes = malloc((size_t)s->it * SWEEP_VLEN * sizeof(double));
     if (!s->phi || !s->phi_old || !s->src || !s->qsrc || !s->face_i || !s->face_j || !s->face_k
-        || !s->buf_i || !s->buf_j)
+        || !s->buf_i || !s->buf_j || !s->lanes)
         return -1;
     memset(s->phi, 0, s->ncell * sizeof(double));
     fill_source(s);
@@ -100,6 +101,7 @@ void sweep_free(sweep_solver *s)
     free(s->face_k);
     free(s->buf_i);
     free(s->buf_j);
+    free(s->lanes);
 }
 
 /* The upstream face of nlines x mb directions into face (SWEEP_PAD(mb) a line); zeros at the

@@ -45,6 +45,7 @@ typedef struct {
     double *phi, *phi_old, *src, *qsrc;  /* [k][j][i] */
     double *face_i, *face_j, *face_k;    /* one block's faces, SWEEP_PAD(mb) directions innermost */
     double *buf_i, *buf_j;               /* the same faces as messages, mb directions */
+    double *lanes;                       /* the kernel's scratch: SWEEP_VLEN a cell of a line */
     double leak[6];   /* leakage of the last sweep through -x, +x, -y, +y, -z, +z */
     long fixups;      /* faces set to zero by the fix-up in the last sweep */
 } sweep_solver;
@@ -60,9 +61,9 @@ void sweep_free(sweep_solver *s);
 
 /* Source iteration from phi = 0 until max |phi - phi_old| / |phi| <= tol over all cells (one
  * sweep of all octants per iteration). Returns the iterations; -(max_iters) when not
- * converged, -(the iteration) at once when phi is not finite anywhere. Phases: compute, wait (in MPI_Recv), send (in MPI_Send), copy (faces packed for
- * and unpacked from messages, zeroed at the vacuum boundary), reduce (the convergence test's
- * MPI_Allreduce). */
+ * converged, -(the iteration) at once when phi is not finite anywhere. Phases: compute, wait
+ * (in MPI_Recv), send (in MPI_Send), copy (faces packed for and unpacked from messages, zeroed
+ * at the vacuum boundary), reduce (the convergence test's MPI_Allreduce). */
 int sweep_solve(sweep_solver *s, double tol, int max_iters);
 
 /* One block: sweep nk k-planes from k0 (direction dk) for the directions m0 .. m0+mb-1 of the
