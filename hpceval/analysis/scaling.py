@@ -189,7 +189,7 @@ def variant_name(params: dict) -> str:
 
 
 def nranks(params: dict) -> int:
-    return int(params.get("P") or 1) * int(params.get("Q") or 1)
+    return int(params.get("P") or 1) * int(params.get("Q") or 1) * int(params.get("R") or 1)
 
 
 class Proxy(NamedTuple):
@@ -207,12 +207,26 @@ def _psst_variant(params: dict) -> tuple:
     return (params.get("transpose"), params.get("sum"))
 
 
+def _no_variant(params: dict) -> tuple:
+    return ()
+
+
+def _blocking(params: dict) -> tuple:
+    return (params.get("sn"), params.get("mk"), params.get("mmi"))
+
+
 PROXIES: Dict[str, Proxy] = {
     "barotropic": Proxy("iteration_time", "µs/iter", variant_key, variant_name,
                         lambda p: (p.get("nx"), p.get("ny"), p.get("land"))),
     # the spectral model: FFT by transpose or distributed, Legendre sum; T, levels, test case
     "psst": Proxy("run_time", "s/run", _psst_variant, lambda p: "/".join(map(str, _psst_variant(p))),
                   lambda p: (p.get("truncation"), p.get("levels"), p.get("test"))),
+    # the LANL proxies (3-D grids): hydro has one scheme; sweep's variant is its S_N and blocking
+    "hydro": Proxy("step_time", "µs/step", _no_variant, lambda p: p.get("problem") or "",
+                   lambda p: (p.get("nx"), p.get("ny"), p.get("nz"), p.get("problem"))),
+    "sweep": Proxy("iteration_time", "µs/iter", _blocking,
+                   lambda p: "S{} mk={} mmi={}".format(*_blocking(p)),
+                   lambda p: (p.get("nx"), p.get("ny"), p.get("nz"), p.get("sn"))),
 }
 
 
@@ -240,7 +254,8 @@ def _best_per_count(recs: List[dict]) -> Dict[int, dict]:
 def _grid(params: dict) -> str:
     """'2x1', or '2x1 col' when the record names its rank mapping (row or col)."""
     m = params.get("mapping")
-    return f"{params.get('P')}x{params.get('Q')}" + (f" {m}" if m else "")
+    grid = "x".join(str(params.get(k)) for k in ("P", "Q", "R") if k in params)
+    return grid + (f" {m}" if m else "")
 
 
 def _row(rec: dict, base: dict, kind: str, problem: str, px: Proxy) -> dict:
@@ -275,13 +290,16 @@ def problem_name(params: dict) -> str:
         return f"T{params.get('truncation')} L{params.get('levels')}"
     land = params.get("land")
     land = f", {land}" if land not in (None, "none") else ""
+    noun = "cells" if "nz" in params else "points"
     if params.get("scaling") == "weak":
-        return f"{points_per_rank(params)} points/rank{land}"
-    return f"{params.get('nx')}x{params.get('ny')}{land}"
+        return f"{points_per_rank(params)} {noun}/rank{land}"
+    return "x".join(str(params.get(k)) for k in ("nx", "ny", "nz") if k in params) + land
 
 
 def points_per_rank(params: dict) -> int:
-    return round(int(params.get("nx") or 0) * int(params.get("ny") or 0) / nranks(params))
+    """Grid points (cells of a 3-D grid) per rank."""
+    points = int(params.get("nx") or 0) * int(params.get("ny") or 0) * int(params.get("nz") or 1)
+    return round(points / nranks(params))
 
 
 def _scaling(records: Iterable[dict], benchmark: str, kind: str) -> List[dict]:

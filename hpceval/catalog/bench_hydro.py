@@ -105,6 +105,7 @@ def headline_rows():
 
 def figures():
     from hpceval.report.figures import FigureSpec
+    from hpceval.report.figures_proxies import overhead_specs
     from hpceval.report.figures_apps import rate_vs_size_and_ranks
 
     def hydro_rates(runs):
@@ -113,5 +114,6 @@ def figures():
             size=lambda p: p["bx"] * p["by"] * p["bz"], ranks=lambda p: p["P"] * p["Q"] * p["R"],
             keep=lambda p: p.get("problem") == "periodic", ylabel="cell updates per s per rank",
             title="Hydrodynamics (SAGE-like)")
-    return [FigureSpec("Application proxies", "Hydrodynamics: cell rate per rank vs cells per "
-                       "rank (1 rank) and weak scaling", hydro_rates, "hydro", order=41)]
+    rates = FigureSpec("Application proxies", "Hydrodynamics: cell rate per rank vs cells per "
+                       "rank (1 rank) and weak scaling", hydro_rates, "hydro", order=41)
+    return [rates] + overhead_specs("hydro", "Hydrodynamics (SAGE-like)", 41)

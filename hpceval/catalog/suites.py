@@ -28,3 +28,21 @@ register_suite(Suite(
      ("mem-bandwidth", {"budget": "0.04", "min-reps": "5", "warmup": "1"}),
      ("mem-contention", {"budget": "0.5"}),
      ("stream", {"threads": "sweep", "bind": "close,spread", "budget": "1", "max-reps": "20"}))))
+
+# The EV7 study's three applications at small sizes (about 10 s on 2 cores): hydro's cell rate
+# across cache levels and weak scaling, Monte Carlo's two shapes of run over workers, the
+# wavefront sweep's weak scaling and pipeline blocking.
+_APPS = {"budget": "0.3", "min-reps": "3", "max-reps": "20", "warmup": "1"}
+register_suite(Suite(
+    "apps", "LANL application proxies: hydrodynamics cell rate vs cells per rank and weak scaling, "
+    "Monte Carlo time per history for many small and few large cycles, wavefront transport weak "
+    "scaling, strong scaling and mk/mmi blocking (1 and 2 ranks; well under a minute on 2 cores)",
+    (("hydro", {**_APPS, "cells": "8x8x8,16x16x16,30x30x15,32x32x32", "ranks": "1,2"}),
+     ("hydro", {**_APPS, "problem": "sod", "grid": "200x4x4", "ranks": "1,2"}),
+     ("montecarlo", {**_APPS, "cycles": "200", "particles": "100", "chunk": "10",
+                     "ranks": "1,2"}),
+     ("montecarlo", {**_APPS, "cycles": "4", "particles": "20000", "chunk": "1000",
+                     "ranks": "1,2"}),
+     ("sweep", {**_APPS, "per-rank": "20x20x20", "ranks": "1,2", "mk": "2,5,10",
+                "mmi": "1,3"}),
+     ("sweep", {**_APPS, "grid": "24x24x24", "ranks": "1,2"}))))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Tuple
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from .data import fig_label, records, value
 from .figures import _figure, _text
@@ -41,6 +42,8 @@ def draw(ax, points: Dict[str, List[Tuple[float, dict]]], xlabel: str, ylabel: s
         return False
     if logx:
         ax.set_xscale("log", base=2)
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))     # ranks, workers
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=7)
@@ -63,4 +66,50 @@ def rate_vs_size_and_ranks(runs: List[dict], bench: str, metric: str, size_label
     left.set_title(f"{title}: vs {size_label}", fontsize=9, loc="left")
     draw(right, by_ranks, "ranks", ylabel)
     right.set_title(f"{title}: vs ranks", fontsize=9, loc="left")
+    return fig
+
+
+def _weak_efficiency(runs: List[dict]) -> Dict[str, List[Tuple[int, float]]]:
+    """{series: [(ranks, t(1 rank) / t(ranks))]} of sweep's weak-scaling iteration times, per
+    block per rank, S_N order and blocking; a series needs its one-rank point."""
+    out: Dict[str, List[Tuple[int, float]]] = {}
+    many = len(runs) > 1
+    for run in runs:
+        times: Dict[tuple, Dict[int, float]] = {}
+        for r in records(run, "sweep", "iteration_time"):
+            p = r["params"]
+            if value(r) and p.get("scaling") == "weak":
+                key = (p["nx"] // p["P"], p["ny"] // p["Q"], p["nz"], p["sn"], p["mk"], p["mmi"])
+                times.setdefault(key, {})[p["P"] * p["Q"]] = value(r)
+        for (bx, by, bz, sn, mk, mmi), t in sorted(times.items()):
+            if 1 in t and len(t) > 1:
+                label = (f"{bx}x{by}x{bz}/rank S{sn} mk={mk} mmi={mmi}"
+                         + (f" — {fig_label(run)}" if many else ""))
+                out[label] = [(n, t[1] / t[n]) for n in sorted(t)]
+    return out
+
+
+def efficiency_and_choices(runs: List[dict]) -> Optional[Figure]:
+    """Left: weak-scaling parallel efficiency vs ranks; right: grind time vs mk, one series per
+    mmi and rank count (the pipeline's blocking choices)."""
+    choices = _points(runs, "sweep", "grind_time", lambda p: p["mk"],
+                      lambda p: f"mmi={p['mmi']}, {p['P'] * p['Q']} rank(s), S{p['sn']}",
+                      lambda p: True)
+    if not choices:
+        return None
+    fig = _figure((10.0, 4.0))
+    left, right = fig.subplots(1, 2)
+    eff = _weak_efficiency(runs)
+    for label, pts in eff.items():
+        left.plot([n for n, _ in pts], [e for _, e in pts], marker="o", ms=4, label=_text(label))
+    if eff:
+        left.axhline(1.0, color="grey", lw=0.8, ls=":")
+        left.set_xlabel("ranks")
+        left.xaxis.set_major_locator(MaxNLocator(integer=True))
+        left.set_ylabel("weak-scaling efficiency t(1) / t(n)")
+        left.legend(fontsize=7)
+    else:
+        left.text(0.5, 0.5, "no weak-scaling series with a one-rank point", ha="center",
+                  va="center", transform=left.transAxes, fontsize=8)
+    draw(right, choices, "mk (k-planes per block)", "grind time [ns per cell-angle]", logx=True)
     return fig

@@ -346,3 +346,12 @@ register_figure(FigureSpec(SECTION, "Parallel shallow water model: parallel over
                                     "(as CCM/MP-2D on the IBM p690)", psst_overhead, "psst", ORDER))
 register_table(TableSpec(SECTION, "Parallel shallow water model overhead shares",
                          psst_overhead_table))
+
+
+def overhead_specs(bench: str, what: str, order: int) -> list:
+    """The overhead breakdown figure and table of another proxy with per-rank phase timers (its
+    catalog module returns them from its figures() hook)."""
+    return [FigureSpec(SECTION, f"{what}: parallel overhead breakdown (as CCM/MP-2D on the "
+                                "IBM p690)", lambda runs: _overhead_figure(runs, bench, what),
+                       bench, order),
+            TableSpec(SECTION, f"{what} overhead shares", lambda run: _overhead_table(run, bench))]

@@ -11,9 +11,11 @@ from hpceval.analysis.headlines import headlines
 TINY = {
     "hydro": ["--set", "hydro.cells=8x8x8,12x12x12", "--set", "hydro.steps=2"],
     "montecarlo": ["--set", "montecarlo.particles=2000", "--set", "montecarlo.cycles=2"],
+    "sweep": ["--set", "sweep.per-rank=6x6x6", "--set", "sweep.mk=2,6", "--set", "sweep.sn=4"],
 }
 CARD = {"hydro": "Hydrodynamics cell rate per rank (SAGE-like)",
-        "montecarlo": "Monte Carlo transport (MCNP-like), time per history"}
+        "montecarlo": "Monte Carlo transport (MCNP-like), time per history",
+        "sweep": "Wavefront transport (Sweep3D-like), grind time"}
 
 
 @pytest.mark.parametrize("bench", sorted(TINY))
@@ -28,7 +30,8 @@ def test_measured_carded_and_drawn(cli, tmp_path, bench):
     out = tmp_path / "r.html"
     assert cli("report", "latest", "-o", str(out)).returncode == 0
     html = out.read_text()
-    assert {"hydro": "Hydrodynamics: cell rate", "montecarlo": "Monte Carlo transport"}[bench] \
+    assert {"hydro": "Hydrodynamics: cell rate", "montecarlo": "Monte Carlo transport",
+            "sweep": "Wavefront transport"}[bench] \
         in html and "<svg" in html
 
 
@@ -38,7 +41,26 @@ def test_measured_carded_and_drawn(cli, tmp_path, bench):
     (["montecarlo", "--np", "3", "--set", "montecarlo.particles=100",
       "--set", "montecarlo.chunk=100"], "leave some of the 2 workers idle"),
     (["montecarlo", "--set", "montecarlo.geometry=cube"], "cube"),
+    (["sweep", "--set", "sweep.sn=5"], "S_5 has no level-symmetric quadrature"),
+    (["sweep", "--set", "sweep.mmi=11"], "mmi"),
+    (["sweep", "--set", "sweep.per-rank=0x4x4"], "positive numbers"),
 ])
 def test_plan_refusals(cli, args, msg):
     p = cli("run", *args, *FAST)
     assert p.returncode == 2 and msg in one_line_error(p.stderr), p.stderr
+
+
+def test_strong_scaling_feeds_the_overhead_breakdown(cli):
+    """hydro and sweep join the overhead breakdown that barotropic and psst feed (their phase
+    timers against the one-rank run of the same global problem)."""
+    from hpceval.analysis.scaling import overhead_rows, strong_scaling
+    p = cli("run", "hydro", "sweep", *FAST, "--set", "ranks=1,2", "--set", "hydro.grid=24x8x8",
+            "--set", "hydro.steps=2", "--set", "sweep.grid=12x12x12", "--set", "sweep.sn=4",
+            timeout=300)
+    assert p.returncode == 0, p.stderr
+    (run,) = cli.export("latest")
+    for bench in ("hydro", "sweep"):
+        rows = overhead_rows(run["records"], bench)
+        assert 2 in [r["nranks"] for r in rows], (bench, rows)   # (1: the baseline itself)
+        assert {r["nranks"] for r in strong_scaling(run["records"], bench)} == {1, 2}, bench
+    assert cli("run", "apps", "--dry-run").returncode == 0

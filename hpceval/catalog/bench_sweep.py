@@ -1,0 +1,113 @@
+"""sweep: the Sweep3D-like KBA wavefront transport proxy (docs/apps_sweep.md). Grind time (ns per
+cell-angle per iteration) and time per iteration over rank counts (weak scaling, the EV7 study's
+50^3 per PE) and over the pipeline's blocking (k-planes mk, angles mmi)."""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import (REPETITION, int_item, int_tuple, launch_timeout, rank_counts,
+                                    repetition_args, words)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.errors import UsageError
+
+METRICS = 2                      # grind_time, iteration_time
+SLOW_CELL_ANGLE_S = 2e-8         # pessimistic (time limit): 20x this machine's grind time
+ITERATIONS = 200                 # source iterations, a pessimistic bound for the time limit
+PASSED = ("fixup", "tol", "max-iters", "sigma-t", "sigma-s", "source")
+
+
+def _ints(v: Dict[str, Any], name: str, noun: str, lo: int, hi: int) -> List[int]:
+    return list(dict.fromkeys(int_item(w, name, noun, lo, hi) for w in words(v[name], None, name)))
+
+
+def _problems(v: Dict[str, Any]) -> List[tuple]:
+    """[(option, IxJxK)]: global grids (strong scaling) or blocks per rank (weak)."""
+    key = "grid" if str(v["grid"]).strip() else "per-rank"
+    return [(f"--{key}", "x".join(map(str, int_tuple(g, key, "IxJxK", 3))))
+            for g in dict.fromkeys(words(v[key], None, key))]
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    sns = _ints(v, "sn", "S_N order", 2, 8)
+    bad = [n for n in sns if n not in (2, 4, 6, 8)]
+    if bad:
+        raise UsageError(f"sweep: S_{bad[0]} has no level-symmetric quadrature here "
+                         "(sn = 2, 4, 6 or 8)")
+    mks, mmis = _ints(v, "mk", "k-plane block", 1, 1 << 20), _ints(v, "mmi", "angle block", 1, 10)
+    fixed = [a for name in PASSED for a in b.param(name).to_arg(v[name])] + repetition_args(b, v)
+    specs = []
+    for n, (opt, shape), sn, mk, mmi in itertools.product(rank_counts(v["ranks"], ctx),
+                                                          _problems(v), sns, mks, mmis):
+        cells = int_tuple(shape, opt[2:], "IxJxK", 3)
+        work = cells[0] * cells[1] * cells[2] * (n if opt == "--per-rank" else 1) * sn * (sn + 2)
+        solve_s = work * ITERATIONS * SLOW_CELL_ANGLE_S
+        specs.append(LaunchSpec(
+            b.name, f"sweep np={n} {shape}{'/rank' if opt == '--per-rank' else ''} S{sn} "
+            f"mk={mk} mmi={mmi}", "sweep",
+            [opt, shape, "--sn", str(sn), "--mk", str(mk), "--mmi", str(mmi)] + fixed, n, "core",
+            expected_results=METRICS,
+            timeout_s=launch_timeout(v, 1) + 3.0 * (int(v["warmup"]) + 3) * solve_s))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "sweep", "proxies",
+    "Sweep3D-like discrete-ordinates transport: level-symmetric S_N, diamond differencing, "
+    "source iteration, KBA wavefront pipeline over a P x Q grid in blocks of mk k-planes and mmi "
+    "angles; particle balance and the one-rank flux checked; grind time and time per iteration",
+    (Param("per-rank", "str", "20x20x20", "cells per rank IxJxK, comma-separated (weak scaling; "
+           "the EV7 study: 50x50x50)"),
+     Param("grid", "str", "", "global cells IxJxK (strong scaling; replaces per-rank)"),
+     Param("sn", "str", "6", "S_N orders: 2, 4, 6, 8 (comma list)"),
+     Param("mk", "str", "10", "k-planes per pipeline block (comma list)"),
+     Param("mmi", "str", "3", "angles per pipeline block, 1..10 (comma list)"),
+     Param("fixup", "int", 0, "1: negative-flux fix-up", 0, 1),
+     Param("tol", "float", 1e-12, "source-iteration tolerance", 1e-15, 1e-6),
+     Param("max-iters", "int", 2000, "source iterations at most", 1, 1_000_000),
+     Param("sigma-t", "float", 1.0, "total cross section", 1e-6, 1e6),
+     Param("sigma-s", "float", 0.5, "scattering cross section (< sigma-t)", 0.0, 1e6),
+     Param("source", "choice", "uniform", "source region", choices=("uniform", "center", "third")),
+     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
+           "(empty: --np, else 1)"),
+     ) + REPETITION,
+    _plan, ranks="--np or the ranks sweep"))
+
+
+# ---------------------------------------------------------------- card, headline rows, figures
+
+def _best(records: list):
+    from hpceval.analysis.headlines import select, value
+    recs = [r for r in select(records, "sweep", "grind_time") if value(r)]
+    return min(recs, key=value) if recs else None
+
+
+def _where(rec: dict) -> str:
+    p = rec["params"]
+    return (f"S{p['sn']}, {p['nx']}x{p['ny']}x{p['nz']} cells, {p['P'] * p['Q']} ranks "
+            f"({p['P']}x{p['Q']}), mk {p['mk']}, mmi {p['mmi']}")
+
+
+def _rows():
+    from hpceval.analysis.proxies import BestPoint
+    return BestPoint(_best, _where, "Wavefront transport (Sweep3D-like), grind time",
+                     "ns/cell-angle", "Sweep grind time", order=43)
+
+
+def card_rows():
+    return _rows().card_rows()
+
+
+def headline_rows():
+    return _rows().headline_rows()
+
+
+def figures():
+    from hpceval.report.figures import FigureSpec
+    from hpceval.report.figures_proxies import overhead_specs
+    from hpceval.report.figures_apps import efficiency_and_choices
+    blocking = FigureSpec("Application proxies", "Wavefront transport (Sweep3D-like): weak-"
+                          "scaling efficiency vs ranks, grind time vs the pipeline's blocking "
+                          "(mk, mmi)", efficiency_and_choices, "sweep", order=43)
+    return [blocking] + overhead_specs("sweep", "Wavefront transport (Sweep3D-like)", 43)
