@@ -86,7 +86,8 @@ typedef struct {
     int P, Q, p, q, transpose, sum;   /* transpose 0 alltoallv 1 pairwise 2 distributed FFT;
                                          sum 0 allreduce 1 ring */
     MPI_Comm row, col;                /* ranks sharing p (size Q), sharing q (size P) */
-    int j0, j1;                       /* my latitudes */
+    int h0, h1, nrows;                /* my latitudes: hemisphere rows [h0, h1) and their
+                                         mirrors (whole north/south pairs: sst_legendre.c) */
     int *nms, **msets;                /* per q: wavenumber count and list */
     int *ua, *ub;                     /* per q: FFT units [ua, ub) of the row's block */
     int nu;                           /* my units */
@@ -157,8 +158,9 @@ static void setup(pgrid *g, sst_model *s, int P, int Q, int colmajor, int transp
     g->q = colmajor ? hpc_rank / P : hpc_rank % Q;
     MPI_Comm_split(MPI_COMM_WORLD, g->p, g->q, &g->row);
     MPI_Comm_split(MPI_COMM_WORLD, g->q + 1000000, g->p, &g->col);
-    g->j0 = lat0(s->nlat, P, g->p);
-    g->j1 = lat0(s->nlat, P, g->p + 1);
+    g->h0 = lat0(s->nh, P, g->p);
+    g->h1 = lat0(s->nh, P, g->p + 1);
+    g->nrows = sst_rows(s, g->h0, g->h1);
     g->nms = calloc((size_t)Q, sizeof *g->nms);
     g->msets = calloc((size_t)Q, sizeof *g->msets);
     for (int q = 0; q < Q; q++)
@@ -172,7 +174,7 @@ static void setup(pgrid *g, sst_model *s, int P, int Q, int colmajor, int transp
     }
     if (transpose == 2)
         setup_distributed(g, s);
-    int units = (g->j1 - g->j0) * s->L;
+    int units = g->nrows * s->L;
     g->ua = calloc((size_t)Q, sizeof(int));
     g->ub = calloc((size_t)Q, sizeof(int));
     for (int q = 0; q < Q; q++) {
@@ -233,7 +235,7 @@ static void setup_distributed(pgrid *g, sst_model *s)
         t |= ((g->q >> b) & 1) << (lg - 1 - b);
     g->n = n;
     g->t = t;
-    g->nud = (g->j1 - g->j0) * s->L;
+    g->nud = g->nrows * s->L;
     size_t nv = (size_t)g->nud * 5 * n;
     g->z4 = fftw_malloc(nv * sizeof(fftw_complex));
     g->z5 = fftw_malloc(nv * sizeof(fftw_complex));
@@ -313,7 +315,7 @@ static void pstep(sst_model *s, pgrid *g, int n)
         int m = g->msets[me][mi];
         PH(SST_PH_LEGENDRE);
         sst_prep_m(s, m);
-        sst_synth_m(s, m, g->j0, g->j1);
+        sst_synth_m(s, m, g->h0, g->h1);
         PH(PH_PACK);  /* the Fourier rows are formed straight into the send buffer */
         for (int q = 0; q < g->Q; q++)
             for (int u = g->ua[q]; u < g->ub[q]; u++) {
@@ -343,7 +345,7 @@ static void pstep(sst_model *s, pgrid *g, int n)
         fftw_execute(g->inv);
     PH(SST_PH_GRID);
     for (int ul = 0; ul < g->nu; ul++) {
-        int u = g->ua[me] + ul, j = g->j0 + u / L;
+        int u = g->ua[me] + ul, j = sst_row_lat(s, g->h0, g->h1, u / L);
         const double *in[4];
         double *out[5];
         for (int f = 0; f < 4; f++)
@@ -400,7 +402,7 @@ static void finish_step(sst_model *s, pgrid *g, int n, void (*fill)(sst_model *,
         PH(PH_PACK);
         fill(s, g, mi);
         PH(SST_PH_LEGENDRE);
-        sst_analyse_m(s, m, g->j0, g->j1);
+        sst_analyse_m(s, m, g->h0, g->h1);
         PH(PH_PACK);
         size_t np = (size_t)(s->off[m + 1] - s->off[m]) * 8 * L;
         size_t nh = (size_t)(s->off[m + 1] - s->off[m]) * 6 * L;
@@ -456,7 +458,7 @@ static void dstep(sst_model *s, pgrid *g, int n)
         int m = g->msets[me][mi], k2 = (m - me) / g->Q;
         PH(SST_PH_LEGENDRE);
         sst_prep_m(s, m);
-        sst_synth_m(s, m, g->j0, g->j1);
+        sst_synth_m(s, m, g->h0, g->h1);
         PH(PH_PACK);
         for (int u = 0; u < g->nud; u++) {
             double complex v[4];
@@ -482,7 +484,8 @@ static void dstep(sst_model *s, pgrid *g, int n)
             in[f] = g->x4 + ((size_t)u * 4 + f) * nn;
         for (int f = 0; f < 5; f++)
             out[f] = g->x5 + ((size_t)u * 5 + f) * nn;
-        sst_grid_part(s, g->j0 + u / L, nn * g->t, nn * g->t + nn, in, out);
+        sst_grid_part(s, sst_row_lat(s, g->h0, g->h1, u / L), nn * g->t, nn * g->t + nn, in,
+                      out);
     }
     PH(SST_PH_FFT);
     for (size_t x = 0; x < c5; x++)
@@ -504,11 +507,11 @@ static void dstep(sst_model *s, pgrid *g, int n)
  * the twiddles (6 n) and log2 Q butterfly stages (8 flops per complex element). */
 static double rank_flops(const sst_model *s, const pgrid *g)
 {
-    double L = s->L, nlat = g->j1 - g->j0, per_coef = s->spectral_flops / (double)s->ncoef;
+    double per_coef = s->spectral_flops / (double)s->ncoef;
     double f = 0;
     for (int mi = 0; mi < g->nms[g->q]; mi++) {
-        double nm = s->M - g->msets[g->q][mi] + 1;
-        f += 2 * nlat * nm * 12 * L + 2 * nlat * nm * 14 * L + 4 * L * nlat + per_coef * nm;
+        int m = g->msets[g->q][mi];
+        f += sst_legendre_flops_m(s, m, g->h0, g->h1) + per_coef * (s->M - m + 1);
     }
     if (g->transpose == 2) {
         double n = g->n, stages = log2((double)g->Q);
@@ -631,8 +634,10 @@ int main(int argc, char **argv)
         hpc_usage_check(strcmp(sums[i], "allreduce") && strcmp(sums[i], "ring"),
                         "option --sums: '%s' is not allreduce or ring", sums[i]);
     for (int i = 0; i < ngrids; i++) {
-        hpc_usage_check(grids[i][0] > nlat, "psst: P = %d exceeds the %d latitudes of T%d",
-                        grids[i][0], nlat, M);
+        /* A block is whole north/south pairs of latitudes (sst_legendre.c's symmetry). */
+        hpc_usage_check(grids[i][0] > (nlat + 1) / 2, "psst: P = %d exceeds the %d latitudes "
+                        "of T%d (blocks of north/south pairs: at most %d)", grids[i][0], nlat, M,
+                        (nlat + 1) / 2);
         hpc_usage_check(grids[i][1] > M + 1, "psst: Q = %d exceeds the %d wavenumbers of T%d",
                         grids[i][1], M + 1, M);
         int Q = grids[i][1];
@@ -640,7 +645,7 @@ int main(int argc, char **argv)
             hpc_usage_check(strcmp(trs[k], "distributed") == 0 && ((Q & (Q - 1)) || nlon % Q),
                             "psst: the distributed FFT needs Q a power of two dividing nlon %d "
                             "(Q = %d)", nlon, Q);
-        int minunits = nlat / grids[i][0] * L;
+        int minunits = (2 * ((nlat + 1) / 2 / grids[i][0]) - nlat % 2) * L;
         hpc_usage_check(grids[i][1] > minunits,
                         "psst: Q = %d exceeds the %d latitude-level pairs of a block", grids[i][1],
                         minunits);
