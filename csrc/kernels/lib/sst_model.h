@@ -51,6 +51,7 @@ typedef struct {
     double *g4, *g5;     /* grid fields [lat][4][L][lon], [lat][5][L][lon] */
     fftw_complex *c4, *c5;
     fftw_plan inv, fwd;
+    double startup_tables, startup_plans;  /* sst_init's seconds: Legendre tables, FFTW plans */
     double flops_step;   /* exact flops of one leapfrog step (see sst_model.c) */
     double fft_flops, legendre_flops, grid_flops, spectral_flops;
     hpc_phases *phases;  /* NULL: untimed (set by the caller) */
