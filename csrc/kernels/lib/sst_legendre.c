@@ -4,7 +4,8 @@
  * P_n^m(-mu) = (-1)^(n-m) P_n^m(mu) and H_n^m = (1-mu^2) dP_n^m/dmu has the opposite parity, so
  * with the Gaussian latitudes paired north/south (j and nlat-1-j, mu and -mu) every sum splits
  * into a symmetric and an antisymmetric part over one hemisphere:
- *   synthesis  S = sum_{n-m even} P x + sum_{n-m odd} H y,  A = sum_{n-m odd} P x + sum_{n-m even} H y
+ *   synthesis  S = sum_{n-m even} P x + sum_{n-m odd} H y,
+ *              A = sum_{n-m odd} P x + sum_{n-m even} H y,
  *              north = S + A, south = S - A;
  *   analysis   with FS = F_north + F_south, FD = F_north - F_south:
  *              P-projections: n-m even from FS, odd from FD; H-projections: even from FD, odd

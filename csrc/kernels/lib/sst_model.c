@@ -142,31 +142,10 @@ void sst_count_flops(sst_model *s)
 
 const char *const sst_start_names[2] = {"euler", "classic"};
 
-void sst_init(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double dt,
-              double robert, int start)
+/* Grid constants, the Legendre tables and the per-coefficient factors (start-up, timed). */
+static void init_tables(sst_model *s)
 {
-    memset(s, 0, sizeof *s);
-    if (openblas_set_num_threads)
-        openblas_set_num_threads(1);
-    s->M = M;
-    s->nlon = nlon;
-    s->nlat = nlat;
-    s->L = L;
-    s->scheme = scheme;
-    s->dt = dt;
-    s->robert = robert;
-    s->start = start;
-    s->a = 6.37122e6;
-    s->omega = 7.292e-5;
-    s->g = 9.80616;
-    s->nc = nlon / 2 + 1;
-    s->nh = (nlat + 1) / 2;
-    s->off = malloc((size_t)(M + 2) * sizeof *s->off);
-    s->off[0] = 0;
-    for (int m = 0; m <= M; m++)
-        s->off[m + 1] = s->off[m] + (M - m + 1);
-    s->ncoef = s->off[M + 1];
-
+    int M = s->M, nlat = s->nlat, nlon = s->nlon;
     s->mu = xalloc(nlat * sizeof(double));
     s->w = xalloc(nlat * sizeof(double));
     s->rinv = xalloc(nlat * sizeof(double));
@@ -197,6 +176,12 @@ void sst_init(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double
             s->nn1[k] = n * (n + 1.0) / (s->a * s->a);
             s->ainv[k] = n ? s->a / (n * (n + 1.0)) : 0.0;
         }
+}
+
+/* The state (three time levels) and the transforms' work arrays. */
+static void init_work(sst_model *s)
+{
+    int L = s->L, nlat = s->nlat, nlon = s->nlon;
     s->fcor = xalloc((size_t)nlat * nlon * sizeof(double));
     size_t ns = (size_t)s->ncoef * L;
     for (int t = 0; t < 3; t++) {
@@ -217,21 +202,56 @@ void sst_init(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double
     s->g5 = xalloc((size_t)nlat * 5 * L * nlon * sizeof(double));
     s->c4 = xalloc((size_t)nlat * 4 * L * s->nc * sizeof(fftw_complex));
     s->c5 = xalloc((size_t)nlat * 5 * L * s->nc * sizeof(fftw_complex));
-    int n = nlon;
-    t0 = hpc_now();
-    /* Plans for one latitude's fields, run once per latitude, measured within a time limit:
-     * FFTW_MEASURE over the whole grid took 0.2-0.3 s at T85 (most of a 5-day run's start-up
-     * beside MPI_Init), FFTW_ESTIMATE's plans ran about 1.7x slower; measuring one latitude's
-     * batch for at most 0.02 s per plan (0.04 s in all) gets most of the difference. */
+}
+
+/* Plans for one latitude's fields, run once per latitude, measured within a time limit:
+ * FFTW_MEASURE over the whole grid took 0.2-0.3 s at T85 (most of a 5-day run's start-up
+ * beside MPI_Init), FFTW_ESTIMATE's plans ran about 1.7x slower; measuring one latitude's
+ * batch for at most 0.02 s per plan (0.04 s in all) gets most of the difference. */
+static void init_plans(sst_model *s)
+{
+    int L = s->L, n = s->nlon;
+    double t0 = hpc_now();
     fftw_set_timelimit(0.02);
-    s->inv = fftw_plan_many_dft_c2r(1, &n, 4 * L, s->c4, NULL, 1, s->nc, s->g4, NULL, 1, nlon,
+    s->inv = fftw_plan_many_dft_c2r(1, &n, 4 * L, s->c4, NULL, 1, s->nc, s->g4, NULL, 1, n,
                                     FFTW_MEASURE);
-    s->fwd = fftw_plan_many_dft_r2c(1, &n, 5 * L, s->g5, NULL, 1, nlon, s->c5, NULL, 1, s->nc,
+    s->fwd = fftw_plan_many_dft_r2c(1, &n, 5 * L, s->g5, NULL, 1, n, s->c5, NULL, 1, s->nc,
                                     FFTW_MEASURE);
     fftw_set_timelimit(FFTW_NO_TIMELIMIT);
     if (!s->inv || !s->fwd)
         hpc_fail("sst: FFTW could not plan the transforms");
     s->startup_plans = hpc_now() - t0;
+}
+
+void sst_init(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double dt,
+              double robert, int start)
+{
+    memset(s, 0, sizeof *s);
+    if (openblas_set_num_threads)
+        openblas_set_num_threads(1);
+    s->M = M;
+    s->nlon = nlon;
+    s->nlat = nlat;
+    s->L = L;
+    s->scheme = scheme;
+    s->dt = dt;
+    s->robert = robert;
+    s->start = start;
+    s->a = 6.37122e6;
+    s->omega = 7.292e-5;
+    s->g = 9.80616;
+    s->nc = nlon / 2 + 1;
+    s->nh = (nlat + 1) / 2;
+    s->off = malloc((size_t)(M + 2) * sizeof *s->off);
+    if (!s->off)
+        hpc_fail("sst: out of memory");
+    s->off[0] = 0;
+    for (int m = 0; m <= M; m++)
+        s->off[m + 1] = s->off[m] + (M - m + 1);
+    s->ncoef = s->off[M + 1];
+    init_tables(s);
+    init_work(s);
+    init_plans(s);
     sst_count_flops(s);
 }
 
@@ -401,98 +421,3 @@ void sst_end_step(sst_model *s)
     s->cur = s->nxt;
     s->nxt = o;
 }
-
-/* ---- the serial step */
-
-const hpc_phase_def sst_phase_defs[SST_NPH] = {
-    {"legendre", HPC_KIND_COMPUTE}, {"fft", HPC_KIND_COMPUTE}, {"grid", HPC_KIND_COMPUTE},
-    {"spectral", HPC_KIND_COMPUTE}};
-
-/* Switch phase when the caller times phases (one clock read); only inside sst_run, as
- * synthesis() also serves the untimed diagnostics. */
-#define PHASE(s, id)                      \
-    do {                                  \
-        if ((s)->timing)                  \
-            hpc_phase_to((s)->timing, id); \
-    } while (0)
-
-/* Spectral state cur -> grid zeta, Phi', U, V in g4. */
-void sst_synthesis(sst_model *s)
-{
-    int L = s->L, nlat = s->nlat, nc = s->nc;
-    for (int m = 0; m <= s->M; m++) {
-        sst_prep_m(s, m);
-        sst_synth_m(s, m, 0, s->nh);
-        for (int r = 0; r < nlat; r++)
-            for (int l = 0; l < L; l++) {
-                int j = sst_row_lat(s, 0, s->nh, r);
-                double complex v[4];
-                sst_fourier_row(s, r, l, v);
-                for (int f = 0; f < 4; f++)
-                    s->c4[((size_t)(j * 4 + f) * L + l) * nc + m] = v[f];
-            }
-    }
-    /* Wavenumbers above M are zero; c2r overwrites its input, so reset them,
-     * and the imaginary part of m = 0 (a real field's mean). */
-    for (size_t t = 0; t < (size_t)nlat * 4 * L; t++) {
-        fftw_complex *c = s->c4 + t * nc;
-        c[0] = creal(c[0]);
-        for (int k = s->M + 1; k < nc; k++)
-            c[k] = 0.0;
-    }
-    PHASE(s, SST_PH_FFT);
-    for (int j = 0; j < nlat; j++)  /* offsets keep the planned arrays' alignment */
-        fftw_execute_dft_c2r(s->inv, s->c4 + (size_t)j * 4 * L * nc,
-                             s->g4 + (size_t)j * 4 * L * s->nlon);
-}
-
-/* Grid fields in g5 -> per-coefficient P and H projections in AP, AH. */
-void sst_analysis(sst_model *s)
-{
-    int L = s->L, nlat = s->nlat, nc = s->nc;
-    PHASE(s, SST_PH_FFT);
-    for (int j = 0; j < nlat; j++)
-        fftw_execute_dft_r2c(s->fwd, s->g5 + (size_t)j * 5 * L * s->nlon,
-                             s->c5 + (size_t)j * 5 * L * nc);
-    PHASE(s, SST_PH_LEGENDRE);
-    for (int m = 0; m <= s->M; m++) {
-        for (int r = 0; r < nlat; r++) {
-            double *fa = s->FA + (size_t)r * 10 * L;
-            const fftw_complex *c = s->c5 + (size_t)sst_row_lat(s, 0, s->nh, r) * 5 * L * nc + m;
-            for (int t = 0; t < 5 * L; t++) {
-                fa[2 * t] = creal(c[(size_t)t * nc]);
-                fa[2 * t + 1] = cimag(c[(size_t)t * nc]);
-            }
-        }
-        sst_analyse_m(s, m, 0, s->nh);
-    }
-}
-
-void sst_run(sst_model *s, int nsteps)
-{
-    s->timing = s->phases;
-    for (int n = 0; n < sst_passes(s, nsteps); n++) {
-        PHASE(s, SST_PH_SPECTRAL);
-        sst_begin_step(s, n);
-        PHASE(s, SST_PH_LEGENDRE);
-        sst_synthesis(s);
-        PHASE(s, SST_PH_GRID);
-        for (int j = 0; j < s->nlat; j++)
-            for (int l = 0; l < s->L; l++) {
-                const double *in[4] = {SST_G4(s, j, 0, l), SST_G4(s, j, 1, l), SST_G4(s, j, 2, l),
-                                       SST_G4(s, j, 3, l)};
-                double *out[5] = {SST_G5(s, j, 0, l), SST_G5(s, j, 1, l), SST_G5(s, j, 2, l), SST_G5(s, j, 3, l),
-                                  SST_G5(s, j, 4, l)};
-                sst_grid_row(s, j, in, out);
-            }
-        sst_analysis(s);
-        PHASE(s, SST_PH_SPECTRAL);
-        for (int m = 0; m <= s->M; m++)
-            sst_update_m(s, m, sst_tau(s, n));
-        sst_end_step(s);
-    }
-    if (s->timing)
-        hpc_phases_stop(s->timing);
-    s->timing = NULL;
-}
-
