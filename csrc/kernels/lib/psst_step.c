@@ -206,7 +206,8 @@ void psst_dstep(sst_model *s, pgrid *g, int n)
 }
 
 /* This rank's flops per step, by the serial model's conventions (sst_count_flops): the
- * Legendre sums of its wavenumbers at its latitudes, its FFTs and grid-point products, and the
+ * Legendre sums of its wavenumbers at its latitudes as done (whole north/south pairs, the
+ * symmetric sums over its hemisphere rows: sst_legendre_flops_m), its FFTs and grid-point products, and the
  * spectral update of its wavenumbers, which every rank of a column repeats (the replicated
  * coefficients: duplicated work, P - 1 extra copies in all). The distributed FFT counts what
  * it does instead of a real FFT: complex length-n DFTs (5 n log2 n) of every unit's 9 fields,

@@ -205,14 +205,15 @@ static void init_work(sst_model *s)
 }
 
 /* Plans for one latitude's fields, run once per latitude, measured within a time limit:
- * FFTW_MEASURE over the whole grid took 0.2-0.3 s at T85 (most of a 5-day run's start-up
- * beside MPI_Init), FFTW_ESTIMATE's plans ran about 1.7x slower; measuring one latitude's
- * batch for at most 0.02 s per plan (0.04 s in all) gets most of the difference. */
+ * FFTW_MEASURE over the whole grid took 0.3 s at T85 (most of a 5-day run's start-up beside
+ * MPI_Init), FFTW_ESTIMATE's plans ran about 1.7x slower; measuring one latitude's batch for
+ * at most 0.005 s per plan (0.011 s in all) gives plans as fast as with 0.02 s or 0.1 s
+ * (the fft phase at T42, T85 and T170). */
 static void init_plans(sst_model *s)
 {
     int L = s->L, n = s->nlon;
     double t0 = hpc_now();
-    fftw_set_timelimit(0.02);
+    fftw_set_timelimit(0.005);
     s->inv = fftw_plan_many_dft_c2r(1, &n, 4 * L, s->c4, NULL, 1, s->nc, s->g4, NULL, 1, n,
                                     FFTW_MEASURE);
     s->fwd = fftw_plan_many_dft_r2c(1, &n, 5 * L, s->g5, NULL, 1, n, s->c5, NULL, 1, s->nc,
