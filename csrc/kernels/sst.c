@@ -132,160 +132,205 @@ static void check_run(sst_model *s, int test, double alpha, double days, double 
                         sst_start_names[s->start], alpha, s->dt, days, norm[e], hpc_rank);
 }
 
-static void emit(const char *metric, const char *unit, const char *better, double *x, int n,
-                 int converged, const sst_model *s, const char *scheme, int test, double alpha,
-                 int nsteps, double days, const double err[3], double bound,
-                 const hpc_phases *ph, double wall)
+/* The options, read once (parse). */
+typedef struct {
+    const long long *truncs, *levels;
+    int ntr, nlev, test, start, nlon, nlat, explicit;
+    const char *scheme;
+    double alpha, days, bound, robert, dt;
+} sst_opts;
+
+/* One measured point: the model, its samples and its checked errors. */
+typedef struct {
+    sst_model s;
+    hpc_sampler sm;
+    hpc_phases ph;
+    int nsteps, nerr;
+    double bound, wall;  /* wall: this rank's own time over the kept samples */
+    double err[3], *errs[3];  /* the last errors; per sample, for the error records */
+} sst_point;
+
+/* Start-up seconds of this process, kept out of the per-step figures and recorded beside
+ * them: hpc_init (MPI_Init and the options) here, the tables and FFTW plans in sst_init. */
+static double startup_mpi;
+
+static void parse(sst_opts *o)
 {
+    o->ntr = hpc_opt_list("truncations", &o->truncs);
+    o->nlev = hpc_opt_list("levels", &o->levels);
+    o->scheme = hpc_opt_str("scheme");
+    o->explicit = strcmp(o->scheme, "explicit") == 0;
+    o->test = (int)hpc_opt_int("test");
+    o->alpha = hpc_opt_double("alpha");
+    o->days = hpc_opt_double("days");
+    o->bound = hpc_opt_double("bound");
+    o->robert = hpc_opt_double("robert");
+    o->dt = hpc_opt_double("dt");
+    o->start = strcmp(hpc_opt_str("start"), "euler") == 0 ? SST_START_EULER : SST_START_CLASSIC;
+    o->nlon = (int)hpc_opt_int("nlon");
+    o->nlat = (int)hpc_opt_int("nlat");
+    hpc_usage_check(o->test != 1 && o->test != 2 && o->test != 6,
+                    "option --test: %d is not 1, 2 or 6", o->test);
+    hpc_usage_check(o->ntr > 1 && (o->nlon || o->nlat),
+                    "options --nlon/--nlat: give one truncation only");
+    for (int i = 0; i < o->ntr; i++)
+        for (int k = 0; k < o->nlev; k++) {
+            int nlon = o->nlon, nlat = o->nlat;
+            const char *bad = sst_check_args((int)o->truncs[i], &nlon, &nlat, (int)o->levels[k]);
+            hpc_usage_check(bad != NULL, "sst: %s", bad ? bad : "");
+        }
+}
+
+static void set_test(sst_model *s, const sst_opts *o)
+{
+    if (o->test == 1)
+        sst_set_tc1(s, o->alpha);
+    else if (o->test == 2)
+        sst_set_tc2(s, o->alpha);
+    else
+        sst_set_tc6(s);
+}
+
+/* Integrations of truncation M on L levels until the sampler has enough, each checked. */
+static void measure(const sst_opts *o, int M, int L, sst_point *pt)
+{
+    memset(pt, 0, sizeof *pt);
+    int nlon = o->nlon, nlat = o->nlat;
+    sst_check_args(M, &nlon, &nlat, L);
+    double dt;
+    pt->nsteps = steps_for(M, o->days, o->explicit, o->test, o->dt, &dt);
+    sst_model *s = &pt->s;
+    sst_init(s, M, nlon, nlat, L, o->explicit ? SST_EXPLICIT : SST_SEMI_IMPLICIT, dt, o->robert,
+             o->start);
+    pt->bound = o->bound > 0 ? o->bound : sst_error_bound(o->test, M, o->days);
+    hpc_sampler_init(&pt->sm, &hpc_reps);
+    hpc_phases_init(&pt->ph, sst_phase_defs, SST_NPH);
+    s->phases = &pt->ph;
+    while (hpc_sampler_more_coll(&pt->sm, MPI_COMM_WORLD)) {
+        set_test(s, o);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = hpc_now();
+        sst_run(s, pt->nsteps);
+        double tmax;
+        hpc_phases_sample(&pt->ph, &pt->sm, hpc_now() - t0, &pt->wall, &tmax);
+
+        if (hpc_inject == HPC_INJECT_CORRUPT && hpc_rank == 0)
+            s->p[s->cur][(size_t)L * s->ncoef / 2] += 10.0;
+        check_run(s, o->test, o->alpha, o->days, pt->err, pt->bound);
+        for (int e = 0; e < 3; e++) {
+            pt->errs[e] = realloc(pt->errs[e], (size_t)(pt->nerr + 1) * sizeof *pt->errs[e]);
+            if (!pt->errs[e])
+                hpc_fail("sst: out of memory");
+            pt->errs[e][pt->nerr] = pt->err[e];
+        }
+        pt->nerr++;
+    }
+}
+
+/* The parameters every record of a point carries. */
+static void point_params(hpc_json *r, const sst_opts *o, const sst_model *s)
+{
+    hpc_json_int(r, "truncation", s->M);
+    hpc_json_int(r, "levels", s->L);
+    hpc_json_int(r, "nlon", s->nlon);
+    hpc_json_int(r, "nlat", s->nlat);
+    hpc_json_str(r, "scheme", o->scheme);
+    hpc_json_int(r, "test", o->test);
+    hpc_json_exact(r, "alpha", o->alpha);
+    hpc_json_str(r, "start", sst_start_names[s->start]);
+    hpc_json_int(r, "copies", hpc_nranks);
+}
+
+static void emit(const char *metric, const char *unit, const char *better, double *x,
+                 const sst_opts *o, const sst_point *pt, int phases)
+{
+    const sst_model *s = &pt->s;
     hpc_stats st;
-    hpc_stats_compute(x, n, &st);
+    hpc_stats_compute(x, pt->sm.n, &st);
     hpc_json r;
     hpc_result_begin(&r, metric, unit, "median", better);
-    hpc_json_int(&r, "truncation", s->M);
-    hpc_json_int(&r, "levels", s->L);
-    hpc_json_int(&r, "nlon", s->nlon);
-    hpc_json_int(&r, "nlat", s->nlat);
-    hpc_json_str(&r, "scheme", scheme);
-    hpc_json_int(&r, "test", test);
-    hpc_json_exact(&r, "alpha", alpha);
-    hpc_json_str(&r, "start", sst_start_names[s->start]);
-    hpc_json_int(&r, "copies", hpc_nranks);
-    hpc_result_stats(&r, &st, converged);
+    point_params(&r, o, s);
+    hpc_result_stats(&r, &st, pt->sm.converged);
     hpc_json_exact(&r, "flops_per_step", s->flops_step);
     hpc_json_exact(&r, "fft_flops_per_step", s->fft_flops);
     hpc_json_exact(&r, "legendre_flops_per_step", s->legendre_flops);
     hpc_json_exact(&r, "grid_flops_per_step", s->grid_flops);
     hpc_json_exact(&r, "spectral_flops_per_step", s->spectral_flops);
-    hpc_json_int(&r, "steps", nsteps);
-    hpc_json_int(&r, "passes", sst_passes(s, nsteps));  /* step_time's divisor */
+    hpc_json_int(&r, "steps", pt->nsteps);
+    hpc_json_int(&r, "passes", sst_passes(s, pt->nsteps));  /* step_time's divisor */
     hpc_json_exact(&r, "dt_s", s->dt);
-    hpc_json_exact(&r, "days", days);
-    hpc_json_num(&r, "err_l1", err[0]);
-    hpc_json_num(&r, "err_l2", err[1]);
-    hpc_json_num(&r, "err_linf", err[2]);
-    hpc_json_exact(&r, "err_bound", bound);
-    if (ph) {  /* us per pass, mean over the kept samples, per rank (collective) */
-        double scale = 1e6 / ((double)n * sst_passes(s, nsteps));
-        hpc_phases_json(&r, ph, scale, MPI_COMM_WORLD);
-        hpc_json_per_rank(&r, "wall_per_rank", wall * scale, MPI_COMM_WORLD);
+    hpc_json_exact(&r, "days", o->days);
+    hpc_json_num(&r, "err_l1", pt->err[0]);
+    hpc_json_num(&r, "err_l2", pt->err[1]);
+    hpc_json_num(&r, "err_linf", pt->err[2]);
+    hpc_json_exact(&r, "err_bound", pt->bound);
+    if (phases) {  /* us per pass, mean over the kept samples, per rank (collective) */
+        double scale = 1e6 / ((double)pt->sm.n * sst_passes(s, pt->nsteps));
+        hpc_phases_json(&r, &pt->ph, scale, MPI_COMM_WORLD);
+        hpc_json_per_rank(&r, "wall_per_rank", pt->wall * scale, MPI_COMM_WORLD);
     }
+    /* Outside every timed figure: rank 0's hpc_init (MPI_Init), tables, FFTW plans. */
+    hpc_json_num(&r, "startup_mpi_init_s", startup_mpi);
+    hpc_json_num(&r, "startup_tables_s", s->startup_tables);
+    hpc_json_num(&r, "startup_fft_plans_s", s->startup_plans);
     hpc_json_emit(&r);
+}
+
+/* The errors as records of their own, so they are stored and exported. */
+static void emit_errors(const sst_opts *o, sst_point *pt)
+{
+    static const char *norm[3] = {"l1", "l2", "linf"};
+    for (int e = 0; e < 3; e++) {
+        hpc_stats st;
+        hpc_stats_compute(pt->errs[e], pt->nerr, &st);
+        hpc_json r;
+        hpc_result_begin(&r, "height_error", "1", "max", "lower");
+        point_params(&r, o, &pt->s);
+        hpc_json_str(&r, "norm", norm[e]);
+        hpc_json_exact(&r, "days", o->days);
+        hpc_result_stats(&r, &st, pt->sm.converged);
+        hpc_json_exact(&r, "err_bound", pt->bound);
+        hpc_json_emit(&r);
+        free(pt->errs[e]);
+    }
+}
+
+static void emit_point(const sst_opts *o, sst_point *pt)
+{
+    const sst_model *s = &pt->s;
+    int n = pt->sm.n;
+    double *x = malloc((size_t)n * sizeof *x);
+    if (!x)
+        hpc_fail("sst: out of memory");
+    /* The count as set up for the test case, start passes included. */
+    hpc_rates(pt->sm.samples, n, sst_run_flops(s, pt->nsteps), 1e6, x);
+    emit("mflops", "MFlop/s", "higher", x, o, pt, 0);
+    hpc_rates(pt->sm.samples, n, o->days, 1.0 / 86400.0, x);  /* days / (t / 86400 s) */
+    emit("sim_days_per_day", "days/day", "higher", x, o, pt, 0);
+    for (int r = 0; r < n; r++)
+        x[r] = pt->sm.samples[r] / sst_passes(s, pt->nsteps);
+    emit("step_time", "s", "lower", x, o, pt, 1);
+    emit_errors(o, pt);
+    free(x);
+    hpc_sampler_free(&pt->sm);
+    sst_free(&pt->s);
 }
 
 int main(int argc, char **argv)
 {
+    double t0 = hpc_now();
     hpc_init(&argc, &argv, "sst", "Spectral transform shallow water model: MFlop/s, days/day.",
              options, MPI_THREAD_SINGLE);
-    const long long *truncs, *levels;
-    int ntr = hpc_opt_list("truncations", &truncs);
-    int nlev = hpc_opt_list("levels", &levels);
-    const char *scheme = hpc_opt_str("scheme");
-    int test = (int)hpc_opt_int("test");
-    double alpha = hpc_opt_double("alpha"), days = hpc_opt_double("days");
-    double bound_opt = hpc_opt_double("bound"), robert = hpc_opt_double("robert");
-    int start = strcmp(hpc_opt_str("start"), "euler") == 0 ? SST_START_EULER : SST_START_CLASSIC;
-    int nlon_opt = (int)hpc_opt_int("nlon"), nlat_opt = (int)hpc_opt_int("nlat");
-
-    hpc_usage_check(test != 1 && test != 2 && test != 6, "option --test: %d is not 1, 2 or 6",
-                    test);
-    hpc_usage_check(ntr > 1 && (nlon_opt || nlat_opt),
-                    "options --nlon/--nlat: give one truncation only");
-    for (int i = 0; i < ntr; i++)
-        for (int k = 0; k < nlev; k++) {
-            int nlon = nlon_opt, nlat = nlat_opt;
-            const char *bad = sst_check_args((int)truncs[i], &nlon, &nlat, (int)levels[k]);
-            hpc_usage_check(bad != NULL, "sst: %s", bad ? bad : "");
-        }
-
+    startup_mpi = hpc_now() - t0;
+    sst_opts o;
+    parse(&o);
     hpc_begin(1, NULL);
     hpc_inject_first_point();
-
-    for (int i = 0; i < ntr; i++)
-        for (int k = 0; k < nlev; k++) {
-            int M = (int)truncs[i], L = (int)levels[k], nlon = nlon_opt, nlat = nlat_opt;
-            sst_check_args(M, &nlon, &nlat, L);
-            double dt;
-            int nsteps = steps_for(M, days, strcmp(scheme, "explicit") == 0, test,
-                                   hpc_opt_double("dt"), &dt);
-            sst_model s;
-            sst_init(&s, M, nlon, nlat, L,
-                     strcmp(scheme, "explicit") == 0 ? SST_EXPLICIT : SST_SEMI_IMPLICIT, dt,
-                     robert, start);
-            double bound = bound_opt > 0 ? bound_opt : sst_error_bound(test, M, days);
-
-            hpc_sampler sm;
-            hpc_sampler_init(&sm, &hpc_reps);
-            hpc_phases ph;
-            hpc_phases_init(&ph, sst_phase_defs, SST_NPH);
-            s.phases = &ph;
-            double wall = 0;  /* this rank's own time over the kept samples */
-            double err[3] = {0, 0, 0};
-            double *errs[3] = {NULL, NULL, NULL};  /* per sample, for the error records */
-            int nerr = 0;
-            while (hpc_sampler_more_coll(&sm, MPI_COMM_WORLD)) {
-                if (test == 1)
-                    sst_set_tc1(&s, alpha);
-                else if (test == 2)
-                    sst_set_tc2(&s, alpha);
-                else
-                    sst_set_tc6(&s);
-                MPI_Barrier(MPI_COMM_WORLD);
-                double t0 = hpc_now();
-                sst_run(&s, nsteps);
-                double tmax;
-                hpc_phases_sample(&ph, &sm, hpc_now() - t0, &wall, &tmax);
-
-                if (hpc_inject == HPC_INJECT_CORRUPT && hpc_rank == 0)
-                    s.p[s.cur][(size_t)L * s.ncoef / 2] += 10.0;
-                check_run(&s, test, alpha, days, err, bound);
-                for (int e = 0; e < 3; e++) {
-                    errs[e] = realloc(errs[e], (size_t)(nerr + 1) * sizeof *errs[e]);
-                    if (!errs[e])
-                        hpc_fail("sst: out of memory");
-                    errs[e][nerr] = err[e];
-                }
-                nerr++;
-            }
-            /* The count as set up for the test case, start passes included. */
-            double flops = sst_run_flops(&s, nsteps);
-            int n = sm.n;
-            double *x = malloc((size_t)n * sizeof *x);
-            hpc_rates(sm.samples, n, flops, 1e6, x);
-            emit("mflops", "MFlop/s", "higher", x, n, sm.converged, &s, scheme, test, alpha,
-                 nsteps, days, err, bound, NULL, 0);
-            hpc_rates(sm.samples, n, days, 1.0 / 86400.0, x);  /* days / (t / 86400 s) */
-            emit("sim_days_per_day", "days/day", "higher", x, n, sm.converged, &s, scheme, test,
-                 alpha, nsteps, days, err, bound, NULL, 0);
-            for (int r = 0; r < n; r++)
-                x[r] = sm.samples[r] / sst_passes(&s, nsteps);
-            emit("step_time", "s", "lower", x, n, sm.converged, &s, scheme, test, alpha, nsteps,
-                 days, err, bound, &ph, wall);
-            /* The errors as records of their own, so they are stored and exported. */
-            static const char *norm[3] = {"l1", "l2", "linf"};
-            for (int e = 0; e < 3; e++) {
-                hpc_stats st;
-                hpc_stats_compute(errs[e], nerr, &st);
-                hpc_json r;
-                hpc_result_begin(&r, "height_error", "1", "max", "lower");
-                hpc_json_int(&r, "truncation", M);
-                hpc_json_int(&r, "levels", L);
-                hpc_json_int(&r, "nlon", nlon);
-                hpc_json_int(&r, "nlat", nlat);
-                hpc_json_str(&r, "scheme", scheme);
-                hpc_json_int(&r, "test", test);
-                hpc_json_exact(&r, "alpha", alpha);
-                hpc_json_str(&r, "start", sst_start_names[start]);
-                hpc_json_int(&r, "copies", hpc_nranks);
-                hpc_json_str(&r, "norm", norm[e]);
-                hpc_json_exact(&r, "days", days);
-                hpc_result_stats(&r, &st, sm.converged);
-                hpc_json_exact(&r, "err_bound", bound);
-                hpc_json_emit(&r);
-                free(errs[e]);
-            }
-            free(x);
-            hpc_sampler_free(&sm);
-            sst_free(&s);
+    for (int i = 0; i < o.ntr; i++)
+        for (int k = 0; k < o.nlev; k++) {
+            sst_point pt;
+            measure(&o, (int)o.truncs[i], (int)o.levels[k], &pt);
+            emit_point(&o, &pt);
         }
     hpc_idle_barrier(MPI_COMM_WORLD);
     hpc_finish();
