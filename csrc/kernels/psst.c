@@ -55,13 +55,15 @@ static hpc_option options[] = {
      .help = "triangular truncation M"},
     {.name = "levels", .type = HPC_INT, .def = "1", .min = -1000000, .max = 4096,
      .help = "levels transformed together"},
-    {.name = "grids", .type = HPC_STRING, .def = "all",
+    {.name = "grids", .type = HPC_GRIDS, .def = "all", .what = "PxQ", .all = 1,
      .help = "process grids PxQ, comma-separated (all: every P x Q = ranks)"},
-    {.name = "mappings", .type = HPC_STRING, .def = "row,col", .help = "rank mappings: row, col"},
-    {.name = "transposes", .type = HPC_STRING, .def = "alltoallv,pairwise",
+    {.name = "mappings", .type = HPC_CHOICES, .def = "row,col", .choices = "row|col",
+     .help = "rank mappings: row, col"},
+    {.name = "transposes", .type = HPC_CHOICES, .def = "alltoallv,pairwise",
+     .choices = "alltoallv|pairwise|distributed",
      .help = "FFT: transpose by alltoallv or pairwise, or distributed (binary exchange; Q a "
              "power of two dividing nlon)"},
-    {.name = "sums", .type = HPC_STRING, .def = "allreduce,ring",
+    {.name = "sums", .type = HPC_CHOICES, .def = "allreduce,ring", .choices = "allreduce|ring",
      .help = "global sum of the Legendre analysis: allreduce, ring"},
     {.name = "test", .type = HPC_INT, .def = "2", .min = 2, .max = 6, .help = "test case 2 or 6"},
     {.name = "alpha", .type = HPC_DOUBLE, .def = "0", .min = 0, .max = 1.5707963267948966,
@@ -107,23 +109,23 @@ static void check_errors(sst_model *s, int test, double alpha, double days, doub
     }
 }
 
-static int split_list(const char *text, char items[][32], int max)
+/* The words of a HPC_CHOICES option, in the order given (names: its .choices in order). */
+static int chosen(const char *name, const char *const names[], const char **out)
 {
-    int n = 0;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", text);
-    for (char *t = strtok(buf, ","); t && n < max; t = strtok(NULL, ","))
-        snprintf(items[n++], 32, "%s", t);
+    const long long *idx;
+    int n = hpc_opt_list(name, &idx);
+    for (int i = 0; i < n; i++)
+        out[i] = names[idx[i]];
     return n;
 }
 
-/* The options, all read in parse(): the lists of grids, mappings, transposes and sums are
- * parsed by hand there for now (the one place to convert to list and grid options). */
+/* The options, all read in parse(). */
 typedef struct {
     int M, L, test, start, nlon, nlat;
     double alpha, days, bound;
-    int grids[64][2], ngrids, nmaps, ntrs, nsums;
-    char maps[4][32], trs[4][32], sums[4][32];
+    hpc_grid *grids;
+    int ngrids, nmaps, ntrs, nsums;
+    const char *maps[2], *trs[3], *sums[2];
 } psst_opts;
 
 /* Every grid must fit the truncation (and the distributed FFT its longitudes). */
@@ -131,7 +133,7 @@ static void check_grids(const psst_opts *o)
 {
     int nlat = o->nlat, nlon = o->nlon, M = o->M;
     for (int i = 0; i < o->ngrids; i++) {
-        int P = o->grids[i][0], Q = o->grids[i][1];
+        int P = o->grids[i].x, Q = o->grids[i].y;
         /* A block is whole north/south pairs of latitudes (sst_legendre.c's symmetry). */
         hpc_usage_check(P > (nlat + 1) / 2, "psst: P = %d exceeds the %d latitudes of T%d "
                         "(blocks of north/south pairs: at most %d)", P, nlat, M, (nlat + 1) / 2);
@@ -163,40 +165,13 @@ static void parse(psst_opts *o)
     const char *bad = sst_check_args(o->M, &o->nlon, &o->nlat, o->L);
     hpc_usage_check(bad != NULL, "psst: %s", bad ? bad : "");
     hpc_usage_check(o->test != 2 && o->test != 6, "option --test: %d is not 2 or 6", o->test);
-    o->ngrids = 0;
-    if (strcmp(hpc_opt_str("grids"), "all") == 0) {
-        for (int P = 1; P <= hpc_nranks; P++)
-            if (hpc_nranks % P == 0 && o->ngrids < 64) {
-                o->grids[o->ngrids][0] = P;
-                o->grids[o->ngrids++][1] = hpc_nranks / P;
-            }
-    } else {
-        char items[64][32];
-        int n = split_list(hpc_opt_str("grids"), items, 64);
-        for (int i = 0; i < n; i++) {
-            int P = 0, Q = 0;
-            int ok = sscanf(items[i], "%dx%d", &P, &Q) == 2 && P > 0 && Q > 0;
-            hpc_usage_check(!ok, "option --grids: '%s' is not PxQ", items[i]);
-            hpc_usage_check(P * Q != hpc_nranks, "option --grids: %dx%d does not fit %d ranks",
-                            P, Q, hpc_nranks);
-            o->grids[o->ngrids][0] = P;
-            o->grids[o->ngrids++][1] = Q;
-        }
-    }
-    o->nmaps = split_list(hpc_opt_str("mappings"), o->maps, 4);
-    o->ntrs = split_list(hpc_opt_str("transposes"), o->trs, 4);
-    o->nsums = split_list(hpc_opt_str("sums"), o->sums, 4);
-    for (int i = 0; i < o->nmaps; i++)
-        hpc_usage_check(strcmp(o->maps[i], "row") && strcmp(o->maps[i], "col"),
-                        "option --mappings: '%s' is not row or col", o->maps[i]);
-    for (int i = 0; i < o->ntrs; i++)
-        hpc_usage_check(strcmp(o->trs[i], "alltoallv") && strcmp(o->trs[i], "pairwise")
-                            && strcmp(o->trs[i], "distributed"),
-                        "option --transposes: '%s' is not alltoallv, pairwise or distributed",
-                        o->trs[i]);
-    for (int i = 0; i < o->nsums; i++)
-        hpc_usage_check(strcmp(o->sums[i], "allreduce") && strcmp(o->sums[i], "ring"),
-                        "option --sums: '%s' is not allreduce or ring", o->sums[i]);
+    static const char *const maps[] = {"row", "col"};
+    static const char *const trs[] = {"alltoallv", "pairwise", "distributed"};
+    static const char *const sums[] = {"allreduce", "ring"};
+    o->grids = hpc_opt_pgrids("grids", &o->ngrids);
+    o->nmaps = chosen("mappings", maps, o->maps);
+    o->ntrs = chosen("transposes", trs, o->trs);
+    o->nsums = chosen("sums", sums, o->sums);
     check_grids(o);
 }
 
@@ -371,7 +346,7 @@ static void sweep(psst_ctx *c, const psst_opts *o)
                                   : strcmp(pt.tr, "distributed") == 0 ? 2
                                                                       : 0;
                     pgrid g;
-                    psst_setup(&g, &c->s, o->grids[gi][0], o->grids[gi][1],
+                    psst_setup(&g, &c->s, o->grids[gi].x, o->grids[gi].y,
                                strcmp(pt.map, "col") == 0, variant);
                     g.sum = strcmp(pt.sum, "ring") == 0;
                     g.ph = &c->ph;
@@ -396,6 +371,7 @@ int main(int argc, char **argv)
     free(c.ht);
     free(c.refstate);
     sst_free(&c.s);
+    free(o.grids);
     hpc_idle_barrier(MPI_COMM_WORLD);
     hpc_finish();
     return 0;
