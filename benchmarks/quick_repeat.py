@@ -10,6 +10,7 @@ marked when it exceeds the tolerance; the exit status is 0 either way (a benchma
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import tempfile
@@ -41,7 +42,11 @@ def main() -> None:
     seconds = [quick(db) for _ in range(a.runs)]
     store = Store(str(db))
     ids = store.run_ids()[-a.runs:]
-    rows = [{h["label"]: h["record"] for h in headlines(store.get_run(i)["records"])} for i in ids]
+    # A row's label may name the configuration it chose ("(fastest: 1x2 ranks, ...)"), which
+    # can differ between runs: rows are matched on the label without its parentheses.
+    key = lambda label: re.sub(r"\s*\([^)]*\)", "", label)
+    rows = [{key(h["label"]): h["record"] for h in headlines(store.get_run(i)["records"])}
+            for i in ids]
     print("quick suite wall time: " + ", ".join(f"{s:.1f} s" for s in seconds))
     within = 0
     for label in rows[0]:

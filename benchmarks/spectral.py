@@ -18,8 +18,10 @@ process (GNU time), one integration (--warmup 0 --max-reps 1), so MPI_Init, FFTW
 the Legendre tables and the verification are inside it as the reference's set-up and output
 are inside its own. Per step: hpceval-sst's step_time record (the timed integration only,
 per pass); the reference's per step is (user time of 5 days - user time of one step) / (steps -
-1). hpceval-sst runs twice per round: with Open MPI's defaults ("sst") and as an isolated
-singleton without UCX ("sst*": MPI_Init 0.06 s instead of 0.4 s on the development VM). Prints
+1). hpceval-sst runs twice per round: as it starts by itself ("sst"; since the harness asks a
+singleton for no Open MPI daemon and no UCX, this is the same as "sst*" for a current build, and
+Open MPI's defaults for an older copy) and with those two settings in the environment ("sst*":
+MPI_Init 0.03-0.06 s instead of 0.3-0.4 s on the development VM). Prints
 min and median over the rounds, hpceval-sst's start-up (its records' startup_* fields: MPI_Init,
 then Legendre tables + FFTW plans) and the ratios reference / hpceval-sst."""
 from __future__ import annotations
