@@ -61,7 +61,7 @@ def table_value(cmd: List[str], size: int, col: int = 1, env=None) -> Callable[[
     return measure
 
 
-def comparisons(peers: Path) -> Dict[str, Tuple[str, Callable, Callable, Callable]]:
+def comparisons(peers: Path, lat_mb: int = 256) -> Dict[str, Tuple[str, Callable, Callable, Callable]]:
     """name -> (unit, hpceval, peer, convert peer figure to hpceval's quantity)."""
     osu = peers / "osu-inst/libexec/osu-micro-benchmarks/mpi"
     lat = glob.glob(str(peers / "lmbench/bin/*/lat_mem_rd"))
@@ -102,10 +102,10 @@ def comparisons(peers: Path) -> Dict[str, Tuple[str, Callable, Callable, Callabl
                             "bandwidth", stat="max", mpi=False, env=stream_env(t), cpus="0-1",
                             kernel="triad"),
             lambda t=t: _stream_triad(peers, n, stream_env(t)), ident)
-    out["latency 256 MiB fully random [ns]"] = (
-        "ns", hpceval("mem-latency", ["--sizes", "256M", "--order", "random", "--budget", "1"],
-                      "latency", mpi=False, bytes=256 << 20),
-        lambda: _lat_mem_rd(lat[0]) if lat else sys.exit("peers_ab: no lat_mem_rd"), ident)
+    out[f"latency {lat_mb} MiB fully random [ns]"] = (
+        "ns", hpceval("mem-latency", ["--sizes", f"{lat_mb}M", "--order", "random", "--budget",
+                                      "1"], "latency", mpi=False, bytes=lat_mb << 20),
+        lambda: _lat_mem_rd(lat[0], lat_mb) if lat else sys.exit("peers_ab: no lat_mem_rd"), ident)
     out["latency 256 MiB, 256 KiB windows [ns]"] = (
         "ns", hpceval("mem-latency", ["--sizes", "256M", "--order", "window", "--budget", "1"],
                       "latency", mpi=False, bytes=256 << 20),
@@ -119,9 +119,10 @@ def _stream_triad(peers: Path, n: int, env) -> float:
     return float(m.group(1)) / 1000.0      # MB/s -> GB/s
 
 
-def _lat_mem_rd(binary: str) -> float:
-    # lat_mem_rd -t: random order over the whole set, TLB misses included; MB, stride 64
-    lines = [l.split() for l in run(["taskset", "-c", "0", binary, "-t", "256", "64"]).splitlines()]
+def _lat_mem_rd(binary: str, mb: int) -> float:
+    # lat_mem_rd -t: random order over the whole set, TLB misses included; MB, stride 64. It
+    # sweeps every size up to MB (256: over 5 minutes); the last line is the set asked for.
+    lines = [l.split() for l in run(["taskset", "-c", "0", binary, "-t", str(mb), "64"]).splitlines()]
     return float([f for f in lines if len(f) == 2 and f[0][0].isdigit()][-1][1])
 
 
@@ -137,8 +138,9 @@ def main() -> None:
     ap.add_argument("--peers", required=True, type=Path)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", nargs="*", default=None, help="substrings of comparison names")
+    ap.add_argument("--lat-mb", type=int, default=256, help="fully random latency set (MiB)")
     a = ap.parse_args()
-    for name, (unit, ours, peer, conv) in comparisons(a.peers).items():
+    for name, (unit, ours, peer, conv) in comparisons(a.peers, a.lat_mb).items():
         if a.only and not any(s in name for s in a.only):
             continue
         mine, theirs = [], []
