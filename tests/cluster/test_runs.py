@@ -123,8 +123,8 @@ def _latency_8b(vc: VCluster, db: Path, bindir: Path, hosts: str, ppn: str) -> f
     [lat] = [r for r in run["records"] if r["metric"] == "latency"]
     meta = run["launches"][-1]["meta"]
     assert meta["hosts"] == (["node1", "node2"] if "," in hosts else ["node1", "node1"])
-    # Bound to a core (--bind-to core), each rank still runs on its own node's CPUs (Open MPI
-    # sees the whole machine on every node: docs/vcluster.md).
+    # Each rank runs on its own node's CPUs: an Open MPI --bind-to core would put both on CPU 0
+    # (its daemons see the whole machine on every node: docs/vcluster.md, pitfall 1).
     cpus = {n.name: n.cpus for n in vc.cluster.nodes}
     assert all(c in cpus[h] for h, c in zip(meta["hosts"], meta["cpus"])), meta
     return lat["stats"]["min"]
