@@ -45,22 +45,37 @@ def _parse(stdout: str) -> Dict[str, Dict[str, Any]]:
     return nodes
 
 
-def gather(launcher, hosts: Tuple[str, ...], timeout_s: float) -> Dict[str, Any]:
-    """{'nodes': {host: fingerprint}, 'differ': [fields], 'warning': text or None}. A node that
-    does not answer is not fatal here: the run's own launches fail on it and say why."""
-    argv = [sys.executable, "-m", "hpceval.runner.nodeprint", launcher.program]
-    command = launcher.command(len(hosts), argv, "none", {}, slots=[(h, 1) for h in hosts])
+def _launch(command: List[str], timeout_s: float) -> Tuple[str, str, bool]:
+    """(stdout, stderr, timed out) of the fingerprint launch."""
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        out, _ = proc.communicate(timeout=timeout_s)
+        out, err = proc.communicate(timeout=timeout_s)
+        return out, err, False
     except subprocess.TimeoutExpired:
         end_session(proc.pid)
-        out, _ = proc.communicate()
-    nodes = _parse(out)
+        out, err = proc.communicate()
+        return out, err, True
+
+
+def gather(launcher, hosts: Tuple[str, ...], timeout_s: float) -> Dict[str, Any]:
+    """{'nodes': {host: fingerprint}, 'differ': [fields], 'warning': text or None}. A node that
+    does not answer is not fatal here: the run's own launches fail on it and say why. A launch
+    that failed at once (not one that timed out) is tried a second time: a daemon's start-up
+    can fail now and then on a loaded machine."""
+    argv = [sys.executable, "-m", "hpceval.runner.nodeprint", launcher.program]
+    command = launcher.command(len(hosts), argv, "none", {}, slots=[(h, 1) for h in hosts])
+    for attempt in range(2):
+        out, err, timed_out = _launch(command, timeout_s)
+        nodes = _parse(out)
+        if len(nodes) >= len(hosts) or timed_out:
+            break
     # Counted, not matched by name: a node may call itself n1.cluster while --hosts says n1.
-    warning: Optional[str] = (f"fingerprints from {len(nodes)} of {len(hosts)} nodes"
-                              if len(nodes) < len(hosts) else None)
+    warning: Optional[str] = None
+    if len(nodes) < len(hosts):
+        why = next((l.strip() for l in reversed(err.splitlines()) if l.strip(" -")), "")
+        warning = (f"fingerprints from {len(nodes)} of {len(hosts)} nodes"
+                   + (" (timed out)" if timed_out else f" ({why[:200]})" if why else ""))
     return {"nodes": nodes, "differ": differences(nodes), "warning": warning}
 
 
