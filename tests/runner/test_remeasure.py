@@ -35,7 +35,12 @@ def test_disturbed_headline_points_are_measured_again(tmp_path, bindir, hogs):
     assert 1 <= len(again) <= 4 and all(l["status"] == "ok" for l in again)
     rounds = {(r.get("extra") or {}).get("remeasured") for r in recs} - {None}
     assert rounds and rounds <= {1, 2}
-    assert "disturbed:" in p.stdout            # the headline table says so, never a clean number
+    # The headline table shows the best measurement of each point: a disturbed one says so,
+    # never as a clean number (a re-measurement may also come out clean between the hogs).
+    from hpceval.analysis.headlines import headlines
+    from hpceval.quality import disturbed as why_disturbed
+    shown = [h["record"] for h in headlines(recs)]
+    assert ("disturbed:" in p.stdout) == any(why_disturbed(r) for r in shown), p.stdout
 
 
 def test_no_remeasure_keeps_the_plan(tmp_path, bindir, hogs):
