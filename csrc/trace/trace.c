@@ -14,6 +14,8 @@
 #define HPT_MAX_PHASES 256
 #define HPT_NAME_LEN 64
 #define HPT_PINGS 10          /* clock ping-pongs per rank; the shortest round trip is kept */
+#define HPT_PINGS_MAX 200     /* ... more while none came back within HPT_RTT_GOOD_NS: */
+#define HPT_RTT_GOOD_NS 60000 /* oversubscribed ranks on a busy node can make 10 all slow */
 #define HPT_COST_BLOCKS 5     /* the per-event cost: fastest of 5 blocks */
 #define HPT_COST_REPS 40000   /* of this many recordings */
 #define HPT_HOST_LEN 256
@@ -96,33 +98,44 @@ void hpt_phase(int begin, const char *name)
 }
 
 /* Offset of this rank's CLOCK_MONOTONIC to rank 0's (add it to a local time to get rank
- * 0's), from HPT_PINGS ping-pongs with rank 0; the one with the shortest round trip bounds
- * the error best (half its round trip). Rank 0 serves the ranks one after the other. */
+ * 0's), from HPT_PINGS or more ping-pongs with rank 0; the one with the shortest round trip
+ * bounds the error best (half its round trip). Rank 0 serves the ranks one after the other,
+ * each until it sends "done" (1). */
+static void serve_pings(void)
+{
+    char ping = 0;
+    for (int r = 1; r < nranks; r++)
+        for (;;) {
+            PMPI_Recv(&ping, 1, MPI_CHAR, r, 0, clock_comm, MPI_STATUS_IGNORE);
+            if (ping == 1)
+                break;
+            uint64_t t_root = hpt_now();
+            PMPI_Send(&t_root, 1, MPI_UINT64_T, r, 0, clock_comm);
+        }
+}
+
 static void measure_offset(int64_t *off, int64_t *round_trip)
 {
     int64_t best_rtt = INT64_MAX, best_off = 0;
-    char ping = 0;
+    char ping = 0, done = 1;
     uint64_t t_root;
     if (rank == 0) {
-        for (int r = 1; r < nranks; r++)
-            for (int k = 0; k < HPT_PINGS; k++) {
-                PMPI_Recv(&ping, 1, MPI_CHAR, r, 0, clock_comm, MPI_STATUS_IGNORE);
-                t_root = hpt_now();
-                PMPI_Send(&t_root, 1, MPI_UINT64_T, r, 0, clock_comm);
-            }
-        best_rtt = 0;
-    } else {
-        for (int k = 0; k < HPT_PINGS; k++) {
-            uint64_t t1 = hpt_now();
-            PMPI_Send(&ping, 1, MPI_CHAR, 0, 0, clock_comm);
-            PMPI_Recv(&t_root, 1, MPI_UINT64_T, 0, 0, clock_comm, MPI_STATUS_IGNORE);
-            uint64_t t2 = hpt_now();
-            if ((int64_t)(t2 - t1) < best_rtt) {
-                best_rtt = (int64_t)(t2 - t1);
-                best_off = (int64_t)t_root - (int64_t)(t1 + (t2 - t1) / 2);
-            }
+        serve_pings();
+        *off = 0;
+        *round_trip = 0;
+        return;
+    }
+    for (int k = 0; k < HPT_PINGS || (best_rtt > HPT_RTT_GOOD_NS && k < HPT_PINGS_MAX); k++) {
+        uint64_t t1 = hpt_now();
+        PMPI_Send(&ping, 1, MPI_CHAR, 0, 0, clock_comm);
+        PMPI_Recv(&t_root, 1, MPI_UINT64_T, 0, 0, clock_comm, MPI_STATUS_IGNORE);
+        uint64_t t2 = hpt_now();
+        if ((int64_t)(t2 - t1) < best_rtt) {
+            best_rtt = (int64_t)(t2 - t1);
+            best_off = (int64_t)t_root - (int64_t)(t1 + (t2 - t1) / 2);
         }
     }
+    PMPI_Send(&done, 1, MPI_CHAR, 0, 0, clock_comm);
     *off = best_off;
     *round_trip = best_rtt;
 }

@@ -199,6 +199,10 @@ def merge_dir(directory: Union[str, Path], command: str) -> dict:
             "hosts": [h["host"] for h in headers],
             "clock": "CLOCK_MONOTONIC aligned to rank 0",
             "clock_offset_us": [h["offset_ns"][0] / 1000.0 for h in headers],
+            # Half the shortest clock ping-pong: the measured offset is within this of the
+            # true one (0 for ranks on rank 0's host, which read the same clock).
+            "clock_error_bound_us": [0.0 if h.get("same_host_as_rank0") else
+                                     h.get("rtt_ns", [0])[0] / 2000.0 for h in headers],
             "event_cost_ns": [h["event_cost_ns"] for h in headers],
             "events": [h["events"] for h in headers],
             "dropped_events": [h["dropped"] for h in headers],
