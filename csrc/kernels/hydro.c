@@ -303,6 +303,7 @@ static void emit(run *r, samples *m, const verdict *v)
         hpc_result_stats(&j, &st, m->sm.converged);
         hpc_json_int(&j, "steps_per_sample", cf->steps);
         hpc_json_exact(&j, "cells", cells);
+        hpc_json_int(&j, "bytes_per_rank", (long long)hy_block_bytes(cf->nb));
         hpc_json_exact(&j, "gamma", cf->gamma);
         hpc_json_exact(&j, "cfl", cf->cfl);
         if (k == 0) {

@@ -160,3 +160,21 @@ def contention(run: dict) -> Optional[Dict[str, Any]]:
             row["latency_ratio"] = lat[k] / lat[0]
         out["loaded"].append(row)
     return out
+
+
+def cache_marks(run: dict) -> List[Tuple[str, int, bool]]:
+    """[(name, bytes, detected)]: the cache sizes to mark on a rate-vs-working-set figure. The
+    levels hpceval detected from this run's own latency curve (or its planner's LLC probe) are
+    marked as detected; the fingerprint's reported sizes as reported, so a disagreement shows."""
+    marks: List[Tuple[str, int, bool]] = []
+    found = hierarchy(run)
+    if found:
+        marks += [(f"{lv['level']} (detected)", int(lv["size"]), True)
+                  for lv in found["levels"] if lv["size"]]
+    else:
+        llc = (run.get("settings") or {}).get("llc") or {}
+        if llc.get("detected"):
+            marks.append(("LLC (probe)", int(llc["detected"]), True))
+    marks += [(f"{name} (reported)", size, False) for name, size in
+              expected_caches(run.get("fingerprint"))]
+    return marks

@@ -189,6 +189,9 @@ def variant_name(params: dict) -> str:
 
 
 def nranks(params: dict) -> int:
+    """The ranks of a record: its process grid P x Q x R, or a master and its workers."""
+    if "workers" in params:
+        return int(params["workers"]) + 1
     return int(params.get("P") or 1) * int(params.get("Q") or 1) * int(params.get("R") or 1)
 
 
@@ -227,6 +230,11 @@ PROXIES: Dict[str, Proxy] = {
     "sweep": Proxy("iteration_time", "µs/iter", _blocking,
                    lambda p: "S{} mk={} mmi={}".format(*_blocking(p)),
                    lambda p: (p.get("nx"), p.get("ny"), p.get("nz"), p.get("sn"))),
+    # master-worker Monte Carlo: one rank is the master tracking alone; more ranks add workers
+    # and leave the master to hand out and combine (its idle time is overhead)
+    "montecarlo": Proxy("cycle_time", "µs/cycle", _no_variant, lambda p: p.get("geometry") or "",
+                        lambda p: (p.get("geometry"), p.get("cycles"), p.get("particles"),
+                                   p.get("chunk"))),
 }
 
 
@@ -253,6 +261,8 @@ def _best_per_count(recs: List[dict]) -> Dict[int, dict]:
 
 def _grid(params: dict) -> str:
     """'2x1', or '2x1 col' when the record names its rank mapping (row or col)."""
+    if "workers" in params:
+        return f"1+{params['workers']}"
     m = params.get("mapping")
     grid = "x".join(str(params.get(k)) for k in ("P", "Q", "R") if k in params)
     return grid + (f" {m}" if m else "")
@@ -288,6 +298,8 @@ def problem_name(params: dict) -> str:
     with ', continents' when the grid has land; 'T21 L4' for the spectral model."""
     if "truncation" in params:
         return f"T{params.get('truncation')} L{params.get('levels')}"
+    if "particles" in params:
+        return f"{params.get('cycles')} cycles x {params.get('particles')} particles"
     land = params.get("land")
     land = f", {land}" if land not in (None, "none") else ""
     noun = "cells" if "nz" in params else "points"

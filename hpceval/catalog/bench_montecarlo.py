@@ -91,22 +91,41 @@ def headline_rows():
     return _rows().headline_rows()
 
 
+def _efficiency(runs):
+    """{series: [(workers, E)]}: E(W) = t(W = 1) / (W t(W)) per history, the workers'
+    efficiency against one worker of the same shape (docs/apps_montecarlo.md; the master
+    tracking alone, a run without messages, is the overhead breakdown's baseline instead)."""
+    from hpceval.report.data import value
+    from hpceval.report.figures_apps import _points
+    out = {}
+    for label, pts in _points(runs, "montecarlo", "history_time", lambda p: p["workers"], _shape,
+                              lambda p: True).items():
+        t = {w: value(r) for w, r in pts}
+        if 1 in t and len(t) > 1 + (0 in t):
+            out[label] = [(w, t[1] / (w * t[w])) for w in sorted(t) if w > 0]
+    return out
+
+
 def figures():
     from hpceval.report.figures import FigureSpec, _figure
-    from hpceval.report.figures_apps import _points, draw
+    from hpceval.report.figures_apps import _points, draw, draw_lines
+    from hpceval.report.figures_proxies import overhead_specs
 
     def histories(runs):
         every = lambda p: True
         time = _points(runs, "montecarlo", "history_time", lambda p: p["workers"], _shape, every)
         if not time:
             return None
-        fig = _figure((10.0, 4.0))
-        left, right = fig.subplots(1, 2)
+        fig = _figure((13.5, 4.0))
+        left, mid, right = fig.subplots(1, 3)
         draw(left, time, "workers (0: the master tracks alone)", "time per history [ns]")
         left.set_yscale("log")
+        draw_lines(mid, _efficiency(runs), "workers", "efficiency t(1 worker) / (W t(W))",
+                   "no series with one worker and more", unity=True)
         draw(right, _points(runs, "montecarlo", "master_busy", lambda p: p["workers"], _shape,
                             every), "workers", "master busy [fraction of wall time]")
         return fig
     return [FigureSpec("Application proxies", "Monte Carlo transport (MCNP-like): time per "
-                       "history and the master's share vs workers", histories, "montecarlo",
-                       order=42)]
+                       "history, the workers' efficiency and the master's share vs workers",
+                       histories, "montecarlo", order=42)
+            ] + overhead_specs("montecarlo", "Monte Carlo transport (MCNP-like)", 42)

@@ -89,6 +89,23 @@ def _weak_efficiency(runs: List[dict]) -> Dict[str, List[Tuple[int, float]]]:
     return out
 
 
+def draw_lines(ax, series: Dict[str, List[Tuple[float, float]]], xlabel: str, ylabel: str,
+               empty: str, unity: bool = False) -> bool:
+    """Plain (x, y) series (derived figures without CIs); a note when there are none."""
+    for label, pts in series.items():
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", ms=4, label=_text(label))
+    if not series:
+        ax.text(0.5, 0.5, empty, ha="center", va="center", transform=ax.transAxes, fontsize=8)
+        return False
+    if unity:
+        ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel(xlabel)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=7)
+    return True
+
+
 def efficiency_and_choices(runs: List[dict]) -> Optional[Figure]:
     """Left: weak-scaling parallel efficiency vs ranks; right: grind time vs mk, one series per
     mmi and rank count (the pipeline's blocking choices)."""
@@ -99,17 +116,7 @@ def efficiency_and_choices(runs: List[dict]) -> Optional[Figure]:
         return None
     fig = _figure((10.0, 4.0))
     left, right = fig.subplots(1, 2)
-    eff = _weak_efficiency(runs)
-    for label, pts in eff.items():
-        left.plot([n for n, _ in pts], [e for _, e in pts], marker="o", ms=4, label=_text(label))
-    if eff:
-        left.axhline(1.0, color="grey", lw=0.8, ls=":")
-        left.set_xlabel("ranks")
-        left.xaxis.set_major_locator(MaxNLocator(integer=True))
-        left.set_ylabel("weak-scaling efficiency t(1) / t(n)")
-        left.legend(fontsize=7)
-    else:
-        left.text(0.5, 0.5, "no weak-scaling series with a one-rank point", ha="center",
-                  va="center", transform=left.transAxes, fontsize=8)
+    draw_lines(left, _weak_efficiency(runs), "ranks", "weak-scaling efficiency t(1) / t(n)",
+               "no weak-scaling series with a one-rank point", unity=True)
     draw(right, choices, "mk (k-planes per block)", "grind time [ns per cell-angle]", logx=True)
     return fig

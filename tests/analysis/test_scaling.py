@@ -269,3 +269,11 @@ def test_strong_scaling_borrows_the_fastest_one_rank_run_of_the_problem():
     assert [r["nranks"] for r in rows] == [2, 4]
     assert all(r["base"] == "1 rank, variant pack/allreduce" for r in rows)
     assert rows[1]["efficiency"] == pytest.approx(time_of(1) / (4 * time_of(4)))
+
+
+def test_master_worker_records_count_the_master():
+    """montecarlo's records name workers, not a grid: the master is one more rank."""
+    from hpceval.analysis.scaling import _grid, nranks, problem_name
+    p = {"workers": 3, "cycles": 10, "particles": 1000, "geometry": "slab", "chunk": 100}
+    assert nranks(p) == 4 and nranks({"workers": 0}) == 1 and _grid(p) == "1+3"
+    assert problem_name(p) == "10 cycles x 1000 particles"

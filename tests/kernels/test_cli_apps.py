@@ -2,6 +2,8 @@
 measured, on the machine card and in the headlines, drawn in the report; plan refusals."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from helpers import FAST, one_line_error
@@ -9,7 +11,7 @@ from hpceval.analysis.card import machine_card
 from hpceval.analysis.headlines import headlines
 
 TINY = {
-    "hydro": ["--set", "hydro.cells=8x8x8,12x12x12", "--set", "hydro.steps=2"],
+    "hydro": ["--set", "hydro.cells=12x12x12,16x16x16,20x20x20", "--set", "hydro.steps=2"],
     "montecarlo": ["--set", "montecarlo.particles=2000", "--set", "montecarlo.cycles=2"],
     "sweep": ["--set", "sweep.per-rank=6x6x6", "--set", "sweep.mk=2,6", "--set", "sweep.sn=4"],
 }
@@ -33,6 +35,11 @@ def test_measured_carded_and_drawn(cli, tmp_path, bench):
     assert {"hydro": "Hydrodynamics: cell rate", "montecarlo": "Monte Carlo transport",
             "sweep": "Wavefront transport"}[bench] \
         in html and "<svg" in html
+    if bench == "hydro":       # 16^3 is judged between 12^3 and 20^3, the probe's LLC is marked
+        assert "cache sizes marked" in html and "Hydrodynamics: power-of-two dips" in html
+        assert run["settings"]["llc"]["source"] in ("detected", "reported")
+    if bench == "montecarlo":  # the workers' efficiency against the master tracking alone
+        assert "workers&#39; efficiency" in html or "workers' efficiency" in html
 
 
 @pytest.mark.parametrize("args,msg", [
@@ -51,16 +58,40 @@ def test_plan_refusals(cli, args, msg):
 
 
 def test_strong_scaling_feeds_the_overhead_breakdown(cli):
-    """hydro and sweep join the overhead breakdown that barotropic and psst feed (their phase
-    timers against the one-rank run of the same global problem)."""
+    """hydro, sweep and montecarlo join the overhead breakdown that barotropic and psst feed
+    (their phase timers against the one-rank run of the same global problem; for montecarlo the
+    master tracking alone); the efficiency of montecarlo's workers (against one worker) is drawn
+    from the same run."""
     from hpceval.analysis.scaling import overhead_rows, strong_scaling
-    p = cli("run", "hydro", "sweep", *FAST, "--set", "ranks=1,2", "--set", "hydro.grid=24x8x8",
-            "--set", "hydro.steps=2", "--set", "sweep.grid=12x12x12", "--set", "sweep.sn=4",
-            timeout=300)
+    from hpceval.catalog.bench_montecarlo import _efficiency
+    p = cli("run", "hydro", "sweep", "montecarlo", *FAST, "--set", "ranks=1,2",
+            "--set", "hydro.grid=24x8x8", "--set", "hydro.steps=2", "--set", "sweep.grid=12x12x12",
+            "--set", "sweep.sn=4", "--set", "montecarlo.particles=4000",
+            "--set", "montecarlo.cycles=2", "--set", "montecarlo.ranks=1,2,3", timeout=300)
     assert p.returncode == 0, p.stderr
     (run,) = cli.export("latest")
-    for bench in ("hydro", "sweep"):
+    (eff,) = _efficiency([run]).values()
+    assert [w for w, _ in eff] == [1, 2] and eff[0][1] == 1.0 and 0 < eff[1][1] < 1.5, eff
+    for bench in ("hydro", "sweep", "montecarlo"):
         rows = overhead_rows(run["records"], bench)
         assert 2 in [r["nranks"] for r in rows], (bench, rows)   # (1: the baseline itself)
-        assert {r["nranks"] for r in strong_scaling(run["records"], bench)} == {1, 2}, bench
+        counts = {1, 2, 3} if bench == "montecarlo" else {1, 2}
+        assert {r["nranks"] for r in strong_scaling(run["records"], bench)} == counts, bench
     assert cli("run", "apps", "--dry-run").returncode == 0
+
+
+def test_compare_and_history_of_the_proxies(cli):
+    """Two runs of the apps at tiny sizes: compare pairs their points, history follows them."""
+    sets = [w for b in sorted(TINY) for w in TINY[b]] + ["--set", "sweep.mk=2"]
+    for _ in range(2):
+        p = cli("run", *sorted(TINY), *FAST, *sets, timeout=300)
+        assert p.returncode == 0, p.stderr
+    out = json.loads(cli("compare", "1", "2", "--json", "--all").stdout)
+    shared = {r["benchmark"] for r in out["rows"]}
+    assert {"hydro", "montecarlo", "sweep"} <= shared, shared
+    for bench, metric in (("hydro", "cell_rate_per_rank"), ("montecarlo", "history_time"),
+                          ("sweep", "grind_time")):
+        p = cli("history", "--benchmark", bench, "--metric", metric, "--json")
+        assert p.returncode == 0, p.stderr
+        series = json.loads(p.stdout)
+        assert series and all(len(s["points"]) == 2 for s in series), (bench, series)

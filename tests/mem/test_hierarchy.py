@@ -146,3 +146,20 @@ def test_latency_matrix_and_contention_ratio():
     assert c["loaded"][3]["bandwidth_ratio"] == pytest.approx(0.6)
     assert c["loaded"][3]["latency_ratio"] == pytest.approx(1.8)
     assert contention({"records": []}) is None and latency_matrix({"records": []}) is None
+
+
+def test_cache_marks_prefer_the_detected_levels():
+    """A rate-vs-working-set figure marks what the run's own curve shows (detected), else the
+    planner's LLC probe, beside the fingerprint's reported sizes."""
+    from hpceval.analysis.hierarchy import cache_marks
+    marks = cache_marks(synthetic_run())
+    detected = [(n, s) for n, s, d in marks if d]
+    assert [n for n, _ in detected] == ["L1d (detected)", "L2 (detected)", "L3 (detected)"]
+    for (_, size), cap in zip(detected, CAPS):
+        assert cap <= size <= 2 * cap                  # the edge lands just above the capacity
+    assert [(n, s) for n, s, d in marks if not d] == [
+        ("L1d (reported)", 32 << 10), ("L2 (reported)", 512 << 10), ("L3 (reported)", 32 << 20)]
+    probed = {"records": [], "fingerprint": fingerprint(),
+              "settings": {"llc": {"detected": 16 << 20, "reported": 32 << 20}}}
+    assert [m for m in cache_marks(probed) if m[2]] == [("LLC (probe)", 16 << 20, True)]
+    assert all(not d for _, _, d in cache_marks({"records": [], "fingerprint": fingerprint()}))

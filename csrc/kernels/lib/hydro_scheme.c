@@ -54,6 +54,15 @@ int hy_block_init(hy_block *b, const int n[3], const double h[3], double gamma)
     return 0;
 }
 
+size_t hy_block_bytes(const int n[3])
+{
+    size_t ld[3], rowlen = ((size_t)n[0] + 2 * HY_G + 7) & ~(size_t)7;
+    for (int d = 0; d < 3; d++)
+        ld[d] = (size_t)n[d] + 2 * HY_G;
+    size_t field = (ld[0] * ld[1] * ld[2] * sizeof(double) + 63) & ~(size_t)63;
+    return HY_NV * field + R_SETS * HY_NV * rowlen * sizeof(double);
+}
+
 void hy_block_free(hy_block *b)
 {
     for (int v = 0; v < HY_NV; v++) {

@@ -34,6 +34,9 @@ typedef struct {
 
 /* n: interior cells, h: cell widths. 0, or -1 without memory. */
 int hy_block_init(hy_block *b, const int n[3], const double h[3], double gamma);
+/* The bytes hy_block_init allocates for an n[0] x n[1] x n[2] block (fields with ghosts and
+ * the row scratch): the working set a cell rate is measured at. */
+size_t hy_block_bytes(const int n[3]);
 void hy_block_free(hy_block *b);
 
 static inline size_t hy_idx(const hy_block *b, int i, int j, int k)
