@@ -95,9 +95,10 @@ typedef struct {
 /* NPB's verification of one sample (rank 0; a failure ends the run with exit 1). */
 static void verify(const cg_class *c, double zeta, double rnorm, verdict *v)
 {
+    double got[2] = {zeta, rnorm};
+    hpc_check_finite(got, 2, "npb-cg: class %c: zeta and ||r||", c->name);
     v->zeta = zeta;
     v->rnorm = rnorm;
-    hpc_check_finite(&v->zeta, 2, "npb-cg: class %c: zeta and ||r||", c->name);
     v->err = fabs(zeta - c->zeta) / c->zeta;
     hpc_check_bound(v->err, EPSILON, "npb-cg: class %c verification failed: zeta %.13f, NPB's "
                     "%.13f, relative error", c->name, zeta, c->zeta);
