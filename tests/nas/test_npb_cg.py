@@ -54,7 +54,7 @@ def test_zeta_verifies(cls, np_):
 
 
 def test_the_matrix_does_not_depend_on_the_ranks():
-    """Every rank draws the whole stream and keeps its rows: the same elements in all."""
+    """Every rank draws the whole stream and keeps its rows: as many elements on 1 rank as on 4."""
     nnz = {record(launch(n, *ONE)[1], "mops")["nnz"] for n in (0, 4)}
     assert len(nnz) == 1 and nnz.pop() > 1400 * 8
 
