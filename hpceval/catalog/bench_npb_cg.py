@@ -1,0 +1,102 @@
+"""npb-cg: the NAS Parallel Benchmarks kernel CG (docs/nas_cg.md): the smallest eigenvalue of
+NPB's random sparse matrix by inverse power iteration with conjugate gradients, verified against
+NPB's zeta for the class; Mop/s as NPB counts them, against the number of ranks."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, rank_counts,
+                                    repetition_args)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.errors import UsageError
+
+METRICS = 3                       # mops, run_time, iteration_time
+# Per class: na, nonzer, niter (NPB 3.4 CG/cg.f); the rest follows (sizes, operation count).
+CLASSES = {"S": (1400, 7, 15), "W": (7000, 8, 15), "A": (14000, 11, 15), "B": (75000, 13, 75)}
+SLOW_MOPS = 60.0                  # a pessimistic rate (time limit): 30x below this machine's
+BYTES_PER_ELEMENT = 12 * 2        # generated elements (column, value), doubled for slack
+
+
+def flops(cls: str) -> float:
+    """NPB's operation count of one timed run (CG/cg.f, the mflops expression)."""
+    na, nonzer, niter = CLASSES[cls]
+    nz = nonzer * (nonzer + 1)
+    return 2.0 * niter * na * (3 + nz + 25 * (5 + nz) + 3)
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    cls = v["class"]
+    na, nonzer, _ = CLASSES[cls]
+    fixed = ["--class", cls] + repetition_args(b, v)
+    # every sample is one timed run; the harness keeps at least min-reps after the warm-ups,
+    # and NPB's untimed first iteration comes on top
+    run_s = flops(cls) / (SLOW_MOPS * 1e6)
+    specs = []
+    for n in rank_counts(v["ranks"], ctx):
+        if n & (n - 1):
+            raise UsageError(f"npb-cg: {n} ranks: NPB CG runs on a power of two ranks "
+                             "(1, 2, 4, 8, ...)")
+        check_memory(na * (nonzer + 1) ** 2 * BYTES_PER_ELEMENT + n * na * 8 * 2, ctx,
+                     f"npb-cg class {cls} np={n}")
+        reps = int(v["warmup"]) + int(v["min-reps"]) + 1
+        specs.append(LaunchSpec(
+            b.name, f"npb-cg np={n} class {cls}", "npb-cg", fixed, n, "core",
+            expected_results=METRICS, timeout_s=launch_timeout(v, 1) + 3.0 * reps * run_s))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "npb-cg", "nas",
+    "NAS Parallel Benchmarks CG: inverse power iteration with 25 conjugate-gradient steps per "
+    "iteration on NPB's random sparse matrix (makea), rows in blocks per rank (allgatherv, "
+    "allreduce); zeta verified against NPB's value for the class; Mop/s as NPB counts them",
+    (Param("class", "choice", "S", "NPB problem class (S: na 1400, W: 7000, A: 14000, "
+           "B: 75000)", choices=tuple(CLASSES)),
+     Param("ranks", "str", "", "rank counts to sweep, powers of two, comma-separated, 'max' = "
+           "all cores (empty: --np, else 2)"),
+     ) + REPETITION,
+    _plan, ranks="--np or the ranks sweep (powers of two)"))
+
+
+# ---------------------------------------------------------------- card, headline rows, figures
+
+def _best(records: list):
+    from hpceval.analysis.headlines import select, value
+    recs = [r for r in select(records, "npb-cg", "mops") if value(r)]
+    return max(recs, key=value) if recs else None
+
+
+def _where(rec: dict) -> str:
+    p = rec["params"]
+    return f"class {p['class']}, {p['ranks']} ranks"
+
+
+def _rows():
+    from hpceval.analysis.proxies import BestPoint
+    return BestPoint(_best, _where, "NAS CG (NPB), Mop/s", "Mop/s", "NPB CG rate", order=44)
+
+
+def card_rows():
+    return _rows().card_rows()
+
+
+def headline_rows():
+    return _rows().headline_rows()
+
+
+def figures():
+    from hpceval.report.figures import FigureSpec, _figure
+    from hpceval.report.figures_apps import _points, draw
+
+    def rates(runs):
+        pts = _points(runs, "npb-cg", "mops", lambda p: p["ranks"],
+                      lambda p: f"class {p['class']}", lambda p: True)
+        if not pts:
+            return None
+        fig = _figure((6.0, 4.0))
+        ax = fig.subplots(1, 1)
+        draw(ax, pts, "ranks", "Mop/s (NPB's operation count)")
+        return fig
+    return [FigureSpec("Application proxies", "NAS CG (NPB): Mop/s vs ranks, per class", rates,
+                       "npb-cg", order=44)]
