@@ -15,3 +15,18 @@ def run(bindir, name, *args, timeout=120):
 
 def results(recs, metric=None):
     return [r for r in recs if r["type"] == "result" and metric in (None, r["metric"])]
+
+
+def mpirun(name, np_, *args, timeout=60):
+    """hpceval-NAME on np_ ranks under mpirun (oversubscribed on this machine, as root where
+    needed); np_ 0: the binary alone (an MPI singleton, one rank: no mpirun teardown delay after
+    a non-zero exit). Returns the process and its records."""
+    import os
+    from helpers import BIN
+    cmd = [str(BIN / f"hpceval-{name}"), *args]
+    if np_:
+        root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+        cmd = ["mpirun", *root, "--oversubscribe", "-np", str(np_), *cmd]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                       stdin=subprocess.DEVNULL)
+    return p, [parse_record(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]

@@ -2,13 +2,11 @@
 and global sum gives the direct solve's answer to round-off; the records carry per-rank phases,
 wall times and flops that add up; weak scaling grows the grid; bad options and a corrupted
 solution are refused."""
-import os
-import subprocess
 
 import pytest
 
-from helpers import BIN, one_line_error
-from hpceval.records import parse_record
+from helpers import one_line_error
+from kernel_helpers import mpirun
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 SMALL = ["--grids", "30x21", "--land", "continents"]  # uneven blocks at P, Q = 4
@@ -16,16 +14,8 @@ PARAMS = {"nx", "ny", "P", "Q", "mapping", "halo", "sum", "branch", "land", "sca
 PHASES = {"compute": "compute", "halo": "comm", "copy": "copy", "global_sum": "comm"}
 
 
-def mpirun(np, *args, timeout=60):
-    """np ranks under mpirun; np 0: the binary alone (one rank, MPI singleton: no mpirun
-    teardown delay after a non-zero exit)."""
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np)] if np else []
-    if np and os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    p = subprocess.run(cmd + [str(BIN / "hpceval-barotropic"), *args], capture_output=True,
-                       text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    recs = [parse_record(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]
-    return p, recs
+def launch(np, *args, timeout=60):
+    return mpirun("barotropic", np, *args, timeout=timeout)
 
 
 def results(recs, metric):
@@ -40,7 +30,7 @@ def variant(r):
 @pytest.mark.parametrize("np,grids", [(1, {(1, 1)}), (2, {(1, 2), (2, 1)}),
                                       (4, {(1, 4), (2, 2), (4, 1)})])
 def test_every_variant_agrees_with_the_direct_solve(np, grids):
-    p, recs = mpirun(np, *SMALL, *TINY)
+    p, recs = launch(np, *SMALL, *TINY)
     assert p.returncode == 0, p.stderr
     its = results(recs, "iteration_time")
     sums = [("allreduce", 0), ("tree", 2), ("tree", 4), ("onesided", 0)]
@@ -64,7 +54,7 @@ def test_every_variant_agrees_with_the_direct_solve(np, grids):
 
 
 def test_records_match_the_format():
-    p, recs = mpirun(2, *SMALL, "--pgrids", "2x1", "--mappings", "col", "--halos", "pack",
+    p, recs = launch(2, *SMALL, "--pgrids", "2x1", "--mappings", "col", "--halos", "pack",
                      "--sums", "tree", "--branches", "2", "--min-reps", "3", "--max-reps", "3",
                      "--warmup", "1", "--dt", "3600")
     assert p.returncode == 0, p.stderr
@@ -100,7 +90,7 @@ def test_records_match_the_format():
 
 
 def test_land_none_and_branch_zero_outside_the_tree():
-    p, recs = mpirun(2, "--grids", "24x16", "--land", "none,continents", "--pgrids", "1x2",
+    p, recs = launch(2, "--grids", "24x16", "--land", "none,continents", "--pgrids", "1x2",
                      "--mappings", "row", "--halos", "datatype", "--sums", "allreduce,tree",
                      "--branches", "3", *TINY)
     assert p.returncode == 0, p.stderr
@@ -113,7 +103,7 @@ def test_land_none_and_branch_zero_outside_the_tree():
 
 
 def test_weak_scaling_grows_the_grid():
-    p, recs = mpirun(2, "--weak-block", "16x12", "--mappings", "row", "--halos", "pack",
+    p, recs = launch(2, "--weak-block", "16x12", "--mappings", "row", "--halos", "pack",
                      "--sums", "allreduce", *TINY)
     assert p.returncode == 0, p.stderr
     its = results(recs, "iteration_time")
@@ -125,7 +115,7 @@ def test_weak_scaling_grows_the_grid():
 
 
 def test_no_direct_solve_beyond_direct_max():
-    p, recs = mpirun(1, *SMALL, "--direct-max", "10", "--halos", "pack", "--sums", "allreduce",
+    p, recs = launch(1, *SMALL, "--direct-max", "10", "--halos", "pack", "--sums", "allreduce",
                      "--mappings", "row", *TINY)
     assert p.returncode == 0, p.stderr
     [it] = results(recs, "iteration_time")
@@ -134,7 +124,7 @@ def test_no_direct_solve_beyond_direct_max():
 
 
 def test_corrupt_solution_fails():
-    p, recs = mpirun(2, *SMALL, "--inject", "corrupt", *TINY)
+    p, recs = launch(2, *SMALL, "--inject", "corrupt", *TINY)
     assert p.returncode == 1
     [err] = [r for r in recs if r["type"] == "error"]
     assert "differs from x_true" in err["message"]
@@ -142,7 +132,7 @@ def test_corrupt_solution_fails():
 
 
 def test_not_converged_fails():
-    p, recs = mpirun(1, *SMALL, "--max-iters", "5", "--halos", "pack", "--sums", "allreduce",
+    p, recs = launch(1, *SMALL, "--max-iters", "5", "--halos", "pack", "--sums", "allreduce",
                      "--mappings", "row", *TINY)
     assert p.returncode == 1
     assert "not converged to tol 1e-10 in 5 iterations" in p.stderr
@@ -166,7 +156,7 @@ def test_not_converged_fails():
     (0, ["--tol", "0"], "option --tol"),
 ])
 def test_bad_options(np, args, msg):
-    p, _ = mpirun(np, *args, *TINY)
+    p, _ = launch(np, *args, *TINY)
     assert p.returncode == 2
     first = [l for l in p.stderr.splitlines() if l.strip()][0]
     assert msg in first and "Traceback" not in p.stderr

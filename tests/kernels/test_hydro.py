@@ -2,28 +2,18 @@
 on the periodic box; Sod's tube within the exact solution's stated L1 bound, the error shrinking
 with resolution and the same on every decomposition; records with per-rank phases that add up;
 bad options and a corrupted state refused."""
-import os
-import subprocess
 
 import pytest
 
-from helpers import BIN
-from hpceval.records import parse_record
+from kernel_helpers import mpirun
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 PARAMS = {"nx", "ny", "nz", "bx", "by", "bz", "P", "Q", "R", "problem", "scaling"}
 PHASES = {"compute": "compute", "halo": "comm", "dt": "comm", "pack": "copy"}
 
 
-def mpirun(np, *args, timeout=60):
-    """np ranks under mpirun; np 0: the binary alone (one rank, MPI singleton)."""
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np)] if np else []
-    if np and os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    p = subprocess.run(cmd + [str(BIN / "hpceval-hydro"), *args], capture_output=True,
-                       text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    recs = [parse_record(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]
-    return p, recs
+def launch(np, *args, timeout=60):
+    return mpirun("hydro", np, *args, timeout=timeout)
 
 
 def step_time(recs):
@@ -32,7 +22,7 @@ def step_time(recs):
 
 @pytest.mark.parametrize("np,npe", [(1, "1x1x1"), (2, "2x1x1"), (4, "2x1x2")])
 def test_periodic_box_conserves_mass_momentum_and_energy(np, npe):
-    p, recs = mpirun(np, "--cells", "8x6x6", "--npe", npe, "--steps", "20", *TINY)
+    p, recs = launch(np, "--cells", "8x6x6", "--npe", npe, "--steps", "20", *TINY)
     assert p.returncode == 0, p.stderr
     [r] = step_time(recs)
     assert r["check"] == "ok" and r["check_steps"] == 20
@@ -44,7 +34,7 @@ def test_periodic_box_conserves_mass_momentum_and_energy(np, npe):
 
 
 def sod(np, nx, npe, *extra):
-    p, recs = mpirun(np, "--problem", "sod", "--grid", f"{nx}x4x4", "--npe", npe, *extra, *TINY)
+    p, recs = launch(np, "--problem", "sod", "--grid", f"{nx}x4x4", "--npe", npe, *extra, *TINY)
     assert p.returncode == 0, p.stderr
     [r] = step_time(recs)
     return r
@@ -70,7 +60,7 @@ def test_sod_is_the_same_on_two_ranks(npe):
 
 
 def test_records_match_the_format():
-    p, recs = mpirun(2, "--cells", "8x8x4", "--npe", "1x2x1", "--steps", "3", "--min-reps", "3",
+    p, recs = launch(2, "--cells", "8x8x4", "--npe", "1x2x1", "--steps", "3", "--min-reps", "3",
                      "--max-reps", "3", "--warmup", "1")
     assert p.returncode == 0, p.stderr
     res = {r["metric"]: r for r in recs if r["type"] == "result"}
@@ -100,7 +90,7 @@ def test_records_match_the_format():
 
 
 def test_a_list_of_blocks_is_a_point_each():
-    p, recs = mpirun(0, "--cells", "8x8x8,12x4x4", *TINY)
+    p, recs = launch(0, "--cells", "8x8x8,12x4x4", *TINY)
     assert p.returncode == 0, p.stderr
     assert [(r["params"]["bx"], r["params"]["by"]) for r in step_time(recs)] == [(8, 8), (12, 4)]
 
@@ -110,7 +100,7 @@ def test_a_list_of_blocks_is_a_point_each():
     ("sod", "the L1 error of density against the exact solution"),
 ])
 def test_corrupt_state_fails(problem, msg):
-    p, recs = mpirun(2, "--problem", problem, "--cells", "50x4x4", "--inject", "corrupt", *TINY)
+    p, recs = launch(2, "--problem", problem, "--cells", "50x4x4", "--inject", "corrupt", *TINY)
     assert p.returncode == 1
     [err] = [r for r in recs if r["type"] == "error"]
     assert msg in err["message"]
@@ -132,7 +122,7 @@ def test_corrupt_state_fails(problem, msg):
     (0, ["--steps", "0"], "option --steps"),
 ])
 def test_bad_options(np, args, msg):
-    p, _ = mpirun(np, *args, *TINY)
+    p, _ = launch(np, *args, *TINY)
     assert p.returncode == 2
     lines = [l for l in p.stderr.splitlines() if l.strip()]
     assert msg in lines[0], p.stderr

@@ -3,16 +3,13 @@ and any chunk size; the exact answers without scattering (slab and spheres); a s
 against a stored high-statistics reference and an independent discrete-ordinates solution;
 particle balance; the records; bad input (exit 2, one line) and corrupted tallies (exit 1)."""
 import math
-import os
-import subprocess
 
 import numpy as np
 import pytest
 from scipy.signal import lfilter
 from scipy.special import expn
 
-from helpers import BIN
-from hpceval.records import parse_record
+from kernel_helpers import mpirun
 
 ONE_SAMPLE = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 LAYERS = ["--thickness", "1,2", "--sigma-t", "1,0.5", "--scatter", "0.3,0.9"]
@@ -31,14 +28,7 @@ SCATTERING = ["--thickness", "2", "--sigma-t", "1", "--scatter", "0.5"]
 
 
 def launch(np_, *args, timeout=60):
-    """np_ ranks under mpirun; 0: the binary alone (an MPI singleton, one rank)."""
-    cmd = [str(BIN / "hpceval-montecarlo"), *args]
-    if np_:
-        root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
-        cmd = ["mpirun", *root, "--oversubscribe", "-np", str(np_), *cmd]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
-    return p, [parse_record(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]
+    return mpirun("montecarlo", np_, *args, timeout=timeout)
 
 
 def record(recs, metric="history_time"):

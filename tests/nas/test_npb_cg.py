@@ -1,13 +1,11 @@
 """NPB CG: NPB's zeta for classes S and W on 1, 2 and 4 ranks (NPB's verification, relative
 1e-10); the records (verification values, NPB's operation count and Mop/s, phases); bad input
 (exit 2, one line) and a damaged matrix (exit 1); one run through `hpceval run`."""
-import os
-import subprocess
 
 import pytest
 
-from helpers import BIN, FAST, one_line_error
-from hpceval.records import parse_record
+from helpers import FAST, one_line_error
+from kernel_helpers import mpirun
 
 ONE = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 THREE = ["--min-reps", "3", "--max-reps", "3", "--warmup", "0"]
@@ -18,14 +16,7 @@ PHASES = {"matvec": "compute", "vector": "compute", "allgather": "comm", "allred
 
 
 def launch(np_, *args, timeout=60):
-    """np_ ranks under mpirun; 0: the binary alone (an MPI singleton)."""
-    cmd = [str(BIN / "hpceval-npb-cg"), *args]
-    if np_:
-        root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
-        cmd = ["mpirun", *root, "--oversubscribe", "-np", str(np_), *cmd]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
-    return p, [parse_record(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]
+    return mpirun("npb-cg", np_, *args, timeout=timeout)
 
 
 def record(recs, metric):
