@@ -15,7 +15,7 @@ from hpceval.errors import UsageError
 METRICS = 2                                   # mops, time
 # class: (n, nit, a pessimistic timed run on one rank in seconds: 5x this machine's)
 CLASSES = {"S": (32, 4, 0.01), "W": (128, 4, 1.0), "A": (256, 4, 7.0), "B": (256, 20, 35.0)}
-ARRAYS = 4.6        # u, r per level (8/7 of the finest each) and v: doubles per grid point
+ARRAYS = 3.4        # u and r of the finest level, v, and 2/7 of that for the coarser levels
 
 # Each sample is a whole NPB run after NPB's own untimed warm-up iteration: fewer, longer
 # samples than the harness's defaults.
