@@ -158,8 +158,8 @@ static void measure(const config *c, mg_ctx *g, measured *m)
         g->ph = &m->ph;
         double t0 = hpc_now();
         double rnm2 = benchmark(g, c->cl.nit);
-        double t = hpc_now() - t0, tmax;
         hpc_phases_stop(&m->ph);
+        double t = hpc_now() - t0, tmax;
         g->ph = NULL;
         m->err = verify(c, rnm2);
         /* the same ranks repeat the same arithmetic: the same bits */
