@@ -1,0 +1,99 @@
+"""npb-mg: the NAS Parallel Benchmarks' MG kernel (docs/nas_mg.md): V-cycle multigrid on a
+periodic 3-D Poisson problem, classes S, W, A, B, verified against NPB 3.4's residual norms;
+Mop/s as NPB counts them (58 * nit * n^3 per run) vs the number of ranks."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, rank_counts,
+                                    repetition_args)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.errors import UsageError
+
+METRICS = 2                                   # mops, time
+# class: (n, nit, a pessimistic timed run on one rank in seconds: 5x this machine's)
+CLASSES = {"S": (32, 4, 0.01), "W": (128, 4, 1.0), "A": (256, 4, 7.0), "B": (256, 20, 35.0)}
+ARRAYS = 3.4        # u and r of the finest level, v, and 2/7 of that for the coarser levels
+
+# Each sample is a whole NPB run after NPB's own untimed warm-up iteration: fewer, longer
+# samples than the harness's defaults.
+_FEWER = {"warmup": 0, "min-reps": 3, "max-reps": 20}
+REPS = tuple(dataclasses.replace(p, default=_FEWER.get(p.name, p.default)) for p in REPETITION)
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    cls = v["class"]
+    n, nit, run_s = CLASSES[cls]
+    check_memory(int(ARRAYS * 8 * n ** 3), ctx, f"npb-mg class {cls} ({n}^3)")
+    fixed = b.param("class").to_arg(cls) + repetition_args(b, v)
+    runs = int(v["warmup"]) + int(v["min-reps"]) + 3         # + NPB's warm-up and set-up
+    specs = []
+    for np in rank_counts(v["ranks"], ctx):
+        if np & (np - 1):
+            raise UsageError(f"npb-mg: {np} ranks: NPB MG runs on a power of two")
+        if n < 2 * np:
+            raise UsageError(f"npb-mg: class {cls} ({n}^3) is too small for {np} ranks: at "
+                             f"most {n // 2}")
+        specs.append(LaunchSpec(
+            b.name, f"npb-mg np={np} class {cls}", "npb-mg", fixed, np, "core",
+            expected_results=METRICS,
+            timeout_s=launch_timeout(v, 1) + 3.0 * runs * run_s))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "npb-mg", "nas",
+    "NAS Parallel Benchmarks MG: V-cycle multigrid on a periodic 3-D Poisson problem (NPB's "
+    "operators and charge placement), classes S 32^3, W 128^3, A 256^3 (4 iterations), "
+    "B 256^3 (20); the final residual norm verified against NPB 3.4's value; Mop/s as NPB "
+    "counts them, z-slab decomposition over a power-of-two number of ranks",
+    (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
+     Param("ranks", "str", "", "rank counts to sweep (powers of two), comma-separated, 'max' = "
+           "all cores (empty: --np, else 2)"),
+     ) + REPS,
+    _plan, ranks="--np or the ranks sweep (powers of two)"))
+
+
+# ---------------------------------------------------------------- card, headline rows, figures
+
+def _best(records: list):
+    from hpceval.analysis.headlines import select, value
+    recs = [r for r in select(records, "npb-mg", "mops") if value(r)]
+    return max(recs, key=value) if recs else None
+
+
+def _where(rec: dict) -> str:
+    p = rec["params"]
+    return f"class {p['class']} ({p['n']}^3, {p['nit']} iterations), {p['ranks']} ranks"
+
+
+def _rows():
+    from hpceval.analysis.proxies import BestPoint
+    return BestPoint(_best, _where, "NAS MG (NPB), Mop/s", "Mop/s", "NAS MG Mop/s", order=45)
+
+
+def card_rows():
+    return _rows().card_rows()
+
+
+def headline_rows():
+    return _rows().headline_rows()
+
+
+def figures():
+    from hpceval.report.figures import FigureSpec, _figure
+    from hpceval.report.figures_apps import _points, draw
+
+    def mops(runs):
+        pts = _points(runs, "npb-mg", "mops", lambda p: p["ranks"],
+                      lambda p: f"class {p['class']}", lambda p: True)
+        if not pts:
+            return None
+        fig = _figure((6.0, 4.0))
+        ax = fig.subplots(1, 1)
+        draw(ax, pts, "ranks", "Mop/s (NPB's count)")
+        return fig
+    return [FigureSpec("Application proxies", "NAS MG: Mop/s vs ranks per class", mops,
+                       "npb-mg", order=45)]

@@ -1,0 +1,117 @@
+"""NAS MG (npb-mg): class S verifies against NPB 3.4's residual norm on 1, 2 and 4 ranks (the same
+20 charges whatever the decomposition), class W on 1 and 2; records carry the verification;
+bad classes and rank counts are one-line usage errors (exit 2); a corrupted residual fails the
+verification (exit 1); planned, measured, carded and drawn through `hpceval run`."""
+import os
+import subprocess
+
+import pytest
+
+from helpers import BIN, FAST, one_line_error
+from hpceval.analysis.card import machine_card
+from hpceval.analysis.headlines import headlines
+from hpceval.records import parse_record
+
+TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
+# NPB 3.4 MG/mg.f, verification block
+REFERENCE = {"S": 0.5307707005734e-04, "W": 0.6467329375339e-05}
+SIZE = {"S": (32, 4), "W": (128, 4)}
+PHASES = {"resid": "compute", "smooth": "compute", "restrict": "compute", "interp": "compute",
+          "norm": "compute", "halo": "comm", "gather": "comm", "reduce": "comm"}
+
+
+def mpirun(np, *args, timeout=60):
+    """np ranks under mpirun; np 0: the binary alone (one rank, MPI singleton)."""
+    cmd = ["mpirun", "--oversubscribe", "-np", str(np)] if np else []
+    if np and os.geteuid() == 0:
+        cmd.insert(1, "--allow-run-as-root")
+    p = subprocess.run(cmd + [str(BIN / "hpceval-npb-mg"), *args], capture_output=True,
+                       text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    recs = [parse_record(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]
+    return p, recs
+
+
+def by_metric(recs):
+    return {r["metric"]: r for r in recs if r["type"] == "result"}
+
+
+@pytest.mark.parametrize("cls,np", [("S", 0), ("S", 2), ("S", 4), ("W", 0), ("W", 2)])
+def test_verifies_against_npb(cls, np):
+    p, recs = mpirun(np, "--class", cls, *TINY)
+    assert p.returncode == 0, p.stderr
+    res = by_metric(recs)
+    assert set(res) == {"mops", "time"}
+    n, nit = SIZE[cls]
+    for r in res.values():
+        assert r["params"] == {"class": cls, "n": n, "nit": nit, "ranks": max(np, 1)}
+        assert r["verify_value"] == REFERENCE[cls] and r["epsilon"] == 1e-8
+        assert r["verified"] is True and r["check"] == "ok"
+        assert "mg.f" in r["verify_source"]
+        # NPB asks 1e-8; the same charges and operators on any decomposition give round-off
+        assert r["rel_err"] == pytest.approx(abs(r["rnm2"] / REFERENCE[cls] - 1), abs=1e-15)
+        assert r["rel_err"] < 1e-11
+    # one sample: Mop/s is NPB's count over that sample's time
+    t = res["time"]["stats"]["median"]
+    assert res["mops"]["stats"]["median"] == pytest.approx(58 * nit * n ** 3 / t / 1e6, rel=1e-5)
+
+
+def test_time_record_has_every_ranks_phases():
+    p, recs = mpirun(4, "--class", "S", *TINY)
+    assert p.returncode == 0, p.stderr
+    r = by_metric(recs)["time"]
+    assert {k: v["kind"] for k, v in r["phases"].items()} == PHASES
+    assert all(len(v["per_rank"]) == 4 for v in r["phases"].values())
+    # 32^3 on 4 ranks: levels 32, 16, 8 distributed (two planes a rank at least), 4 and 2 not
+    assert r["levels"] == 5 and r["replicated_levels"] == 2
+    assert sum(r["phases"]["gather"]["per_rank"]) > 0
+    # the phases cover the timed run, which is each rank's wall time
+    for k, wall in enumerate(r["wall_per_rank"]):
+        assert sum(v["per_rank"][k] for v in r["phases"].values()) == pytest.approx(wall, rel=0.05)
+
+
+@pytest.mark.parametrize("np,args,msg", [
+    (0, ["--class", "C"], "option --class"),
+    (0, ["--class", "s"], "option --class"),
+    (3, ["--class", "S"], "npb-mg: 3 ranks: NPB MG runs on a power of two"),
+])
+def test_bad_usage_is_one_line_exit_2(np, args, msg):
+    p, recs = mpirun(np, *args, *TINY)
+    assert p.returncode == 2
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    assert msg in lines[0], p.stderr
+    if np == 0:  # alone, the binary says one line (mpirun adds its own report after it)
+        assert len(lines) == 1, p.stderr
+    assert not [r for r in recs if r["type"] == "result"]
+
+
+def test_corrupt_residual_fails_verification():
+    p, recs = mpirun(2, "--class", "S", "--inject", "corrupt", *TINY)
+    assert p.returncode == 1
+    [err] = [r for r in recs if r["type"] == "error"]
+    assert "residual norm" in err["message"] and "exceeds the bound 1e-08" in err["message"]
+    assert not [r for r in recs if r["type"] == "result"]
+
+
+def test_run_card_headline_and_figure(cli, tmp_path):
+    p = cli("run", "npb-mg", "--set", "npb-mg.class=S", "--np", "2", *FAST, timeout=120)
+    assert p.returncode == 0, p.stderr
+    (run,) = cli.export("latest")
+    assert run["status"] == "ok" and [l["nranks"] for l in run["launches"]] == [2]
+    [mops] = [r for r in run["records"] if r.get("metric") == "mops"]
+    assert mops["extra"]["verified"] is True and mops["params"]["ranks"] == 2
+    card = {r["quantity"]: r for r in machine_card(run)}
+    assert card["NAS MG (NPB), Mop/s"]["measured"]
+    assert any("npb-mg" in str(h["record"]["benchmark"]) for h in headlines(run["records"]))
+    out = tmp_path / "r.html"
+    assert cli("report", "latest", "-o", str(out)).returncode == 0
+    assert "NAS MG: Mop/s vs ranks per class" in out.read_text()
+
+
+@pytest.mark.parametrize("ranks,msg", [
+    ("3", "npb-mg: 3 ranks: NPB MG runs on a power of two"),
+    ("32", "npb-mg: class S (32^3) is too small for 32 ranks: at most 16"),
+])
+def test_plan_refusals(cli, ranks, msg):
+    p = cli("run", "npb-mg", "--set", f"npb-mg.ranks={ranks}", *FAST)
+    assert p.returncode != 0
+    assert one_line_error(p.stderr) == f"hpceval: error: {msg}"
