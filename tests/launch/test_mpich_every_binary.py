@@ -31,6 +31,7 @@ TINY = {
     "hydro": ["cells=8x8x8", "steps=2"],
     "montecarlo": ["particles=2000", "cycles=2"],
     "npb-cg": ["class=S"],
+    "npb-mg": ["class=S"],
     "sweep": ["per-rank=6x6x6", "sn=4"],
     "barotropic": ["grids=32x32", "pgrids=2x1", "halos=pack", "sums=allreduce", "land=none",
                    "mappings=row"],

@@ -2,15 +2,12 @@
 20 charges whatever the decomposition), class W on 1 and 2; records carry the verification;
 bad classes and rank counts are one-line usage errors (exit 2); a corrupted residual fails the
 verification (exit 1); planned, measured, carded and drawn through `hpceval run`."""
-import os
-import subprocess
-
 import pytest
 
-from helpers import BIN, FAST, one_line_error
+from helpers import FAST, one_line_error
 from hpceval.analysis.card import machine_card
 from hpceval.analysis.headlines import headlines
-from hpceval.records import parse_record
+from kernel_helpers import mpirun
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 # NPB 3.4 MG/mg.f, verification block
@@ -20,15 +17,8 @@ PHASES = {"resid": "compute", "smooth": "compute", "restrict": "compute", "inter
           "norm": "compute", "halo": "comm", "gather": "comm", "reduce": "comm"}
 
 
-def mpirun(np, *args, timeout=60):
-    """np ranks under mpirun; np 0: the binary alone (one rank, MPI singleton)."""
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np)] if np else []
-    if np and os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    p = subprocess.run(cmd + [str(BIN / "hpceval-npb-mg"), *args], capture_output=True,
-                       text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    recs = [parse_record(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]
-    return p, recs
+def launch(np, *args, timeout=60):
+    return mpirun("npb-mg", np, *args, timeout=timeout)
 
 
 def by_metric(recs):
@@ -37,7 +27,7 @@ def by_metric(recs):
 
 @pytest.mark.parametrize("cls,np", [("S", 0), ("S", 2), ("S", 4), ("W", 0), ("W", 2)])
 def test_verifies_against_npb(cls, np):
-    p, recs = mpirun(np, "--class", cls, *TINY)
+    p, recs = launch(np, "--class", cls, *TINY)
     assert p.returncode == 0, p.stderr
     res = by_metric(recs)
     assert set(res) == {"mops", "time"}
@@ -56,7 +46,7 @@ def test_verifies_against_npb(cls, np):
 
 
 def test_time_record_has_every_ranks_phases():
-    p, recs = mpirun(4, "--class", "S", *TINY)
+    p, recs = launch(4, "--class", "S", *TINY)
     assert p.returncode == 0, p.stderr
     r = by_metric(recs)["time"]
     assert {k: v["kind"] for k, v in r["phases"].items()} == PHASES
@@ -75,7 +65,7 @@ def test_time_record_has_every_ranks_phases():
     (3, ["--class", "S"], "npb-mg: 3 ranks: NPB MG runs on a power of two"),
 ])
 def test_bad_usage_is_one_line_exit_2(np, args, msg):
-    p, recs = mpirun(np, *args, *TINY)
+    p, recs = launch(np, *args, *TINY)
     assert p.returncode == 2
     lines = [l for l in p.stderr.splitlines() if l.strip()]
     assert msg in lines[0], p.stderr
@@ -85,7 +75,7 @@ def test_bad_usage_is_one_line_exit_2(np, args, msg):
 
 
 def test_corrupt_residual_fails_verification():
-    p, recs = mpirun(2, "--class", "S", "--inject", "corrupt", *TINY)
+    p, recs = launch(2, "--class", "S", "--inject", "corrupt", *TINY)
     assert p.returncode == 1
     [err] = [r for r in recs if r["type"] == "error"]
     assert "residual norm" in err["message"] and "exceeds the bound 1e-08" in err["message"]
