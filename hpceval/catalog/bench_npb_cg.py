@@ -7,9 +7,9 @@ from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, rank_counts,
                                     repetition_args)
+from hpceval.catalog.nas_common import NasHooks, power_of_two
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
-from hpceval.errors import UsageError
 
 METRICS = 3                       # mops, run_time, iteration_time
 # Per class: na, nonzer, niter (NPB 3.4 CG/cg.f); the rest follows (sizes, operation count).
@@ -34,9 +34,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     run_s = flops(cls) / (SLOW_MOPS * 1e6)
     specs = []
     for n in rank_counts(v["ranks"], ctx):
-        if n & (n - 1):
-            raise UsageError(f"npb-cg: {n} ranks: NPB CG runs on a power of two ranks "
-                             "(1, 2, 4, 8, ...)")
+        power_of_two("npb-cg", n)
         check_memory(na * (nonzer + 1) ** 2 * BYTES_PER_ELEMENT + n * na * 8 * 2, ctx,
                      f"npb-cg class {cls} np={n}")
         reps = int(v["warmup"]) + int(v["min-reps"]) + 1
@@ -61,42 +59,5 @@ register_benchmark(Benchmark(
 
 # ---------------------------------------------------------------- card, headline rows, figures
 
-def _best(records: list):
-    from hpceval.analysis.headlines import select, value
-    recs = [r for r in select(records, "npb-cg", "mops") if value(r)]
-    return max(recs, key=value) if recs else None
-
-
-def _where(rec: dict) -> str:
-    p = rec["params"]
-    return f"class {p['class']}, {p['ranks']} ranks"
-
-
-def _rows():
-    from hpceval.analysis.proxies import BestPoint
-    return BestPoint(_best, _where, "NAS CG (NPB), Mop/s", "Mop/s", "NPB CG rate", order=44)
-
-
-def card_rows():
-    return _rows().card_rows()
-
-
-def headline_rows():
-    return _rows().headline_rows()
-
-
-def figures():
-    from hpceval.report.figures import FigureSpec, _figure
-    from hpceval.report.figures_apps import _points, draw
-
-    def rates(runs):
-        pts = _points(runs, "npb-cg", "mops", lambda p: p["ranks"],
-                      lambda p: f"class {p['class']}", lambda p: True)
-        if not pts:
-            return None
-        fig = _figure((6.0, 4.0))
-        ax = fig.subplots(1, 1)
-        draw(ax, pts, "ranks", "Mop/s (NPB's operation count)")
-        return fig
-    return [FigureSpec("Application proxies", "NAS CG (NPB): Mop/s vs ranks, per class", rates,
-                       "npb-cg", order=44)]
+_HOOKS = NasHooks("npb-cg", "NAS CG (NPB)", 44)
+card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures

@@ -8,6 +8,7 @@ from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, rank_counts,
                                     repetition_args)
+from hpceval.catalog.nas_common import NasHooks, power_of_two
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 from hpceval.errors import UsageError
@@ -31,8 +32,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     runs = int(v["warmup"]) + int(v["min-reps"]) + 3         # + NPB's warm-up and set-up
     specs = []
     for np in rank_counts(v["ranks"], ctx):
-        if np & (np - 1):
-            raise UsageError(f"npb-mg: {np} ranks: NPB MG runs on a power of two")
+        power_of_two("npb-mg", np)
         if n < 2 * np:
             raise UsageError(f"npb-mg: class {cls} ({n}^3) is too small for {np} ranks: at "
                              f"most {n // 2}")
@@ -58,42 +58,5 @@ register_benchmark(Benchmark(
 
 # ---------------------------------------------------------------- card, headline rows, figures
 
-def _best(records: list):
-    from hpceval.analysis.headlines import select, value
-    recs = [r for r in select(records, "npb-mg", "mops") if value(r)]
-    return max(recs, key=value) if recs else None
-
-
-def _where(rec: dict) -> str:
-    p = rec["params"]
-    return f"class {p['class']} ({p['n']}^3, {p['nit']} iterations), {p['ranks']} ranks"
-
-
-def _rows():
-    from hpceval.analysis.proxies import BestPoint
-    return BestPoint(_best, _where, "NAS MG (NPB), Mop/s", "Mop/s", "NAS MG Mop/s", order=45)
-
-
-def card_rows():
-    return _rows().card_rows()
-
-
-def headline_rows():
-    return _rows().headline_rows()
-
-
-def figures():
-    from hpceval.report.figures import FigureSpec, _figure
-    from hpceval.report.figures_apps import _points, draw
-
-    def mops(runs):
-        pts = _points(runs, "npb-mg", "mops", lambda p: p["ranks"],
-                      lambda p: f"class {p['class']}", lambda p: True)
-        if not pts:
-            return None
-        fig = _figure((6.0, 4.0))
-        ax = fig.subplots(1, 1)
-        draw(ax, pts, "ranks", "Mop/s (NPB's count)")
-        return fig
-    return [FigureSpec("Application proxies", "NAS MG: Mop/s vs ranks per class", mops,
-                       "npb-mg", order=45)]
+_HOOKS = NasHooks("npb-mg", "NAS MG (NPB)", 45, where=lambda p: f"class {p['class']} ({p['n']}^3, {p['nit']} iterations), {p['ranks']} ranks")
+card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures

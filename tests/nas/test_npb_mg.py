@@ -94,11 +94,11 @@ def test_run_card_headline_and_figure(cli, tmp_path):
     assert any("npb-mg" in str(h["record"]["benchmark"]) for h in headlines(run["records"]))
     out = tmp_path / "r.html"
     assert cli("report", "latest", "-o", str(out)).returncode == 0
-    assert "NAS MG: Mop/s vs ranks per class" in out.read_text()
+    assert "NAS MG (NPB): Mop/s vs ranks, per class" in out.read_text()
 
 
 @pytest.mark.parametrize("ranks,msg", [
-    ("3", "npb-mg: 3 ranks: NPB MG runs on a power of two"),
+    ("3", "npb-mg: 3 ranks: NPB runs on a power of two ranks (1, 2, 4, 8, ...)"),
     ("32", "npb-mg: class S (32^3) is too small for 32 ranks: at most 16"),
 ])
 def test_plan_refusals(cli, ranks, msg):
