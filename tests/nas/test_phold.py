@@ -147,3 +147,26 @@ def test_a_corrupted_checksum_fails_the_check(np_):
     assert p.returncode == 1
     err = [r for r in recs if r["type"] == "error"]
     assert err and "checksum" in err[0]["message"] and "the sequential run" in err[0]["message"]
+
+
+def test_through_the_cli_measured_carded_and_drawn(cli, tmp_path):
+    from helpers import FAST, one_line_error
+    from hpceval.analysis.card import machine_card
+    from hpceval.analysis.headlines import headlines
+
+    small = ["--set", "phold.lps=128", "--set", "phold.end=8", "--set", "phold.lookahead=0.5",
+             "--set", "phold.remote=0.2,0.8"]
+    p = cli("run", "phold", "--set", "phold.ranks=1,2", *FAST, *small, timeout=300)
+    assert p.returncode == 0, p.stderr
+    (run,) = cli.export("latest")
+    assert run["status"] == "ok" and {l["nranks"] for l in run["launches"]} == {1, 2}
+    rates = [r for r in run["records"] if r["metric"] == "event_rate"]
+    assert len(rates) == 2 * 2 * 2 and all(r["extra"]["verified"] for r in rates)
+    card = {r["quantity"]: r for r in machine_card(run)}
+    assert card["PHOLD discrete-event simulation, committed events/s"]["measured"]
+    assert any("phold" in str(h["record"]["benchmark"]) for h in headlines(run["records"]))
+    out = tmp_path / "r.html"
+    assert cli("report", "latest", "-o", str(out)).returncode == 0
+    assert "PHOLD discrete-event simulation" in out.read_text()
+    bad = cli("run", "phold", "--np", "2", "--set", "phold.lps=1", *FAST)
+    assert bad.returncode == 2 and "1 LPs for 2 ranks" in one_line_error(bad.stderr)
