@@ -1,0 +1,149 @@
+"""phold: PHOLD, fine-grain parallel discrete-event simulation (docs/nas_phold.md), like PS, the
+network simulator of the SP2 study: committed events per second, messages per event and the
+time spent synchronising, swept over the remote fraction and the lookahead (the fine-grain regime
+where latency decides), with YAWNS windows and with null messages."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import (REPETITION, launch_timeout, rank_counts, repetition_args,
+                                    words)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.errors import UsageError
+
+METRICS = 3                 # event_rate, messages_per_event, sync_share
+SLOW_EVENT_S = 1e-6         # a pessimistic event (time limit): 3-10x this machine's
+MAX_EVENTS = 1e11           # the binary's own bound on a run
+SYNCS = ("yawns", "null")
+PASSED = ("lps", "population", "end", "mean", "seed")
+
+
+def _numbers(text: Any, what: str, lo: float, hi: float, open_lo: bool) -> List[float]:
+    """A comma list of numbers in [lo, hi] ((lo, hi] with open_lo)."""
+    out = []
+    for item in words(text, None, what):
+        try:
+            v = float(item)
+        except ValueError:
+            raise UsageError(f"--set {what}: '{item}' is not a number") from None
+        if not (lo < v if open_lo else lo <= v) or v > hi:
+            raise UsageError(f"--set {what}: {item} is outside {'(' if open_lo else '['}{lo:g}, "
+                             f"{hi:g}]")
+        out.append(v)
+    return out
+
+
+def _events(v: Dict[str, Any], lookahead: float) -> float:
+    """About how many events a run commits: each LP one per (mean + lookahead) of time."""
+    return int(v["lps"]) * int(v["population"]) * (1 + float(v["end"]) / (float(v["mean"])
+                                                                          + lookahead))
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    lookaheads = _numbers(v["lookahead"], "lookahead", 0.0, 1e12, True)
+    remotes = _numbers(v["remote"], "remote", 0.0, 1.0, False)
+    syncs = words(v["sync"], SYNCS, "sync")
+    if float(v["end"]) <= 0:
+        raise UsageError("--set end: the end time must be positive")
+    events = max(_events(v, la) for la in lookaheads)
+    if events > MAX_EVENTS:
+        raise UsageError(f"phold: about {events:.3g} events per run, more than {MAX_EVENTS:.0e}: "
+                         "lower lps, population or end, or raise the lookahead")
+    points = len(lookaheads) * len(remotes) * len(syncs)
+    fixed = [a for name in PASSED for a in b.param(name).to_arg(v[name])]
+    fixed += ["--lookahead", ",".join(f"{x:g}" for x in lookaheads),
+              "--remote", ",".join(f"{x:g}" for x in remotes), "--sync", ",".join(syncs)]
+    fixed += repetition_args(b, v)
+    # every sample of every point, and the sequential reference, may be a slow run
+    runs = points * (int(v["min-reps"]) + int(v["warmup"]) + 1)
+    specs = []
+    for n in rank_counts(v["ranks"], ctx):
+        if int(v["lps"]) < n:
+            raise UsageError(f"phold: {v['lps']} LPs for {n} ranks: every rank needs one")
+        specs.append(LaunchSpec(
+            b.name, f"phold np={n} {v['lps']} LPs, {points} points", "phold", fixed, n, "core",
+            expected_results=METRICS * points,
+            timeout_s=launch_timeout(v, points) + 3.0 * runs * events * SLOW_EVENT_S))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "phold", "proxies",
+    "PHOLD parallel discrete-event simulation (like the SP2 study's PS simulator): LPs in blocks "
+    "over the ranks, each event schedules one at a random LP (remote share) or its own after an "
+    "exponential delay plus a lookahead; conservative sync by YAWNS windows (allreduce) or null "
+    "messages; counter-based draws, so every rank count commits the same events, checked "
+    "against a sequential run; committed events/s, messages per event, time synchronising",
+    (Param("lps", "size", 1024, "logical processes (at least one per rank)", 1, 10**10),
+     Param("population", "size", 4, "events per LP at the start", 1, 10**6),
+     Param("end", "float", 50.0, "simulated end time", 0.0, 1e12),
+     Param("mean", "float", 1.0, "mean of the exponential part of a delay", 0.0, 1e12),
+     Param("lookahead", "str", "0.1,1", "fixed part of every delay, > 0, comma list"),
+     Param("remote", "str", "0.1,0.5,0.9", "share of events sent to a random LP (else to their "
+           "own), in [0, 1], comma list"),
+     Param("sync", "str", "yawns,null", "conservative synchronisation, comma list: yawns "
+           "(windows, allreduce), null (null messages)"),
+     Param("seed", "int", 12345, "random key: the same seed, the same events", 0, 2**62),
+     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
+           "(empty: --np, else 2)"),
+     ) + REPETITION,
+    _plan, ranks="--np or the ranks sweep (default 2)"))
+
+
+# ---------------------------------------------------------------- card, headline rows, figures
+
+def _best(records: list):
+    from hpceval.analysis.headlines import select, value
+    recs = [r for r in select(records, "phold", "event_rate") if value(r)]
+    return max(recs, key=value) if recs else None
+
+
+def _where(rec: dict) -> str:
+    p = rec["params"]
+    return (f"{p['ranks']} ranks, {p['sync']}, lookahead {p['lookahead']:g}, remote "
+            f"{p['remote']:g}, {p['lps']} LPs")
+
+
+def _rows():
+    from hpceval.analysis.proxies import BestPoint
+    return BestPoint(_best, _where, "PHOLD discrete-event simulation, committed events/s",
+                     "events/s", "PHOLD committed events per second", order=46)
+
+
+def card_rows():
+    return _rows().card_rows()
+
+
+def headline_rows():
+    return _rows().headline_rows()
+
+
+def _series(p: dict) -> str:
+    return f"lookahead {p['lookahead']:g}, {p['sync']}, {p['ranks']} rank(s)"
+
+
+def figures():
+    from matplotlib.ticker import AutoLocator
+
+    from hpceval.report.figures import FigureSpec, _figure
+    from hpceval.report.figures_apps import _points, draw
+
+    panels = (("event_rate", "committed events per second", "log"),
+              ("sync_share", "time synchronising [fraction]", "linear"))
+
+    def rate(runs):
+        every = lambda p: True
+        remote = lambda p: p["remote"]
+        if not _points(runs, "phold", "event_rate", remote, _series, every):
+            return None
+        fig = _figure((10.0, 4.0))
+        for ax, (metric, ylabel, yscale) in zip(fig.subplots(1, 2), panels):
+            draw(ax, _points(runs, "phold", metric, remote, _series, every), "remote fraction",
+                 ylabel)
+            ax.set_yscale(yscale)
+            ax.xaxis.set_major_locator(AutoLocator())  # draw() counts ranks; this is a fraction
+        return fig
+    return [FigureSpec("Application proxies", "PHOLD discrete-event simulation: committed "
+                       "events/s and time synchronising vs remote fraction, per lookahead", rate,
+                       "phold", order=46)]
