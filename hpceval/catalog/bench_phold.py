@@ -144,6 +144,7 @@ def figures():
             ax.set_yscale(yscale)
             ax.xaxis.set_major_locator(AutoLocator())  # draw() counts ranks; this is a fraction
         return fig
-    return [FigureSpec("Application proxies", "PHOLD discrete-event simulation: committed "
+    from hpceval.catalog.nas_common import SECTION
+    return [FigureSpec(SECTION, "PHOLD discrete-event simulation: committed "
                        "events/s and time synchronising vs remote fraction, per lookahead", rate,
                        "phold", order=46)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hpceval.errors import UsageError
 
-SECTION = "NAS Parallel Benchmarks"
+SECTION = "SP2 application set (NAS CG and MG, PHOLD)"   # the report section of all three
 
 
 def power_of_two(bench: str, n: int) -> None:

@@ -32,6 +32,7 @@ TINY = {
     "montecarlo": ["particles=2000", "cycles=2"],
     "npb-cg": ["class=S"],
     "npb-mg": ["class=S"],
+    "phold": ["lps=64", "end=4", "lookahead=0.5", "remote=0.5"],
     "sweep": ["per-rank=6x6x6", "sn=4"],
     "barotropic": ["grids=32x32", "pgrids=2x1", "halos=pack", "sums=allreduce", "land=none",
                    "mappings=row"],
