@@ -1,0 +1,113 @@
+"""The application models' arithmetic on hand-computed parameters (hpceval/analysis/predict):
+a machine whose message takes 1 us + 1 ns per byte, one-rank compute rates made up, every part
+worked out by hand in the comments."""
+import math
+
+import pytest
+
+from hpceval.analysis.predict import Machine, model, predict
+from hpceval.analysis.predict.psst import grid_size
+
+
+def rec(bench, metric, v, extra=None, **params):
+    return {"benchmark": bench, "metric": metric, "unit": "us", "statistic": "median",
+            "better": "lower", "converged": True, "params": params, "extra": extra or {},
+            "stats": {"n": 10, "min": v, "median": v, "mean": v, "max": v, "stddev": 0,
+                      "ci_low": v, "ci_high": v}}
+
+
+def phases(**us):
+    return {"phases": {k: {"kind": "compute", "per_rank": [v]} for k, v in us.items()}}
+
+
+def machine(*records, loggp=None):
+    run = {"id": 1, "records": list(records), "fingerprint": {"hash": "h", "hostname": "x"}}
+    return Machine([run], lambda n: 1.0 + 0.001 * n, {}, "x", loggp)
+
+
+BARO = rec("barotropic", "iteration_time", 70.0, {"ocean_points": 6144, **phases(compute=61.44)},
+           nx=96, ny=64, P=1, Q=1, land="none", sum="allreduce", halo="pack", scaling="strong")
+
+
+def test_barotropic_by_hand():
+    m = machine(BARO, rec("barotropic", "iteration_time", 40.0, nx=96, ny=64, P=2, Q=1,
+                          land="none", sum="allreduce", halo="pack", scaling="strong"))
+    am = model("barotropic")
+    one, two = predict(am, am.config({"grid": "96x64"}), [1, 2], m)
+    assert one.parts == {"compute": pytest.approx(61.44), "halo": 0.0, "global sums": 0.0}
+    # 2x1: 48x64 points at 0.01 us = 30.72; two 64-double E/W messages 2 x 1.512 = 3.024;
+    # 2.1 sums of a modelled allreduce, log2(2) x message(8) = 1.008: 2.1168 (1x2 costs more:
+    # a 96-double message and two corners, 3.784)
+    assert two.parts == pytest.approx({"compute": 30.72, "halo": 3.024, "global sums": 2.1168})
+    assert m.layouts[("barotropic", 2)] == "2x1"
+    assert two.measured == 40.0 and two.error == pytest.approx(35.8608 / 40 - 1)
+    assert one.measured is None and m.sources["allreduce at 2 ranks"].startswith("modelled")
+
+
+def test_measured_collectives_and_loggp_exchange():
+    m = machine(*(rec("collectives", "latency", t, op="allreduce", bytes=b, nranks=2)
+                  for b, t in ((8, 0.4), (4096, 2.6))),
+                loggp={"o_s_us": 0.1, "o_r_us": 0.2, "L_us": 0.5, "G_us_per_byte": 0.001})
+    assert m.collective("allreduce", 2, 8) == pytest.approx(0.4)
+    # log-log between the two points: 0.4 * (64 / 8) ** (log(6.5) / log(512))
+    assert m.collective("allreduce", 2, 64) == pytest.approx(
+        0.4 * 8 ** (math.log(2.6 / 0.4) / math.log(512)))
+    assert m.collective("allreduce", 4, 8) == pytest.approx(2 * 1.008)     # not measured at 4
+    assert m.collective("allreduce", 1, 8) == 0.0
+    # two 512-byte messages at once: 2 (o_s + o_r) + L + G x 1024
+    assert m.exchange([512, 512]) == pytest.approx(0.6 + 0.5 + 1.024)
+
+
+def test_psst_by_hand():
+    assert grid_size(21) == (64, 32) and grid_size(42) == (128, 64) and grid_size(85) == (256, 128)
+    one = rec("psst", "run_time", 0.01, {"passes": 10, **phases(
+        legendre=100.0, fft=50.0, grid=10.0, pack=4.0, spectral=6.0)}, truncation=21, levels=1,
+        P=1, Q=1, transpose="alltoallv", sum="allreduce", test=2)
+    m = machine(one)
+    am = model("psst")
+    (two,) = predict(am, am.config({"truncation": 21}), [2], m)
+    # 1x2: the transform work halves (50 + 25 + 7), spectral 6 / Q = 3; transposes over 2 ranks:
+    # 2 nh / P x L / Q = 16 units x 22 / 2 wavenumbers x 8 B = 1408 B per double, 8 and 10
+    # doubles: message(11264) + message(14080) = 12.264 + 15.08; no sum (P = 1). 2x1 would sum
+    # 14 x 253 coefficients x 8 B = 28336 B over 2 ranks: 29.336, more.
+    assert two.parts == pytest.approx({"Legendre": 50.0, "FFT": 25.0, "grid and copies": 7.0,
+                                       "spectral": 3.0, "transposes": 27.344, "global sum": 0.0})
+    assert predict(am, am.config({"truncation": 21}), [1], m)[0].measured == pytest.approx(1000.0)
+
+
+def test_sweep_by_hand():
+    m = machine(rec("sweep", "grind_time", 2.0, nx=8, ny=8, nz=8, P=1, Q=1, sn=4, mk=4, mmi=3,
+                    scaling="strong"))
+    am = model("sweep")
+    (two,) = predict(am, am.config({"grid": "8x8x8", "sn": 4, "mk": 4, "mmi": 3}), [2], m)
+    # 3 angles per octant, 2 k-blocks: 2 stages; a stage on 4x8 (or 8x4) cells x 4 planes x 3
+    # angles at 2 ns = 0.768 us, one 768-byte face 1.768 us; fill (P-1)+(Q-1) = 1 stage
+    assert two.parts == pytest.approx({"compute": 8 * 2 * 0.768, "messages": 8 * 2 * 1.768,
+                                       "pipeline fill": 8 * (0.768 + 1.768),
+                                       "convergence sum": 1.008})
+
+
+def test_montecarlo_by_hand():
+    m = machine(rec("montecarlo", "history_time", 500.0, cycles=10, particles=1000, chunk=100,
+                    geometry="slab", workers=0))
+    am = model("montecarlo")
+    one, three = predict(am, am.config({"particles": 1000}), [1, 3], m)
+    assert one.total == pytest.approx(500.0)                 # 1000 histories x 0.5 us
+    # 2 workers: 250 us of tracking hide the master's 10 x 2 x 1.016 us; tallies 2 x 1.256
+    # and a modelled bcast, 2 x 1.008
+    assert three.parts == pytest.approx({"tracking": 250.0, "handouts": 0.0,
+                                         "tallies": 2.512 + 2.016})
+
+
+def test_missing_parameters_are_one_line_errors():
+    from hpceval.errors import UsageError
+    from hpceval.analysis.predict import machine_params
+    am = model("barotropic")
+    with pytest.raises(UsageError, match="no one-rank barotropic record"):
+        predict(am, am.config({}), [2], machine())
+    with pytest.raises(UsageError, match="ping-pong"):
+        machine_params([{"id": 1, "records": [], "fingerprint": {"hash": "h"}}])
+    with pytest.raises(UsageError, match="no model of 'pop'"):
+        model("pop")
+    with pytest.raises(UsageError, match="expected NXxNY"):
+        am.config({"grid": "96"})
