@@ -63,6 +63,7 @@ def _options(am, args) -> dict:
 
 def execute(args: argparse.Namespace) -> int:
     from hpceval.analysis.predict import machine_params, model, predict
+    from hpceval.analysis.predict.machine import grouped_sources
     am = model(args.proxy)
     ranks = _ranks(args.ranks) + (EXTRAPOLATE if args.extrapolate else [])
     cfg = am.config(_options(am, args))
@@ -76,7 +77,7 @@ def execute(args: argparse.Namespace) -> int:
     rows = predict(am, cfg, sorted(set(ranks)), m)
     if args.json:
         json.dump({"model": am.name, "unit": am.unit, "config": cfg, "machine": m.fingerprint,
-                   "sources": m.sources,
+                   "sources": grouped_sources(m.sources),
                    "rows": [{"ranks": r.nranks, "grid": m.layouts.get((am.name, r.nranks)),
                              "parts": r.parts, "predicted": r.total, "measured": r.measured,
                              "measured_in_run": r.measured_in, "error": r.error} for r in rows]},
@@ -102,7 +103,8 @@ def _print(am, cfg, rows, m) -> None:
                   f"{100 * r.error:+.1f}%" if r.error is not None else "-")
     con = console()
     con.print(t)
-    for k, v in m.sources.items():
+    from hpceval.analysis.predict.machine import grouped_sources
+    for k, v in grouped_sources(m.sources).items():
         con.print(f"  {escape(k)}: {escape(v)}")
     cross = crossover(am, rows)
     con.print(f"  communication exceeds computation from {cross} ranks" if cross else

@@ -60,7 +60,8 @@ def draw(am, near, far, title: str) -> Figure:
     left.set_ylabel(am.unit)
     left.legend(fontsize=7)
     for k in names:
-        right.plot([r.nranks for r in far], [max(r.parts[k], 1e-6) for r in far], marker=".",
+        right.plot([r.nranks for r in far],              # a part that is 0 is not drawn
+                   [r.parts[k] if r.parts[k] > 0 else float("nan") for r in far], marker=".",
                    label=_text(k))
     right.plot([r.nranks for r in far], [r.total for r in far], "k-", lw=1.6, label="total")
     cross = crossover(am, far)
@@ -110,7 +111,8 @@ def table(am, rows, m) -> Table:
             fmt_num(r.measured) if r.measured else "-",
             f"{100 * r.error:+.1f}%" if r.error is not None else "-"] for r in rows]
     cols = ["ranks", "grid", *rows[0].parts, f"predicted [{am.unit}]", "measured", "error"]
-    note = "; ".join(f"{k}: {v}" for k, v in m.sources.items())
+    from hpceval.analysis.predict.machine import grouped_sources
+    note = "; ".join(f"{k}: {v}" for k, v in grouped_sources(m.sources).items())
     return Table(cols, out, f"Parameters: {note}. Measured: the best of the runs' records of this "
                  "configuration at that rank count (best process grid).")
 

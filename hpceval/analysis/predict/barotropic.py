@@ -60,7 +60,7 @@ def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
         return {"compute": t_pt * bx * by,
                 "halo": m.exchange(halo_messages(bx, by, P, Q)),
                 "global sums": (2 + 1 / cfg["check_every"]) * _sum(cfg, p, m)}
-    (P, Q), parts = best_grid(p, on)
+    (P, Q), parts = best_grid(p, on, cfg["nx"], cfg["ny"])
     m.layouts[("barotropic", p)] = f"{P}x{Q}"
     return parts
 

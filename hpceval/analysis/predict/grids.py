@@ -3,15 +3,25 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Tuple
 
+from hpceval.errors import UsageError
+
 
 def factor_pairs(p: int) -> List[Tuple[int, int]]:
     return [(a, p // a) for a in range(1, p + 1) if p % a == 0]
 
 
-def best_grid(p: int, parts: Callable[[int, int], Dict[str, float]],
+def best_grid(p: int, parts: Callable[[int, int], Dict[str, float]], nx: int, ny: int,
               cap: int = 64) -> Tuple[Tuple[int, int], Dict[str, float]]:
-    """The P x Q with the smallest predicted total, and its parts. Beyond `cap` factor pairs
-    (never, for p <= 10^5: 100 at most) only the squarest are tried."""
-    pairs = sorted(factor_pairs(p), key=lambda pq: abs(pq[0] - pq[1]))[:cap]
+    """The P x Q with the smallest predicted total, and its parts, among the grids that leave
+    every rank at least one point of the nx x ny plane. Beyond `cap` factor pairs (never, for
+    p <= 10^5: 100 at most) only the squarest are tried."""
+    pairs = [(P, Q) for P, Q in factor_pairs(p) if P <= nx and Q <= ny]
+    if not pairs:
+        raise TooMany(f"{p} ranks: no P x Q = {p} grid fits {nx} x {ny}")
+    pairs = sorted(pairs, key=lambda pq: abs(pq[0] - pq[1]))[:cap]
     scored = [(pq, parts(*pq)) for pq in pairs]
     return min(scored, key=lambda s: (sum(s[1].values()), s[0]))
+
+
+class TooMany(UsageError):
+    """More ranks than the problem can be split into."""

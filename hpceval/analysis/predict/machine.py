@@ -83,6 +83,22 @@ class Machine:
         return steps * self.message(nbytes)
 
 
+def grouped_sources(sources: Dict[str, str]) -> Dict[str, str]:
+    """'allreduce at 64 ranks', 'allreduce at 128 ranks' with one source -> 'allreduce at 64,
+    128 ranks': the parameters a prediction used, one line per source."""
+    out: Dict[str, str] = {}
+    groups: Dict[Tuple[str, str], List[str]] = {}
+    for key, src in sources.items():
+        what, sep, rest = key.partition(" at ")
+        if sep and rest.endswith(" ranks") and rest[:-6].isdigit():
+            groups.setdefault((what, src), []).append(rest[:-6])
+        else:
+            out[key] = src
+    for (what, src), counts in groups.items():
+        out[f"{what} at {', '.join(counts)} ranks"] = src
+    return out
+
+
 def _interpolate(points: List[Tuple[float, float]], x: float) -> float:
     """Piecewise linear in log-log through the points; linear extrapolation at the ends."""
     pts = sorted((max(b, 1.0), t) for b, t in points)

@@ -110,13 +110,26 @@ def measured_times(m: AppModel, runs: List[dict], cfg: Dict[str, Any]) -> Dict[i
 
 
 def predict(m: AppModel, cfg: Dict[str, Any], ranks: List[int], machine: Any) -> List[Row]:
+    """One row per rank count the problem can be split over (larger ones are left out, and
+    listed in machine.sources; none at all is an error)."""
+    from hpceval.analysis.predict.grids import TooMany
     measured = measured_times(m, machine.runs, cfg)
-    rows = []
+    rows, left_out = [], []
     for p in ranks:
-        row = Row(p, m.parts(cfg, p, machine))
+        try:
+            row = Row(p, m.parts(cfg, p, machine))
+        except TooMany:
+            left_out.append(p)
+            continue
         if p in measured:
             row.measured, row.measured_in = measured[p]
         rows.append(row)
+    if left_out:
+        machine.sources["left out"] = (f"{', '.join(map(str, left_out))} ranks: more than the "
+                                       "problem can be split into")
+    if not rows:
+        raise UsageError(f"{m.name}: the problem cannot be split over "
+                         f"{', '.join(map(str, ranks))} ranks: give a larger grid")
     return rows
 
 

@@ -93,7 +93,8 @@ def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
         return {"Legendre": one["legendre"] / p, "FFT": one["fft"] / p,
                 "grid and copies": (one["grid"] + one["pack"]) / p,
                 "spectral": one["spectral"] / Q, **_comm(cfg, P, Q, m)}
-    (P, Q), parts = best_grid(p, on)
+    nh = (grid_size(cfg["truncation"])[1] + 1) // 2     # P splits hemisphere rows, Q wavenumbers
+    (P, Q), parts = best_grid(p, on, nh, cfg["truncation"] + 1)
     m.layouts[("psst", p)] = f"{P}x{Q}"
     return parts
 

@@ -52,7 +52,7 @@ def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
         return {"compute": 8 * stages * compute, "messages": 8 * stages * msg,
                 "pipeline fill": 8 * fill * (compute + msg),
                 "convergence sum": m.collective("allreduce", p, 8)}
-    (P, Q), parts = best_grid(p, on)
+    (P, Q), parts = best_grid(p, on, cfg["nx"], cfg["ny"])
     m.layouts[("sweep", p)] = f"{P}x{Q}"
     return parts
 

@@ -1,0 +1,78 @@
+"""hpceval predict on real runs: the machine's ping-pong, collectives and one-rank proxy runs give
+a prediction on 1 and 2 ranks held against the measured runs, extrapolated rank counts, figures,
+the report's Models section; bad input is one line and exit 2."""
+import json
+
+import pytest
+
+from helpers import CLI, FAST, one_line_error
+
+BARO = ["--set", "barotropic.grids=48x32", "--set", "barotropic.land=none",
+        "--set", "barotropic.halos=pack", "--set", "barotropic.sums=allreduce",
+        "--set", "barotropic.mappings=row"]
+PSST = ["--set", "psst.truncation=21", "--set", "psst.levels=1", "--set", "psst.days=0.5",
+        "--set", "psst.transposes=alltoallv", "--set", "psst.sums=allreduce"]
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory, bindir):
+    cli = CLI(tmp_path_factory.mktemp("predict") / "r.sqlite")
+    p = cli("run", "pingpong", "collectives", "barotropic", "psst", "--np", "2", *FAST,
+            "--set", "ranks=1,2", "--set", "pingpong.refine=0",
+            "--set", "collectives.ops=allreduce,alltoall", *BARO, *PSST, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return cli
+
+
+@pytest.mark.parametrize("proxy,args", [("barotropic", ["--grid", "48x32"]),
+                                        ("psst", ["--set", "truncation=21"])])
+def test_prediction_against_measurement(measured, proxy, args):
+    p = measured("predict", proxy, "--ranks", "1,2", *args, "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert [r["ranks"] for r in out["rows"]] == [1, 2]
+    for r in out["rows"]:
+        assert r["measured"] and r["predicted"] > 0 and abs(r["error"]) < 5, r
+        assert abs(sum(r["parts"].values()) - r["predicted"]) < 1e-9 * r["predicted"]
+    assert "message time" in out["sources"] and out["rows"][1]["grid"] in ("1x2", "2x1")
+    table = measured("predict", proxy, "--ranks", "1,2", *args).stdout
+    assert "predicted" in table and "measured" in table and "message time:" in table
+
+
+def test_extrapolation_and_figures(measured, tmp_path):
+    p = measured("predict", "barotropic", "--grid", "960x640", "--extrapolate",
+                 "--figures", str(tmp_path / "f"))
+    assert p.returncode == 0, p.stderr
+    assert "100000" in p.stdout and "communication exceeds computation from" in p.stdout
+    assert {f.name for f in (tmp_path / "f").iterdir()} == {"predict-barotropic.svg",
+                                                           "predict-barotropic.png"}
+    # a grid too small for the far rank counts: those are left out, and said so
+    p = measured("predict", "barotropic", "--grid", "48x32", "--extrapolate")
+    assert p.returncode == 0 and "left out:" in p.stdout, p.stdout
+
+
+def test_report_has_a_models_section(measured, tmp_path):
+    out = tmp_path / "r.html"
+    assert measured("report", "latest", "-o", str(out)).returncode == 0
+    html = out.read_text()
+    assert ">Models<" in html and "barotropic: predicted vs measured" in html
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["pop"], "no model of 'pop'"),
+    (["barotropic", "--ranks", "0"], "--ranks 0"),
+    (["barotropic", "--ranks", "two"], "--ranks two"),
+    (["barotropic", "--set", "bogus=1"], "barotropic's options are"),
+    (["montecarlo", "--grid", "8x8"], "montecarlo has no grid option"),
+    (["barotropic", "--grid", "8"], "expected NXxNY"),
+    (["sweep", "--grid", "8x8x8"], "no one-rank sweep record"),
+    (["barotropic", "--machine", "999"], "999"),
+])
+def test_bad_input(measured, args, msg):
+    p = measured("predict", *args)
+    assert p.returncode == 2 and msg in one_line_error(p.stderr), p.stderr
+
+
+def test_no_runs(tmp_path):
+    p = CLI(tmp_path / "empty.sqlite")("predict", "barotropic")
+    assert p.returncode == 2 and one_line_error(p.stderr), p.stderr
