@@ -279,11 +279,13 @@ register_benchmark(Benchmark(
 
 _FAST = {"budget": "0.05", "ci-target": "0.03", "max-reps": "200"}
 register_suite(Suite(
-    "comm", "the communication suite: every protocol and mode 0 B..4 MiB, placement patterns, "
+    "comm", "the communication suite: ping-pong, LogGP parameters, every protocol and mode "
+    "0 B..4 MiB, placement patterns, "
     "distance map, hot spot, random2, collectives vs size and ranks, halo (a few minutes, 2-4 "
     "ranks; cross-node patterns emulate 2 nodes with ranks-per-node=2, or use the real nodes of "
     "a run that spans nodes; the distance map from rank 0 at the run's rank count)",
     (("pingpong", {"budget": "0.2", "ci-target": "0.02"}),
+     ("loggp", {"budget": "0.1"}),        # L, o_s, o_r, g, G: what `hpceval predict` uses
      ("p2p", {**_FAST, "modes": "all", "protocols": "all", "patterns": "0-1"}),
      ("p2p", {**_FAST, "modes": "pingpong,swap", "protocols": "send,sendrecv,isend",
               "patterns": "intra-pairs,0-k,ring,cross-pairs", "sizes": "8,1K,64K,1M",

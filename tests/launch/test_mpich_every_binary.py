@@ -30,6 +30,7 @@ TINY = {
     "stream": ["n=200000", "threads=1"],
     "hydro": ["cells=8x8x8", "steps=2"],
     "montecarlo": ["particles=2000", "cycles=2"],
+    "loggp": ["sizes=0,64K", "train=8"],
     "npb-cg": ["class=S"],
     "npb-mg": ["class=S"],
     "phold": ["lps=64", "end=4", "lookahead=0.5", "remote=0.5"],
