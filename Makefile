@@ -44,4 +44,4 @@ build-mpich:
 clean:
 	$(MAKE) -C csrc clean
 	$(MAKE) -C csrc clean BUILD=../build-mpich
-	rm -rf $(VENV) *.egg-info
+	rm -rf $(VENV) *.egg-info build/pip

@@ -4,21 +4,50 @@ from pathlib import Path
 
 from hpceval.errors import UsageError
 
-_SOURCE_ROOT = Path(__file__).resolve().parent.parent
+_PACKAGE = Path(__file__).resolve().parent
+_SOURCE_ROOT = _PACKAGE.parent
+
+
+def data_dir() -> Path:
+    """$XDG_DATA_HOME/hpceval (default ~/.local/share/hpceval): kept across checkouts."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "hpceval"
+
+
+def user_build() -> Path:
+    """Where `hpceval build` puts a C core built against another MPI."""
+    return data_dir() / "build"
+
+
+def package_build() -> Path:
+    """The C core `pip install` built into the package (setup.py)."""
+    return _PACKAGE / "_build"
+
+
+def source_csrc() -> Path:
+    """The C sources: the checkout's csrc, else the copy pip installed with the package."""
+    checkout = _SOURCE_ROOT / "csrc"
+    return checkout if (checkout / "Makefile").is_file() else _PACKAGE / "_csrc"
 
 
 def bin_dir() -> Path:
-    """Directory of the built C benchmarks ($HPCEVAL_BINDIR, else build/bin of the checkout)."""
+    """Directory of the built C benchmarks: $HPCEVAL_BINDIR, else the user's `hpceval build`,
+    else the one pip installed, else build/bin of the checkout (make build)."""
     env = os.environ.get("HPCEVAL_BINDIR")
-    return Path(env) if env else _SOURCE_ROOT / "build" / "bin"
+    if env:
+        return Path(env)
+    for build in (user_build(), package_build()):
+        if (build / "bin" / "buildinfo.json").is_file():
+            return build / "bin"
+    return _SOURCE_ROOT / "build" / "bin"
 
 
 def binary(name: str) -> Path:
     path = bin_dir() / f"hpceval-{name}"
     if not os.access(path, os.X_OK):
         raise UsageError(
-            f"benchmark binary {path} not found: build the C core with 'make build' "
-            "(or set HPCEVAL_BINDIR)")
+            f"benchmark binary {path} not found: build the C core with 'hpceval build' "
+            "(or 'make build' in a checkout, or set HPCEVAL_BINDIR)")
     return path
 
 
@@ -32,8 +61,7 @@ def default_db() -> Path:
     env = os.environ.get("HPCEVAL_DB")
     if env:
         return Path(env)
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "hpceval" / "results.sqlite"
+    return data_dir() / "results.sqlite"
 
 
 def trace_library() -> Path:
@@ -41,6 +69,6 @@ def trace_library() -> Path:
     env = os.environ.get("HPCEVAL_TRACE_LIB")
     path = Path(env) if env else bin_dir().parent / "lib" / "libhpceval-trace.so"
     if not path.is_file():
-        raise UsageError(f"trace library {path} not found: build the C core with 'make build' "
-                         "(or set HPCEVAL_TRACE_LIB)")
+        raise UsageError(f"trace library {path} not found: build the C core with 'hpceval build' "
+                         "(or 'make build' in a checkout, or set HPCEVAL_TRACE_LIB)")
     return path

@@ -1,0 +1,99 @@
+"""Builds the C core (benchmarks, trace library, buildinfo.json) through csrc/Makefile, the one
+build description: `pip install` (setup.py) and `hpceval build` call this, `make build` calls
+the Makefile directly. Imported by setup.py before hpceval is installed, so it uses only the
+standard library and raises its own BuildError (one line each)."""
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import List, Optional
+
+
+class BuildError(Exception):
+    """Something the build needs is missing or broken; the message is one line."""
+
+
+_MPI_PACKAGES = "install libopenmpi-dev or mpich (Debian), openmpi-devel or mpich-devel (RPM)"
+# Libraries the areas link (csrc/AREA/lib/libs): header to compile against, what to install.
+_LIBRARIES = {
+    "-lfftw3": ("fftw3.h", "fftw_plan p = 0; (void)p; fftw_cleanup();",
+                "FFTW", "libfftw3-dev (Debian) or fftw-devel (RPM)"),
+    "-lopenblas": ("cblas.h", "double a = 1; cblas_daxpy(1, 1.0, &a, 1, &a, 1);",
+                   "OpenBLAS", "libopenblas-dev (Debian) or openblas-devel (RPM)"),
+}
+_MPI_PROGRAM = "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); return MPI_Finalize(); }\n"
+
+
+def find_mpicc(requested: Optional[str] = None) -> str:
+    """The MPI compiler wrapper: the one asked for (--mpicc, $MPICC), else mpicc on PATH."""
+    name = requested or os.environ.get("MPICC") or "mpicc"
+    found = shutil.which(name)
+    if found:
+        return found
+    if requested or os.environ.get("MPICC"):
+        raise BuildError(f"MPI compiler wrapper {name!r} (MPICC) not found or not executable: "
+                         f"set MPICC to your MPI's mpicc, or {_MPI_PACKAGES}")
+    raise BuildError(f"no MPI compiler wrapper 'mpicc' on PATH: {_MPI_PACKAGES}, or set MPICC")
+
+
+def _compiles(mpicc: str, source: str, flags: List[str], workdir: str) -> Optional[str]:
+    """None when `source` compiles and links, else the compiler's first error line."""
+    src = os.path.join(workdir, "probe.c")
+    Path(src).write_text(source)
+    try:
+        proc = subprocess.run([mpicc, *flags, src, "-o", os.path.join(workdir, "probe"), *flags],
+                              capture_output=True, text=True, timeout=120)
+    except OSError as exc:
+        return str(exc)
+    if proc.returncode == 0:
+        return None
+    lines = [ln for ln in proc.stderr.splitlines() if "error" in ln.lower()] or \
+        proc.stderr.splitlines() or [f"exit status {proc.returncode}"]
+    return lines[0].strip()
+
+
+def _area_libraries(csrc: Path) -> List[str]:
+    flags: List[str] = []
+    for libs in sorted(csrc.glob("*/lib/libs")):
+        for line in libs.read_text().splitlines():
+            flags += [f for f in line.split("#")[0].split() if f not in flags]
+    return flags
+
+
+def check(mpicc: str, csrc: Path, cflags: Optional[str] = None) -> None:
+    """Fail early, in one line, on what would otherwise be a page of compiler errors."""
+    extra = (cflags or "").split()
+    with tempfile.TemporaryDirectory(prefix="hpceval-check-") as work:
+        error = _compiles(mpicc, _MPI_PROGRAM, extra, work)
+        if error:
+            raise BuildError(f"{mpicc} (MPICC) cannot build an MPI program ({error}): "
+                             f"set MPICC to a working MPI compiler wrapper, or {_MPI_PACKAGES}")
+        for flag in _area_libraries(csrc):
+            if flag not in _LIBRARIES:
+                continue
+            header, body, name, packages = _LIBRARIES[flag]
+            source = f"#include <{header}>\nint main(void) {{ {body} return 0; }}\n"
+            error = _compiles(mpicc, source, extra + [flag], work)
+            if error:
+                raise BuildError(f"{name} not found ({header}, {flag}: {error}): install "
+                                 f"{packages}, or point CFLAGS (-I, -L) at it")
+
+
+def build(csrc: str, target: str, objdir: str, mpicc: Optional[str] = None,
+          cflags: Optional[str] = None) -> str:
+    """Compile the C core into target/bin, target/lib; returns the MPI wrapper used."""
+    if not shutil.which("make"):
+        raise BuildError("no 'make' on PATH: install make (Debian and RPM)")
+    wrapper = find_mpicc(mpicc)
+    check(wrapper, Path(csrc), cflags)
+    os.makedirs(objdir, exist_ok=True)
+    argv = ["make", "-s", "-C", csrc, "core", f"BUILD={target}", f"OBJDIR={objdir}",
+            f"MPICC={wrapper}"] + ([f"CFLAGS={cflags}"] if cflags else [])
+    log = os.path.join(objdir, "build.log")
+    with open(log, "w") as out:
+        proc = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT)
+    if proc.returncode != 0:
+        raise BuildError(f"building the C core with {wrapper} failed (exit {proc.returncode}): "
+                         f"see {log}")
+    return wrapper
