@@ -92,6 +92,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     suite = "+".join(targets)
     settings = {"sets": list(sets), "np": nranks, "launcher": launcher_choice,
                 "timeout_s": timeout_s, "trace": trace,
+                "build": str(paths.bin_dir()),          # which C core: pip's, hpceval build's, ...
                 "placement": place.settings() if place else None,
                 "nodes": run_nodes(launcher, place, timeout_s),
                 "llc": cache.settings() if cache else {"used": ctx.llc_bytes, "source": "reported"},

@@ -1,0 +1,53 @@
+"""hpceval build: rebuild the C core against another MPI (the site's, not the one pip saw) into the
+user's data directory, through csrc/Makefile like `pip install` and `make build`. Runs then use
+it, and record it in their fingerprint (buildinfo.json: wrapper, MPI flavour, flags)."""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+
+from hpceval import cbuild, paths
+from hpceval.errors import UsageError
+
+NAME = "build"
+HELP = ("rebuild the C benchmarks with another MPI compiler wrapper into the user's data "
+        "directory; later runs use that build (--remove: back to the installed one)")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mpicc", metavar="PATH", help="MPI compiler wrapper (default $MPICC, else mpicc)")
+    p.add_argument("--cflags", metavar="FLAGS", help="C flags instead of csrc/Makefile's "
+                   "(-O3 -march=native)")
+    p.add_argument("--remove", action="store_true", help="delete the user build: runs use the "
+                   "one pip installed (or the checkout's build/bin) again")
+
+
+def execute(args: argparse.Namespace) -> int:
+    target = paths.user_build()
+    if args.remove:
+        if args.mpicc or args.cflags:
+            raise UsageError("--remove takes no --mpicc or --cflags")
+        shutil.rmtree(target, ignore_errors=True)
+        print(f"hpceval: removed {target}; runs use {paths.bin_dir()}")
+        return 0
+    csrc = paths.source_csrc()
+    if not (csrc / "Makefile").is_file():
+        raise UsageError(f"the C sources are not installed ({csrc}): reinstall hpceval with pip")
+    # Built beside the current build and swapped in whole: a failed build leaves the old one.
+    fresh = target.with_name(target.name + ".new")
+    shutil.rmtree(fresh, ignore_errors=True)
+    try:
+        wrapper = cbuild.build(str(csrc), str(fresh), str(fresh / "obj"), args.mpicc, args.cflags)
+    except cbuild.BuildError as exc:
+        raise UsageError(str(exc)) from None
+    shutil.rmtree(fresh / "obj")
+    old = target.with_name(target.name + ".old")
+    if target.exists():
+        target.rename(old)
+    fresh.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+    info = json.loads((target / "bin" / "buildinfo.json").read_text())
+    print(f"hpceval: built the C core with {wrapper} ({info.get('mpi') or 'unknown MPI'}, "
+          f"{info.get('cflags')}) into {target}; runs use it now")
+    return 0
