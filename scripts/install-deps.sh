@@ -5,7 +5,8 @@
 # (or a site MPI on PATH, or MPICC=...) keeps it. With HPCEVAL_MPICH=1 (make test, make
 # build-mpich) also Debian's MPICH beside Open MPI; with HPCEVAL_VCLUSTER=1 (make test) the tools
 # of the virtual cluster and its tests (scripts/vcluster: ip, umount; tests/cluster: setpriv);
-# with HPCEVAL_SLURM=1 (make test) Debian's Slurm and munge for `vcluster up N --slurm`.
+# with HPCEVAL_SLURM=1 (make test) Debian's Slurm and munge for `vcluster up N --slurm`; with
+# HPCEVAL_OTF2=1 (make test) otf2-tools (otf2-print).
 set -eu
 MPICC="${MPICC:-mpicc}"
 pkgs=""
@@ -36,6 +37,10 @@ if [ "${HPCEVAL_VCLUSTER:-0}" = 1 ]; then
     command -v ip >/dev/null 2>&1 || pkgs="$pkgs iproute2"
     command -v umount >/dev/null 2>&1 || pkgs="$pkgs mount"
     command -v setpriv >/dev/null 2>&1 || pkgs="$pkgs util-linux"
+fi
+# otf2-print, which the OTF2 export's test reads archives with (make test sets HPCEVAL_OTF2=1).
+if [ "${HPCEVAL_OTF2:-0}" = 1 ] && ! command -v otf2-print >/dev/null 2>&1; then
+    pkgs="$pkgs otf2-tools"
 fi
 if [ "${HPCEVAL_SLURM:-0}" = 1 ]; then
     command -v slurmctld >/dev/null 2>&1 || pkgs="$pkgs slurmctld"

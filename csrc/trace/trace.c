@@ -51,28 +51,30 @@ static void warn(const char *what, const char *detail)
 
 /* The store behind every event; the event cost measurement times exactly this. */
 static inline void store(hpt_event *ev, int kind, int id, uint64_t b, uint64_t e,
-                         int64_t bytes, int peer)
+                         int64_t bytes, int peer, int tag)
 {
     ev->t_begin = b;
     ev->t_end = e;
     ev->bytes = bytes;
     ev->peer = peer;
+    ev->tag = tag;
+    ev->spare = 0;
     ev->id = (uint16_t)id;
     ev->kind = (uint16_t)kind;
 }
 
-static void record(int kind, int id, uint64_t b, uint64_t e, int64_t bytes, int peer)
+static void record(int kind, int id, uint64_t b, uint64_t e, int64_t bytes, int peer, int tag)
 {
     if (nevents == capacity) { /* full: count, never grow (no allocation while traced) */
         dropped++;
         return;
     }
-    store(&events[nevents++], kind, id, b, e, bytes, peer);
+    store(&events[nevents++], kind, id, b, e, bytes, peer, tag);
 }
 
-void hpt_record(int id, uint64_t t_begin, uint64_t t_end, int64_t bytes, int peer)
+void hpt_record(int id, uint64_t t_begin, uint64_t t_end, int64_t bytes, int peer, int tag)
 {
-    record(HPT_KIND_CALL, id, t_begin, t_end, bytes, peer);
+    record(HPT_KIND_CALL, id, t_begin, t_end, bytes, peer, tag);
 }
 
 /* Index of a phase name, added on first sight. A full table maps to "(other)". */
@@ -94,7 +96,7 @@ void hpt_phase(int begin, const char *name)
 {
     uint64_t t = hpt_now();
     int id = intern(name ? name : "(null)");
-    record(begin ? HPT_KIND_PHASE_BEGIN : HPT_KIND_PHASE_END, id, t, t, -1, -1);
+    record(begin ? HPT_KIND_PHASE_BEGIN : HPT_KIND_PHASE_END, id, t, t, -1, -1, -1);
 }
 
 /* Offset of this rank's CLOCK_MONOTONIC to rank 0's (add it to a local time to get rank
@@ -209,7 +211,7 @@ int hpt_init_hook(int rc, uint64_t t_begin, int id)
         return rc;
     }
     t_init = hpt_now();
-    record(HPT_KIND_CALL, id, t_begin, t_init, -1, -1);
+    record(HPT_KIND_CALL, id, t_begin, t_init, -1, -1, -1);
     hpt_on = 1;
     return rc;
 }
@@ -227,7 +229,7 @@ static double measure_event_cost(void)
             uint64_t b = hpt_now();
             int64_t bytes = hpt_bytes(8, MPI_DOUBLE);
             int peer = hpt_peer(MPI_COMM_WORLD, 0);
-            store(&scratch[i & 63], HPT_KIND_CALL, HPT_Send, b, hpt_now(), bytes, peer);
+            store(&scratch[i & 63], HPT_KIND_CALL, HPT_Send, b, hpt_now(), bytes, peer, 0);
             __asm__ __volatile__("" ::: "memory"); /* keep every store */
         }
         double ns = (double)(hpt_now() - t0) / HPT_COST_REPS;
@@ -300,7 +302,8 @@ static void write_file(void)
             event_cost_ns, (unsigned long long)nevents, (unsigned long long)dropped,
             (unsigned long long)capacity, phase_names_lost);
     fprintf(f, ",\"event_size\":%zu,\"event_layout\":[[\"t_begin\",\"<u8\"],[\"t_end\",\"<u8\"],"
-               "[\"bytes\",\"<i8\"],[\"peer\",\"<i4\"],[\"id\",\"<u2\"],[\"kind\",\"<u2\"]]",
+               "[\"bytes\",\"<i8\"],[\"peer\",\"<i4\"],[\"tag\",\"<i4\"],[\"id\",\"<u2\"],"
+               "[\"kind\",\"<u2\"],[\"spare\",\"<u4\"]]",
             sizeof(hpt_event));
     json_names(f, "calls", call_names, HPT_NCALLS);
     json_names(f, "phases", pnames, np);
@@ -329,7 +332,7 @@ int hpt_finalize(void)
      * with an error, mpirun kills the others, and they must have written by then. So the
      * MPI_Finalize slice covers this library's own work (clock, cost), not PMPI_Finalize. */
     if (events) {
-        record(HPT_KIND_CALL, HPT_Finalize, t_finalize, hpt_now(), -1, -1);
+        record(HPT_KIND_CALL, HPT_Finalize, t_finalize, hpt_now(), -1, -1, -1);
         write_file();
         free(events);
         events = NULL;

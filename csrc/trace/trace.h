@@ -48,14 +48,16 @@ enum {
 /* What an event is. Phase marks are instants (t_begin == t_end); the merge pairs them. */
 enum { HPT_KIND_CALL = 0, HPT_KIND_PHASE_BEGIN = 1, HPT_KIND_PHASE_END = 2 };
 
-/* One event: 32 bytes. The layout is written into the raw file's header
+/* One event: 40 bytes. The layout is written into the raw file's header
  * ("event_layout") and read by merge.py with numpy; change both together. */
 typedef struct {
     uint64_t t_begin, t_end; /* ns, CLOCK_MONOTONIC of this rank (offsets applied at merge) */
     int64_t bytes;           /* count * type size where meaningful, else -1 */
     int32_t peer;            /* MPI_COMM_WORLD rank of the partner/root/target, else -1 */
+    int32_t tag;             /* point-to-point message tag (OTF2 message events), else -1 */
     uint16_t id;             /* call id (HPT_*), or phase name index for phase marks */
     uint16_t kind;           /* HPT_KIND_* */
+    uint32_t spare;          /* padding to 8 bytes, named so the layout covers every byte */
 } hpt_event;
 
 /* Nonzero on the thread that called MPI_Init while tracing is on and no traced call is
@@ -71,7 +73,7 @@ static inline uint64_t hpt_now(void)
 }
 
 /* trace.c */
-void hpt_record(int id, uint64_t t_begin, uint64_t t_end, int64_t bytes, int peer);
+void hpt_record(int id, uint64_t t_begin, uint64_t t_end, int64_t bytes, int peer, int tag);
 int hpt_init_hook(int rc, uint64_t t_begin, int id); /* after PMPI_Init* returned rc */
 int hpt_finalize(void);                                             /* replaces MPI_Finalize */
 void hpt_phase(int begin, const char *name);

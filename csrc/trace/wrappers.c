@@ -6,6 +6,8 @@
  *   bytes: count * type size of the call's message; for collectives the per-process piece
  *          (what OSU calls the message size); NONE where it means nothing.
  *   peer:  MPI_COMM_WORLD rank of the destination, source, root or target; NONE otherwise.
+ * Point-to-point sends and receives are TRACE_MSG lines, which also record the message tag
+ * (the OTF2 export's message events match sends to receives by it).
  */
 #include "trace.h"
 
@@ -16,7 +18,8 @@
 /* The body of every wrapper. Untraced (no HPCEVAL_TRACE_DIR, another thread than the one
  * that initialised MPI, or a call made from inside a traced call): the PMPI call, nothing
  * else. */
-#define TRACE(name, call, bytes, peer)                                                     \
+#define TRACE(name, call, bytes, peer) TRACE_MSG(name, call, bytes, peer, NONE)
+#define TRACE_MSG(name, call, bytes, peer, tag)                                            \
     do {                                                                                   \
         if (!hpt_on)                                                                       \
             return call;                                                                   \
@@ -25,9 +28,9 @@
         int rc_ = call;                                                                    \
         uint64_t t1_ = hpt_now();                                                          \
         if (rc_ == MPI_SUCCESS)                                                            \
-            hpt_record(HPT_##name, t0_, t1_, (bytes), (peer));                             \
+            hpt_record(HPT_##name, t0_, t1_, (bytes), (peer), (tag));                      \
         else                                                                               \
-            hpt_record(HPT_##name, t0_, t1_, NONE, NONE);                                  \
+            hpt_record(HPT_##name, t0_, t1_, NONE, NONE, NONE);                            \
         hpt_on = 1;                                                                        \
         return rc_;                                                                        \
     } while (0)
@@ -36,6 +39,10 @@
 #define SOURCE(comm, source, status)                                                       \
     hpt_peer(comm, (source) == MPI_ANY_SOURCE && (status) != MPI_STATUS_IGNORE             \
                        ? (status)->MPI_SOURCE : (source))
+
+/* A receive with MPI_ANY_TAG: the message's tag, when the program asked for the status. */
+#define TAG(tag, status)                                                                   \
+    ((tag) == MPI_ANY_TAG && (status) != MPI_STATUS_IGNORE ? (status)->MPI_TAG : (tag))
 
 /* Collectives that may take MPI_IN_PLACE as the send buffer size their piece by the
  * receive arguments then. */
@@ -116,54 +123,54 @@ int MPI_Win_free(MPI_Win *win)
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    TRACE(Send, PMPI_Send(buf, count, type, dest, tag, comm),
-          hpt_bytes(count, type), hpt_peer(comm, dest));
+    TRACE_MSG(Send, PMPI_Send(buf, count, type, dest, tag, comm),
+          hpt_bytes(count, type), hpt_peer(comm, dest), tag);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
              MPI_Status *status)
 {
-    TRACE(Recv, PMPI_Recv(buf, count, type, source, tag, comm, status),
-          hpt_bytes(count, type), SOURCE(comm, source, status));
+    TRACE_MSG(Recv, PMPI_Recv(buf, count, type, source, tag, comm, status),
+              hpt_bytes(count, type), SOURCE(comm, source, status), TAG(tag, status));
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
-    TRACE(Isend, PMPI_Isend(buf, count, type, dest, tag, comm, request),
-          hpt_bytes(count, type), hpt_peer(comm, dest));
+    TRACE_MSG(Isend, PMPI_Isend(buf, count, type, dest, tag, comm, request),
+          hpt_bytes(count, type), hpt_peer(comm, dest), tag);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
-    TRACE(Irecv, PMPI_Irecv(buf, count, type, source, tag, comm, request),
-          hpt_bytes(count, type), hpt_peer(comm, source));
+    TRACE_MSG(Irecv, PMPI_Irecv(buf, count, type, source, tag, comm, request),
+          hpt_bytes(count, type), hpt_peer(comm, source), tag);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    TRACE(Ssend, PMPI_Ssend(buf, count, type, dest, tag, comm),
-          hpt_bytes(count, type), hpt_peer(comm, dest));
+    TRACE_MSG(Ssend, PMPI_Ssend(buf, count, type, dest, tag, comm),
+          hpt_bytes(count, type), hpt_peer(comm, dest), tag);
 }
 
 int MPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    TRACE(Rsend, PMPI_Rsend(buf, count, type, dest, tag, comm),
-          hpt_bytes(count, type), hpt_peer(comm, dest));
+    TRACE_MSG(Rsend, PMPI_Rsend(buf, count, type, dest, tag, comm),
+          hpt_bytes(count, type), hpt_peer(comm, dest), tag);
 }
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    TRACE(Bsend, PMPI_Bsend(buf, count, type, dest, tag, comm),
-          hpt_bytes(count, type), hpt_peer(comm, dest));
+    TRACE_MSG(Bsend, PMPI_Bsend(buf, count, type, dest, tag, comm),
+          hpt_bytes(count, type), hpt_peer(comm, dest), tag);
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    TRACE(Issend, PMPI_Issend(buf, count, type, dest, tag, comm, request),
-          hpt_bytes(count, type), hpt_peer(comm, dest));
+    TRACE_MSG(Issend, PMPI_Issend(buf, count, type, dest, tag, comm, request),
+          hpt_bytes(count, type), hpt_peer(comm, dest), tag);
 }
 
 /* bytes: the message sent; peer: the destination */

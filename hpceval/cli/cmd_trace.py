@@ -1,5 +1,6 @@
 """hpceval trace: run any MPI program with the PMPI trace library preloaded, merge the per-rank
-traces into Chrome trace-event JSON (opens in Perfetto). docs/trace.md.
+traces into Chrome trace-event JSON (opens in Perfetto) or an OTF2 archive (Vampir).
+docs/trace.md.
 
 The program's stdout, stdin and exit status are its own; the summary goes to stderr."""
 from __future__ import annotations
@@ -23,17 +24,23 @@ from hpceval.runner import Outcome, check_ranks, driver_signals
 from hpceval.runner.program import DEFAULT_TIMEOUT_S, run_program
 from hpceval.trace import NoTraceError, TraceError, merge_dir, summarize
 from hpceval.trace.merge import every_rank_written
+from hpceval.trace.otf2export import check_target, write_otf2
 from hpceval.trace.preload import trace_env
 
 NAME = "trace"
-HELP = "trace an MPI program's calls and phases per rank into a Chrome trace (Perfetto)"
+HELP = ("trace an MPI program's calls and phases per rank into a Chrome trace (Perfetto) or an "
+        "OTF2 archive (Vampir)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.usage = ("hpceval trace [-o FILE] [--np N] [--keep-raw DIR] [--figures DIR] [--timeout S] "
-               "-- CMD [ARGS...]")
-    p.add_argument("-o", "--output", default="trace.json", metavar="FILE",
-                   help="merged trace (default: trace.json)")
+    p.usage = ("hpceval trace [-o PATH] [--format chrome|otf2] [--np N] [--keep-raw DIR] "
+               "[--figures DIR] [--timeout S] -- CMD [ARGS...]")
+    p.add_argument("-o", "--output", default=None, metavar="PATH",
+                   help="merged trace (default: trace.json; with --format otf2 the archive "
+                        "directory trace.otf2, which must not exist)")
+    p.add_argument("--format", choices=("chrome", "otf2"), default="chrome",
+                   help="chrome: Chrome trace-event JSON (Perfetto; default); otf2: an OTF2 "
+                        "archive (Vampir; needs the otf2 Python package)")
     p.add_argument("--np", type=int, default=None, metavar="N",
                    help="launch CMD (a plain program) with N ranks through hpceval's launcher; "
                         "without it CMD is run as given, e.g. mpirun -np 4 ./prog")
@@ -42,7 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-raw", metavar="DIR", default=None,
                    help="write the per-rank raw files to DIR and keep them")
     p.add_argument("--max-events", type=int, default=None, metavar="N",
-                   help="events kept per rank (default 2000000, 32 bytes each); more are counted "
+                   help="events kept per rank (default 2000000, 40 bytes each); more are counted "
                         "as dropped")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
                    help="time limit in seconds, after which every process CMD started is ended "
@@ -67,7 +74,12 @@ def _check_usage(args: argparse.Namespace) -> List[str]:
         raise UsageError(f"--max-events {args.max_events}: must be at least 1")
     if args.figures:
         check_output_dir(args.figures, "--figures")
-    check_output_file(args.output, "-o")
+    if args.output is None:
+        args.output = "trace.otf2" if args.format == "otf2" else "trace.json"
+    if args.format == "otf2":
+        check_target(args.output)
+    else:
+        check_output_file(args.output, "-o")
     if shutil.which(cmd[0]) is None:
         raise UsageError(f"{cmd[0]}: command not found (or not executable)")
     if args.keep_raw:
@@ -142,6 +154,18 @@ def _launch(args: argparse.Namespace, cmd: List[str], tenv: Dict[str, str]) -> O
     return out
 
 
+def _write(trace: dict, out: Path, fmt: str) -> None:
+    if fmt == "otf2":
+        write_otf2(trace, out)
+        return
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            json.dump(trace, f, separators=(",", ":"))
+            f.write("\n")
+    except OSError as exc:
+        raise UsageError(f"-o {out}: cannot write: {exc.strerror or exc}") from None
+
+
 def execute(args: argparse.Namespace) -> int:
     cmd = user_cmd = _check_usage(args)
     out = Path(args.output)
@@ -164,12 +188,7 @@ def execute(args: argparse.Namespace) -> int:
             if isinstance(exc, NoTraceError):
                 raise
             raise HpcevalError(str(exc)) from None      # ranks missing although CMD succeeded: 1
-        try:
-            with open(out, "w", encoding="utf-8") as f:
-                json.dump(trace, f, separators=(",", ":"))
-                f.write("\n")
-        except OSError as exc:
-            raise UsageError(f"-o {out}: cannot write: {exc.strerror or exc}") from None
+        _write(trace, out, args.format)
         sys.stderr.write(_summary(trace, out) + "\n")
         if args.figures:
             from hpceval.report import save_trace_figures   # matplotlib: only when asked

@@ -174,16 +174,20 @@ def merge_dir(directory: Union[str, Path], command: str) -> dict:
         ts = us(begins[r][calls])
         dur = np.round(us(ends[r][calls]) - ts, 3)
         names = h["calls"]
-        for ts_, dur_, cid, nbytes, peer in zip(ts.tolist(), dur.tolist(),
-                                                ev["id"][calls].tolist(),
-                                                ev["bytes"][calls].tolist(),
-                                                ev["peer"][calls].tolist()):
+        # Raw files from before the tag field (32-byte events) have none: no tags then.
+        tags = ev["tag"][calls].tolist() if "tag" in ev.dtype.names else [-1] * len(calls)
+        for ts_, dur_, cid, nbytes, peer, tag in zip(ts.tolist(), dur.tolist(),
+                                                     ev["id"][calls].tolist(),
+                                                     ev["bytes"][calls].tolist(),
+                                                     ev["peer"][calls].tolist(), tags):
             name = names[cid]
             args = {"state": state(name)}
             if nbytes >= 0:
                 args["bytes"] = nbytes
             if peer >= 0:
                 args["peer"] = peer
+            if tag >= 0:
+                args["tag"] = tag
             events.append({"ph": "X", "cat": "mpi", "name": name, "pid": 0, "tid": r,
                            "ts": ts_, "dur": max(dur_, 0.0), "args": args})
     h0 = by_rank[0][0]
