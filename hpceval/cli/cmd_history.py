@@ -10,7 +10,8 @@ from rich.table import Table
 
 from hpceval.cli.cardview import pct
 from hpceval.cli.common import add_db, console, fmt_value, open_store
-from hpceval.cli.outputs import check_output_dir, output_errors
+from hpceval.cli.junit import junit_xml
+from hpceval.cli.outputs import check_output_dir, check_output_file, output_errors, write_text_whole
 from hpceval.errors import HpcevalError, UsageError
 from hpceval.store import dump_json
 
@@ -34,6 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=float, default=0.10, metavar="FRACTION",
                    help="relative change that counts as a step or regression (default 0.10)")
     p.add_argument("--check", action="store_true", help="exit 1 if the latest run regressed beyond the threshold")
+    p.add_argument("--junit", metavar="FILE", default=None,
+                   help="also write JUnit XML for CI: a test case per metric, a failure per "
+                        "regression (docs/ci.md)")
     p.add_argument("--json", action="store_true", help="the series as JSON")
     p.add_argument("--figures", metavar="DIR", default=None, help="save a figure per metric (SVG, PNG)")
     p.add_argument("--pdf", action="store_true", help="with --figures: PDF too")
@@ -56,6 +60,8 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError("--pdf needs --figures DIR")
     if args.figures:
         check_output_dir(args.figures, "--figures")
+    if args.junit:
+        check_output_file(args.junit, "--junit")
     if args.tag is not None and args.machine is not None:
         raise UsageError("--tag and --machine choose the runs two ways: give one")
     from hpceval.analysis.history import Settings, history, regressions   # numpy: only when run
@@ -101,6 +107,9 @@ def execute(args: argparse.Namespace) -> int:
         with output_errors("--figures"):
             written = save_history_figures(series, Path(args.figures), pdf=args.pdf)
         print(f"wrote {len(written)} figure files to {args.figures}")
+    if args.junit:
+        with output_errors("--junit"):
+            write_text_whole(args.junit, junit_xml(series, args.threshold))
     if args.check:
         bad = regressions(series)
         if bad:
