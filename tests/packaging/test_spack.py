@@ -1,0 +1,45 @@
+"""packaging/spack/package.py without Spack: valid Python, a PythonPackage declaring the variants
+and dependencies the docs promise, and every Python dependency of pyproject.toml with its minimum
+version (so the recipe does not drift from the package)."""
+import ast
+import re
+import tomllib
+
+from helpers import ROOT
+
+RECIPE = ROOT / "packaging" / "spack" / "package.py"
+
+
+def _calls(tree: ast.AST, name: str):
+    """(first argument, keyword arguments) of each call to `name` in the class body."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == name:
+            kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+            out.append((ast.literal_eval(node.args[0]), kw))
+    return out
+
+
+def test_recipe_parses_and_declares_variants_and_dependencies():
+    tree = ast.parse(RECIPE.read_text(), filename=str(RECIPE))
+    [cls] = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert cls.name == "Hpceval" and [b.id for b in cls.bases] == ["PythonPackage"]
+    variants = {name: kw for name, kw in _calls(cls, "variant")}
+    assert set(variants) == {"native", "otf2"}
+    assert all(isinstance(kw["default"], bool) and kw["description"] for kw in variants.values())
+    deps = {spec.split("@")[0]: (spec, kw) for spec, kw in _calls(cls, "depends_on")}
+    assert {"mpi", "fftw-api", "openblas", "python", "py-numpy", "py-setuptools", "gmake"} <= set(deps)
+    assert deps["py-otf2"][1]["when"] == "+otf2"
+    assert "build" in deps["py-numpy"][1]["type"] and "run" in deps["py-numpy"][1]["type"]
+    assert {f.name for f in cls.body if isinstance(f, ast.FunctionDef)} >= {"setup_build_environment"}
+
+
+def test_recipe_matches_pyproject():
+    tree = ast.parse(RECIPE.read_text())
+    deps = {spec.split("@")[0]: spec for spec, _ in _calls(tree, "depends_on")}
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for req in project["dependencies"]:
+        name, minimum = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", req).groups()
+        assert deps.get(f"py-{name.lower()}") == f"py-{name.lower()}@{minimum}:", req
+    py = re.fullmatch(r">=([0-9.]+)", project["requires-python"]).group(1)
+    assert deps["python"] == f"python@{py}:"
