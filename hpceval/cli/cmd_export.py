@@ -1,4 +1,5 @@
-"""hpceval export: runs as JSON (docs/export.md) or CSV, to stdout."""
+"""hpceval export: runs as JSON (docs/export.md) or CSV, to stdout; or the traces stored with
+traced runs (run --trace) as OTF2 archives in a new directory (docs/trace.md)."""
 from __future__ import annotations
 
 import argparse
@@ -6,13 +7,19 @@ import csv
 import math
 import json
 import os
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 from hpceval.cli.common import add_db, db_path, open_store, resolve_runs
+from hpceval.cli.outputs import output_errors
+from hpceval.errors import UsageError
 from hpceval.store import STATS, dump_json
 
 NAME = "export"
-HELP = "export runs (all by default) as JSON or CSV on stdout"
+HELP = ("export runs (all by default) as JSON or CSV on stdout, or their stored traces as OTF2 "
+        "archives (--format otf2 -o DIR)")
 
 CSV_COLUMNS = ("run_id", "run_uuid", "started", "suite", "status", "hostname", "benchmark", "params",
                "metric", "unit", "statistic", "better") + STATS + ("converged",)
@@ -21,7 +28,10 @@ CSV_COLUMNS = ("run_id", "run_uuid", "started", "suite", "status", "hostname", "
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="*", metavar="RUN")
     add_db(p)
-    p.add_argument("--format", choices=("json", "csv"), default="json")
+    p.add_argument("--format", choices=("json", "csv", "otf2"), default="json")
+    p.add_argument("-o", "--output", metavar="DIR", default=None,
+                   help="with --format otf2: the new directory for the archives, one per stored "
+                        "trace (RUN-N-BENCHMARK/traces.otf2)")
 
 
 def _cell(v):
@@ -30,7 +40,34 @@ def _cell(v):
     return v if isinstance(v, (int, float)) and math.isfinite(v) else ""
 
 
+def _export_otf2(args: argparse.Namespace) -> int:
+    from hpceval.trace.otf2export import check_target, write_otf2
+    if not args.output:
+        raise UsageError("--format otf2 needs -o DIR (a new directory for the archives)")
+    target = check_target(args.output)
+    store = open_store(args)
+    runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=True)]
+    traces = [(run["id"], n, t) for run in runs for n, t in enumerate(run["traces"], 1)]
+    if not traces:
+        raise UsageError("no stored traces in these runs (record them with 'hpceval run --trace')")
+    # All archives are built in a sibling directory renamed into place: all or nothing.
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.resolve().parent))
+    try:
+        for run_id, n, t in traces:
+            write_otf2(t["trace"], work / f"{run_id}-{n}-{t['benchmark']}")
+        with output_errors(f"-o {target}"):
+            os.rename(work, target)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"wrote {len(traces)} OTF2 archive{'s' if len(traces) != 1 else ''} to {target}")
+    return 0
+
+
 def execute(args: argparse.Namespace) -> int:
+    if args.format == "otf2":
+        return _export_otf2(args)
+    if args.output:
+        raise UsageError("-o is for --format otf2 (JSON and CSV go to stdout)")
     if not args.runs and not os.path.exists(db_path(args)):
         runs = []                      # nothing stored yet: an empty export, and no new file
     else:

@@ -70,3 +70,23 @@ def test_slices_nest_and_stay_in_time_order():
                    (10000, "recv", "MPI_Recv"), (10000, "leave", "MPI_Recv"),
                    (10000, "leave", "step"), (12000, "enter", "MPI_Barrier"),
                    (13000, "leave", "MPI_Barrier")]
+
+
+def test_traces_stored_by_run_trace_export_as_otf2(cli, tmp_path, bindir):
+    p = cli("run", "pingpong", "--np", "2", "--trace", "--set", "sizes=8", "--set", "refine=0",
+            "--set", "budget=0.02", "--set", "max-reps=20", "--no-remeasure", "--llc", "reported")
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "archives"
+    p = cli("export", "--format", "otf2", "-o", str(out))
+    assert p.returncode == 0 and "wrote 1 OTF2 archive" in p.stdout, p.stderr
+    [archive] = list(out.iterdir())
+    assert archive.name == "1-1-pingpong"
+    anchor = str(archive / "traces.otf2")
+    assert len(re.findall(r"^LOCATION +\d", _otf2_print("-G", anchor), re.M)) == 2
+    events = _otf2_print(anchor)
+    assert len(re.findall(r"^MPI_SEND ", events, re.M)) == len(re.findall(r"^MPI_RECV ", events, re.M)) > 0
+    again = cli("export", "--format", "otf2", "-o", str(out))
+    assert again.returncode == 2 and "already exists" in one_line_error(again.stderr)
+    for args in (("--format", "otf2"), ("--format", "json", "-o", str(tmp_path / "x"))):
+        p = cli("export", *args)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
