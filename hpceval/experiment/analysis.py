@@ -1,0 +1,120 @@
+"""Which differences between an experiment's variants are significant.
+
+Each variant of a point has several samples: its record's median in every round (and, for
+copies, of every copy). Every variant is compared with the baseline (the first variant) by the
+two-sided Mann-Whitney U test on those samples (scipy.stats.mannwhitneyu, exact for small
+samples): significant when p < ALPHA. Rank-based, so one disturbed round cannot make a
+difference, and it needs no normality; with fewer than 4 samples on a side it can never reach
+p < 0.05, which the verdict says. The effect is the ratio of the medians."""
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+from hpceval.analysis import value
+
+ALPHA = 0.05
+MIN_SAMPLES = 4        # the fewest per side with which an exact two-sided U test reaches p < 0.05
+
+Record = Dict[str, Any]
+
+
+def settings(run: dict) -> Optional[Dict[str, Any]]:
+    """The experiment a run measured (kind, benchmark, variants, rounds), or None."""
+    return ((run.get("settings") or {}).get("experiment")) or None
+
+
+def tag(rec: Record) -> Optional[Dict[str, Any]]:
+    return (rec.get("extra") or {}).get("experiment") or rec.get("experiment")
+
+
+def point_labels(points: List[Dict[str, Any]]) -> List[str]:
+    """Each point named by the parameters that differ between them ('all' when one point)."""
+    keys = sorted({k for p in points for k in p})
+    varying = [k for k in keys if len({json.dumps(p.get(k)) for p in points}) > 1]
+    return [" ".join(f"{k}={p.get(k)}" for k in varying) or "all" for p in points]
+
+
+Key = Tuple[str, str]          # (metric, point as JSON)
+
+
+def samples(run: dict) -> Dict[Key, Dict[str, List[float]]]:
+    """(metric, point) -> variant -> samples, in record order."""
+    out: Dict[Key, Dict[str, List[float]]] = {}
+    for rec in run.get("records") or []:
+        t = tag(rec)
+        v = value(rec)
+        if t is None or v is None:
+            continue
+        key = (rec["metric"], json.dumps(rec.get("params") or {}, sort_keys=True))
+        out.setdefault(key, {}).setdefault(str(t["variant"]), []).append(float(v))
+    return out
+
+
+@dataclass
+class Row:
+    metric: str
+    unit: str
+    better: str
+    point: Dict[str, Any]
+    variant: str
+    n: int
+    median: float
+    ratio: float               # median / the baseline's median
+    p: Optional[float]         # None for the baseline itself
+    verdict: str
+    samples: List[float]
+    label: str = ""            # the point, by the parameters that differ between points
+
+
+def _verdict(base: List[float], xs: List[float], ratio: float, better: str) -> Tuple[Optional[float], str]:
+    from scipy.stats import mannwhitneyu
+    if min(len(base), len(xs)) < MIN_SAMPLES:
+        p = float(mannwhitneyu(xs, base, alternative="two-sided").pvalue) if base and xs else None
+        return p, f"too few samples (n < {MIN_SAMPLES}: more --rounds)"
+    p = float(mannwhitneyu(xs, base, alternative="two-sided").pvalue)
+    if p >= ALPHA:
+        return p, "no significant difference"
+    good = (ratio > 1) == (better == "higher")
+    return p, f"significantly {'better' if good else 'worse'} ({(ratio - 1) * 100:+.1f}%)"
+
+
+def compare(run: dict) -> List[Row]:
+    """Every point's variants against the baseline, in the order of the experiment's variants."""
+    exp = settings(run) or {}
+    order = [str(v) for v in exp.get("variants") or []]
+    meta = {(r["metric"], json.dumps(r.get("params") or {}, sort_keys=True)): r
+            for r in run.get("records") or [] if tag(r)}
+    rows: List[Row] = []
+    for key, by_variant in samples(run).items():
+        names = [v for v in order if v in by_variant] or list(by_variant)
+        rec = meta[key]
+        base = by_variant[names[0]]
+        base_median = statistics.median(base)
+        for name in names:
+            xs = by_variant[name]
+            med = statistics.median(xs)
+            ratio = med / base_median if base_median else float("nan")
+            p, verdict = (None, "baseline") if name == names[0] else _verdict(
+                base, xs, ratio, rec.get("better", "higher"))
+            rows.append(Row(key[0], rec.get("unit", ""), rec.get("better", "higher"),
+                            json.loads(key[1]), name, len(xs), med, ratio, p, verdict, xs))
+    for metric in {r.metric for r in rows}:     # points named within their metric
+        mine = [r for r in rows if r.metric == metric]
+        for row, label in zip(mine, point_labels([r.point for r in mine])):
+            row.label = label
+    return rows
+
+
+def significant(row: Row) -> bool:
+    return row.p is not None and row.p < ALPHA and row.n >= MIN_SAMPLES
+
+
+def main_metric(run: dict) -> Optional[str]:
+    """The metric a figure shows: the first rate (higher is better) of the run, else the
+    first metric."""
+    recs = [r for r in run.get("records") or [] if tag(r)]
+    rates = [r["metric"] for r in recs if r.get("better") == "higher"]
+    return (rates or [r["metric"] for r in recs] or [None])[0]
