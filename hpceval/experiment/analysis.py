@@ -112,6 +112,21 @@ def significant(row: Row) -> bool:
     return row.p is not None and row.p < ALPHA and row.n >= MIN_SAMPLES
 
 
+# Copies that ran together for less than this share of their time did not compete throughout.
+LOW_OVERLAP = 0.8
+
+
+def overlap_note(run: dict) -> Optional[str]:
+    """Copies: how well the copies of a group overlapped, when some did poorly."""
+    shares = [t["overlap"] for t in map(tag, run.get("records") or [])
+              if t and t.get("copies", 1) > 1 and "overlap" in t]
+    if not shares or min(shares) >= LOW_OVERLAP:
+        return None
+    return (f"some copies ran together for only {min(shares):.0%} of their time (start-up "
+            "differs between launches): lengthen the measurement (--set budget=...) so that "
+            "they compete throughout")
+
+
 def main_metric(run: dict) -> Optional[str]:
     """The metric a figure shows: the first rate (higher is better) of the run, else the
     first metric."""

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from hpceval.experiment import EXPERIMENTS
-from hpceval.experiment.analysis import ALPHA, Row, compare, main_metric, settings, significant
+from hpceval.experiment.analysis import (ALPHA, Row, compare, main_metric, overlap_note, settings,
+                                        significant)
 
 SECTION = "Experiments"
 MAX_POINTS = 8              # points shown in a figure (the table has them all)
@@ -98,7 +99,7 @@ def experiment_table(run: dict):
     rows = compare(run)
     cells = [[r.metric, r.label, r.variant, r.n, f"{r.median:.4g} {r.unit}",
               f"{r.ratio:.3f}", _fmt(r.p), r.verdict] for r in rows[:MAX_TABLE_ROWS]]
-    notes = list(settings(run).get("notes") or [])
+    notes = list(settings(run).get("notes") or []) + [n for n in [overlap_note(run)] if n]
     cut = f" (first {MAX_TABLE_ROWS} of {len(rows)} rows)" if len(rows) > MAX_TABLE_ROWS else ""
     return Table(["metric", "point", "variant", "samples", "median", "ratio to baseline", "p",
                   "verdict"], cells,
