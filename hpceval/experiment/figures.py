@@ -30,19 +30,25 @@ def _rows_by_point(rows: List[Row], metric: str) -> Dict[str, List[Row]]:
 
 
 def _relative(ax, by_point: Dict[str, List[Row]], baseline: str) -> None:
+    from matplotlib.patches import Patch
     names = list(dict.fromkeys(r.variant for rows in by_point.values() for r in rows))
     width = 0.8 / max(len(names), 1)
+    legend = []
     for i, name in enumerate(names):
         mine = [(j + (i - (len(names) - 1) / 2) * width, r, rows[0].median)
                 for j, rows in enumerate(by_point.values()) for r in rows if r.variant == name]
         bars = ax.bar([x for x, _, _ in mine], [r.ratio - 1 for _, r, _ in mine], width,
                       bottom=1, label=name)
+        legend.append(bars)
         for bar, (x, r, base) in zip(bars, mine):
             bar.set_hatch("" if significant(r) else "//")
             bar.set_alpha(1.0 if significant(r) else 0.45)
             # every round's sample, so the spread behind the verdict shows
             ax.plot([x] * len(r.samples), [s / base for s in r.samples], ".", color="black",
                     markersize=3)
+    # the legend names the variants by colour alone (hatching marks significance)
+    ax.legend([Patch(color=b.patches[0].get_facecolor() if b.patches else None) for b in legend],
+              names, loc="best")
     ax.axhline(1, color="black", linewidth=0.8)
     ax.set_xticks(range(len(by_point)), list(by_point), rotation=20, ha="right", fontsize=7)
     ax.set_ylabel(f"relative to {baseline} (median)")
@@ -51,7 +57,11 @@ def _relative(ax, by_point: Dict[str, List[Row]], baseline: str) -> None:
 def _counts(ax, by_point: Dict[str, List[Row]], unit: str) -> None:
     for label, rows in by_point.items():
         ks = [int(r.variant) for r in rows]
-        line, = ax.plot(ks, [r.median for r in rows], marker="o", label=label)
+        meds = [r.median for r in rows]
+        # bars: the slowest and fastest copy over all rounds
+        spread = [[m - min(r.samples) for m, r in zip(meds, rows)],
+                  [max(r.samples) - m for m, r in zip(meds, rows)]]
+        line = ax.errorbar(ks, meds, yerr=spread, marker="o", capsize=3, label=label).lines[0]
         for r in rows:
             if significant(r):
                 ax.plot([int(r.variant)], [r.median], marker="o", markersize=10,
@@ -60,6 +70,7 @@ def _counts(ax, by_point: Dict[str, List[Row]], unit: str) -> None:
     ax.set_xticks(sorted({int(r.variant) for rows in by_point.values() for r in rows}))
     ax.get_xaxis().set_major_formatter("{x:g}")
     ax.set_xlabel("simultaneous copies")
+    ax.legend(loc="best")
     ax.set_ylabel(f"per copy [{unit}]")
 
 
@@ -84,7 +95,6 @@ def experiment_figure(runs: list):
         mark = "solid"
     ax.set_title(f"{exp['kind']}: {exp['benchmark']} {metric}, {exp['rounds']} interleaved "
                  f"rounds ({mark}: significant, Mann-Whitney U p < {ALPHA})")
-    ax.legend(loc="best")
     return fig
 
 
