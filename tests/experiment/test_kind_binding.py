@@ -38,6 +38,7 @@ def test_policy_the_machine_cannot_express_is_refused(cli, bindir):
                    "consecutive,alternating", says="binding alternating")
     assert_refused(cli, "binding", "sst", "--variants", "consecutive,sideways",
                    says="unknown binding 'sideways'")
+    assert_refused(cli, "binding", "stream", "--set", "threads=2", says="OpenMP threads")
 
 
 def test_each_mpi_spells_the_policies(monkeypatch):
