@@ -10,19 +10,22 @@ from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES, find_launcher
 
 NAME = "experiment"
-HELP = "measure one benchmark under several variants (binding, copies, pages), interleaved"
+HELP = ("measure one benchmark under several variants (binding, copies, sharing, pages), "
+        "interleaved")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("kind", metavar="KIND", help="binding, copies or pages")
+    p.add_argument("kind", metavar="KIND", help="binding, copies, sharing or pages")
     p.add_argument("benchmark", metavar="BENCHMARK", help="see 'hpceval list'")
     p.add_argument("--variants", default="", metavar="A,B,...",
                    help="the variants, the baseline first (binding: consecutive,alternating,"
-                        "default,none; copies: counts, 'max', 'sweep'; pages: base,thp,huge)")
+                        "default,none; copies: counts, 'max', 'sweep'; sharing: one and "
+                        "P:block|interleaved|default; pages: base,thp,huge)")
     p.add_argument("--rounds", type=int, default=5, metavar="R",
                    help="times every variant is measured, interleaved A B C A B C ... (default 5; "
                         "at least 4 for a significance test at p < 0.05)")
-    p.add_argument("--np", type=int, default=None, metavar="N", help="MPI ranks (binding, pages)")
+    p.add_argument("--np", type=int, default=None, metavar="N",
+                   help="MPI ranks (binding, pages; copies and sharing choose their own)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
                    help="set a benchmark parameter")
     p.add_argument("--oversubscribe", action="store_true",
@@ -66,6 +69,7 @@ def _plan(args: argparse.Namespace):
 
 
 def execute(args: argparse.Namespace) -> int:
+    from hpceval.experiment import experiment
     from hpceval.experiment.run import run_experiment
     from hpceval.store import Store
 
@@ -74,7 +78,8 @@ def execute(args: argparse.Namespace) -> int:
         console().print(f"note: {note}", highlight=False)
     settings = {"kind": args.kind, "benchmark": args.benchmark, "rounds": args.rounds,
                 "variants": [v.name for v in variants], "sets": list(args.sets), "np": args.np,
-                "notes": setup.notes, "test": "Mann-Whitney U, two-sided, p < 0.05"}
+                "notes": setup.notes, "test": "Mann-Whitney U, two-sided, p < 0.05",
+                "combine": experiment(args.kind).combine}
     run_id, failures = run_experiment(db_path(args), setup.launcher, steps, settings, args.tag,
                                       args.timeout)
     store = Store(db_path(args))

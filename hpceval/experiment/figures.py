@@ -114,7 +114,8 @@ def experiment_table(run: dict):
     return Table(["metric", "point", "variant", "samples", "median", "ratio to baseline", "p",
                   "verdict"], cells,
                  f"Each variant against the first (baseline): two-sided Mann-Whitney U test on "
-                 f"the per-round (per-copy) medians, significant at p < {ALPHA}{cut}."
+                 f"its samples (each round's median; copies: every copy's; sharing: the jobs' "
+                 f"rates summed per round), significant at p < {ALPHA}{cut}."
                  + "".join(f" Note: {n}." for n in notes))
 
 

@@ -34,6 +34,9 @@ class Experiment:
     parse: Callable[[str, PlanContext], List[str]]   # --variants -> names (UsageError if bad)
     expand: Expand
     ordered: bool = False                       # variants are numbers: a line, not bars
+    # A variant's launches of a round add up: the node's combined rate is the sample (the
+    # best of each launch's records of a point, summed over the launches)
+    combine: bool = False
 
 
 EXPERIMENTS: Dict[str, Experiment] = {}

@@ -51,3 +51,19 @@ def test_copies_that_barely_overlapped_are_noted():
     assert overlap_note(_run({"1": [1] * 4, "2": [1] * 4}, rounds=4, copies=2)) is None
     note = overlap_note(_run({"1": [1] * 4, "2": [1] * 4}, rounds=4, copies=2, overlap=0.3))
     assert "only 30%" in note
+
+
+def test_sharing_sums_the_jobs_and_lays_the_process_grid_aside():
+    recs = []
+    for rnd in range(1, 5):
+        recs.append(_rec("one", rnd, 10.0, P=1, Q=2, n=8))
+        recs.append(_rec("one", rnd, 12.0, P=2, Q=1, n=8))        # the job's best grid counts
+        for copy in (1, 2):
+            r = _rec("1:block", rnd, 8.0, P=1, Q=1, n=8)
+            r["extra"]["experiment"]["copy"] = copy
+            recs.append(r)
+    run = {"settings": {"experiment": {"kind": "sharing", "variants": ["one", "1:block"],
+                                       "combine": True}}, "records": recs}
+    rows = {r.variant: r for r in compare(run)}
+    assert rows["one"].samples == [12.0] * 4 and rows["1:block"].samples == [16.0] * 4
+    assert rows["1:block"].point == {"n": 8} and rows["1:block"].p < 0.05
