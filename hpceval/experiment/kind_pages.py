@@ -55,10 +55,17 @@ def _env(spec: LaunchSpec, variant: str) -> Dict[str, str]:
     return {**spec.env, "GLIBC_TUNABLES": f"{before}:{tunable}" if before else tunable}
 
 
+# Message buffers that ask for THP themselves whatever the variant (csrc/comm/lib/comm.c).
+OWN_THP_AREAS = ("communication",)
+
+
 def _expand(variant: str, setup: Setup) -> List[List[LaunchSpec]]:
-    own = BENCHMARKS[setup.benchmark].has_param("pages")
+    bench = BENCHMARKS[setup.benchmark]
+    own = bench.has_param("pages")
     specs = plan_benchmark(setup, (f"pages={variant}",) if own else ())
-    for note in page_notes([variant]):
+    extra = [f"{bench.name}'s message buffers ask for transparent huge pages themselves: "
+             "only its other memory follows the variant"] if bench.area in OWN_THP_AREAS else []
+    for note in page_notes([variant]) + extra:
         if note not in setup.notes:
             setup.notes.append(note)
     return [[replace(s, label=f"{s.label} pages={variant}",
