@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Dict, List
 
-from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext
+from hpceval.catalog import BENCHMARKS, LaunchSpec
 from hpceval.experiment.registry import Experiment, Setup, names, plan_benchmark, register_experiment
 
 PAGES = ("base", "thp", "huge")
