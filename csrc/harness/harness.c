@@ -163,7 +163,7 @@ hpc_grid *hpc_opt_pgrids(const char *name, int *n)
     *n = 0;
     for (int P = 1; all && P <= hpc_nranks; P++)
         if (hpc_nranks % P == 0)
-            pq[(*n)++] = (hpc_grid){P, hpc_nranks / P};
+            pq[(*n)++] = (hpc_grid){P, hpc_nranks / P, 0};
     for (int k = 0; !all && k < ngiven; k++) {
         hpc_usage_check((long long)given[k].x * given[k].y != hpc_nranks,
                         "option --%s: %dx%d does not fit %d ranks", name, given[k].x,

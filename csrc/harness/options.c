@@ -125,20 +125,24 @@ static int choice_count(const char *choices)
     return n;
 }
 
-/* "AxB", A and B positive ints. */
-static int parse_grid(const char *s, hpc_grid *g)
+/* "AxB" (dims 2) or "AxBxC" (dims 3), positive ints. */
+static int parse_grid(const char *s, hpc_grid *g, int dims)
 {
-    char *end;
-    if (!isdigit((unsigned char)s[0]))
+    int v[3] = {0, 0, 0};
+    for (int d = 0; d < dims; d++) {
+        if ((d && *s++ != 'x') || !isdigit((unsigned char)*s))
+            return -1;
+        char *end;
+        errno = 0;
+        long a = strtol(s, &end, 10);
+        if (errno == ERANGE || a < 1 || a > INT_MAX)
+            return -1;
+        v[d] = (int)a;
+        s = end;
+    }
+    if (*s)
         return -1;
-    errno = 0;
-    long a = strtol(s, &end, 10);
-    if (*end != 'x' || !isdigit((unsigned char)end[1]))
-        return -1;
-    long b = strtol(end + 1, &end, 10);
-    if (*end || errno == ERANGE || a < 1 || b < 1 || a > INT_MAX || b > INT_MAX)
-        return -1;
-    *g = (hpc_grid){(int)a, (int)b};
+    *g = (hpc_grid){v[0], v[1], v[2]};
     return 0;
 }
 
@@ -150,13 +154,13 @@ static int list_item(hpc_option *o, const char *item, int k, char *err, size_t e
         return size_value(o, item, &o->list[k], err, errlen) ? -1 : 0;
     if (o->type == HPC_GRIDS) {
         hpc_grid *g = &o->grids[k];
-        if (parse_grid(item, g)) {
+        if (parse_grid(item, g, o->dims == 3 ? 3 : 2)) {
             snprintf(err, errlen, "option --%s: '%s' is not %s", o->name, item,
-                     o->what ? o->what : "AxB");
+                     o->what ? o->what : o->dims == 3 ? "AxBxC" : "AxB");
             return -1;
         }
         for (int m = 0; m < k; m++)
-            if (o->grids[m].x == g->x && o->grids[m].y == g->y)
+            if (o->grids[m].x == g->x && o->grids[m].y == g->y && o->grids[m].z == g->z)
                 return 1;
         return 0;
     }
@@ -359,7 +363,7 @@ void hpc_options_help(const char *prog, const char *about)
     printf("usage: %s [--option value | --option=value]...\n%s\n\n", prog, about);
     printf("SIZE: non-negative integer, suffixes K, M, G are binary (1K = 1024);\n"
            "SIZES: comma-separated list of SIZE; WORD,...: comma-separated words, each once;\n"
-           "AxB,...: comma-separated grids such as 4x2, each once.\n\n");
+           "AxB,...: comma-separated grids such as 4x2 (or 4x2x3), each once.\n\n");
     for (int i = 0; i < ntable; i++) {
         const hpc_option *o = &table[i];
         char head[64];

@@ -31,13 +31,14 @@ typedef enum {
     HPC_CHOICE,  /* one of the '|'-separated words in .choices */
     HPC_CHOICES, /* comma-separated words of .choices, each once; with .all, "all" alone
                     means every word */
-    HPC_GRIDS    /* comma-separated AxB (A, B positive), each once; "" is an empty list;
-                    with .all, "all" alone is accepted too (empty list, see hpc_opt_pgrids) */
+    HPC_GRIDS    /* comma-separated AxB (A, B positive; AxBxC with .dims = 3), each once;
+                    "" is an empty list; with .all, "all" alone is accepted too (empty list,
+                    see hpc_opt_pgrids) */
 } hpc_opt_type;
 
-/* One AxB of a HPC_GRIDS list: "4x2" is {4, 2}. */
+/* One AxB (or AxBxC) of a HPC_GRIDS list: "4x2" is {4, 2, 0}, "4x2x3" {4, 2, 3}. */
 typedef struct {
-    int x, y;
+    int x, y, z;
 } hpc_grid;
 
 typedef struct {
@@ -51,6 +52,7 @@ typedef struct {
      * not PxQ") and --help; NULL: "one of <choices>" or "AxB". */
     const char *what;
     int all;              /* HPC_CHOICES, HPC_GRIDS: the value "all" is accepted */
+    int dims;             /* HPC_GRIDS: 3 for AxBxC (0 or 2: AxB) */
 
     /* Filled in by the parser. */
     const char *text;     /* effective value as given */

@@ -305,7 +305,7 @@ static void global_grids(plan *pl)
     if (!pl->gr)
         abort();
     for (int k = 0; k < pl->ngr; k++) {
-        pl->gr[k] = pl->weak ? (hpc_grid){wb->x * pl->pg[k].x, wb->y * pl->pg[k].y} : given[k];
+        pl->gr[k] = pl->weak ? (hpc_grid){wb->x * pl->pg[k].x, wb->y * pl->pg[k].y, 0} : given[k];
         int nx = pl->gr[k].x, ny = pl->gr[k].y;
         hpc_usage_check(pl->weak && (nx < 3 || ny < 2), "option --weak-block: %s on the %dx%d "
                         "process grid makes a %dx%d grid, too small (nx >= 3, ny >= 2)",

@@ -37,12 +37,12 @@
 #include <string.h>
 
 static hpc_option options[] = {
-    {.name = "cells", .type = HPC_STRING, .def = "30x30x15",
-     .help = "cells per rank NXxNYxNZ, comma-separated (weak scaling; SAGE's 13,500 is 30x30x15)"},
-    {.name = "grid", .type = HPC_STRING, .def = "",
-     .help = "global grids NXxNYxNZ, comma-separated (strong scaling; replaces --cells)"},
-    {.name = "npe", .type = HPC_STRING, .def = "",
-     .help = "process grid PxQxR (product = ranks; empty: MPI_Dims_create's)"},
+    {.name = "cells", .type = HPC_GRIDS, .dims = 3, .what = "NXxNYxNZ", .def = "30x30x15",
+     .help = "cells per rank, comma-separated (weak scaling; SAGE's 13,500 is 30x30x15)"},
+    {.name = "grid", .type = HPC_GRIDS, .dims = 3, .what = "NXxNYxNZ", .def = "",
+     .help = "global grids, comma-separated (strong scaling; replaces --cells)"},
+    {.name = "npe", .type = HPC_GRIDS, .dims = 3, .what = "PxQxR", .def = "",
+     .help = "process grid (product = ranks; empty: MPI_Dims_create's)"},
     {.name = "problem", .type = HPC_CHOICE, .def = "periodic", .choices = "periodic|sod",
      .help = "periodic: smooth state, conservation check; sod: shock tube along x, exact check"},
     {.name = "steps", .type = HPC_INT, .def = "10", .min = 1, .max = 1000000,
@@ -87,39 +87,18 @@ typedef struct {
     int steps;         /* of the check run */
 } verdict;
 
-/* "AxBxC" with positive integers at *s; advances *s past it. The one place that reads a grid
- * string (the harness may grow a grid option type). */
-static int parse_grid(const char **s, int n[3])
-{
-    const char *p = *s;
-    for (int d = 0; d < 3; d++) {
-        if ((d && *p++ != 'x') || !isdigit((unsigned char)*p))
-            return 0;
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (v <= 0 || v > (1 << 24))
-            return 0;
-        n[d] = (int)v;
-        p = end;
-    }
-    *s = p;
-    return 1;
-}
-
-/* A comma list of grids from option opt (usage error when malformed); the count. */
+/* A grid list option (the harness parses NXxNYxNZ); at most MAXPTS, each at most 2^24. */
 static int grid_list(const char *opt, int (*g)[3])
 {
-    const char *p = hpc_opt_str(opt);
-    int n = 0, ok = 1;
-    while (ok && n < MAXPTS) {
-        ok = parse_grid(&p, g[n]);
-        n += ok;
-        if (!ok || *p == '\0')
-            break;
-        ok = *p++ == ',';
+    const hpc_grid *given;
+    int n = hpc_opt_grids(opt, &given);
+    hpc_usage_check(n > MAXPTS, "option --%s: %d grids, at most %d", opt, n, MAXPTS);
+    for (int k = 0; k < n; k++) {
+        hpc_usage_check(given[k].x > (1 << 24) || given[k].y > (1 << 24) || given[k].z > (1 << 24),
+                        "option --%s: %dx%dx%d: at most 2^24 cells along an axis", opt,
+                        given[k].x, given[k].y, given[k].z);
+        g[k][0] = given[k].x, g[k][1] = given[k].y, g[k][2] = given[k].z;
     }
-    hpc_usage_check(!ok || *p != '\0', "option --%s: '%s' is not a comma list of NXxNYxNZ "
-                    "(positive integers, at most %d)", opt, hpc_opt_str(opt), MAXPTS);
     return n;
 }
 
@@ -349,14 +328,15 @@ static void run_point(const config *cf)
 /* The process grid: --npe, or MPI_Dims_create's for the rank count. */
 static void process_grid(int P[3])
 {
-    const char *npe = hpc_opt_str("npe"), *p = npe;
-    if (!npe[0]) {
+    int g[MAXPTS][3];
+    int n = grid_list("npe", g);
+    hpc_usage_check(n > 1, "option --npe: '%s': one process grid", hpc_opt_str("npe"));
+    if (n == 0) {
         P[0] = P[1] = P[2] = 0;
         MPI_Dims_create(hpc_nranks, 3, P);
         return;
     }
-    int ok = parse_grid(&p, P) && *p == '\0';
-    hpc_usage_check(!ok, "option --npe: '%s' is not PxQxR (positive integers)", npe);
+    P[0] = g[0][0], P[1] = g[0][1], P[2] = g[0][2];
     long long ranks = (long long)P[0] * P[1] * P[2];
     hpc_usage_check(ranks != hpc_nranks, "option --npe: %dx%dx%d is %lld ranks, not the %d "
                     "running", P[0], P[1], P[2], ranks, hpc_nranks);
@@ -371,6 +351,7 @@ static int parse(config *pts)
     int P[3], g[MAXPTS][3], weak = hpc_opt_str("grid")[0] == '\0';
     process_grid(P);
     int n = grid_list(weak ? "cells" : "grid", g);
+    hpc_usage_check(n == 0, "option --cells: no grid given");
     for (int k = 0; k < n; k++) {
         config *c = &pts[k];
         *c = (config){.weak = weak, .gamma = gamma, .cfl = cfl,

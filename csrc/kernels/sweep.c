@@ -52,11 +52,11 @@
 #include <string.h>
 
 static hpc_option options[] = {
-    {.name = "per-rank", .type = HPC_STRING, .def = "",
-     .help = "IxJxK cells per rank (weak scaling; the global grid is I P x J Q x K); neither "
+    {.name = "per-rank", .type = HPC_GRIDS, .dims = 3, .what = "IxJxK", .def = "",
+     .help = "cells per rank (weak scaling; the global grid is I P x J Q x K); neither "
              "this nor --grid: 20x20x20"},
-    {.name = "grid", .type = HPC_STRING, .def = "",
-     .help = "IxJxK global cells (strong scaling; not with --per-rank)"},
+    {.name = "grid", .type = HPC_GRIDS, .dims = 3, .what = "IxJxK", .def = "",
+     .help = "global cells (strong scaling; not with --per-rank)"},
     {.name = "npe-i", .type = HPC_INT, .def = "0", .min = 0, .max = 1 << 20,
      .help = "P, ranks along i (0: P x Q as square as the ranks allow)"},
     {.name = "npe-j", .type = HPC_INT, .def = "0", .min = 0, .max = 1 << 20,
@@ -121,12 +121,15 @@ typedef struct {
     long kept_iters;
 } outcome;
 
-/* The one place grid options are read: "IxJxK", three positive integers. */
-static int parse_grid(const char *s, int g[3])
+/* One IxJxK grid option (the harness parses it) into g; 0 when not given. */
+static int one_grid(const char *opt, int g[3])
 {
-    char tail;
-    return sscanf(s, "%dx%dx%d%c", &g[0], &g[1], &g[2], &tail) == 3 && g[0] > 0 && g[1] > 0
-           && g[2] > 0;
+    const hpc_grid *given;
+    int n = hpc_opt_grids(opt, &given);
+    hpc_usage_check(n > 1, "sweep: --%s '%s': one grid", opt, hpc_opt_str(opt));
+    if (n == 1)
+        g[0] = given->x, g[1] = given->y, g[2] = given->z;
+    return n;
 }
 
 /* The most square P x Q = n with P <= Q. */
@@ -156,15 +159,11 @@ static void parse_decomposition(config *c)
 
 static void parse_grids(config *c)
 {
-    const char *per = hpc_opt_str("per-rank"), *glob = hpc_opt_str("grid");
-    hpc_usage_check(per[0] && glob[0], "sweep: give --per-rank or --grid, not both");
-    int g[3];
-    c->weak = !glob[0];
-    const char *text = glob[0] ? glob : per[0] ? per : "20x20x20";
-    hpc_usage_check(!parse_grid(text, g), "sweep: --%s '%s' is not IxJxK with positive integers",
-                    c->weak ? "per-rank" : "grid", text);
+    int g[3] = {20, 20, 20}, per = one_grid("per-rank", g), glob = one_grid("grid", g);
+    hpc_usage_check(per && glob, "sweep: give --per-rank or --grid, not both");
+    c->weak = !glob;
     double cells = (double)g[0] * g[1] * g[2] * (c->weak ? (double)c->P * c->Q : 1);
-    hpc_usage_check(cells > 2e9, "sweep: %s cells are too many", text);
+    hpc_usage_check(cells > 2e9, "sweep: %dx%dx%d cells are too many", g[0], g[1], g[2]);
     c->pb.nx = c->weak ? g[0] * c->P : g[0];
     c->pb.ny = c->weak ? g[1] * c->Q : g[1];
     c->pb.nz = g[2];

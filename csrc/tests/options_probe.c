@@ -13,6 +13,7 @@ static const hpc_option table[] = {
     {.name = "ops", .type = HPC_CHOICES, .def = "all", .choices = "x|y|z", .all = 1,
      .what = "an op"},
     {.name = "grids", .type = HPC_GRIDS, .def = "", .what = "PxQ", .all = 1},
+    {.name = "boxes", .type = HPC_GRIDS, .dims = 3, .def = "1x2x3"},
     {0}};
 
 int main(int argc, char **argv)
@@ -38,6 +39,10 @@ int main(int argc, char **argv)
     printf("\"grids\": [");
     for (int k = 0; k < n; k++)
         printf("%s[%d, %d]", k ? ", " : "", g[k].x, g[k].y);
-    printf("], \"grids_text\": \"%s\"}\n", hpc_opt_str("grids"));
+    printf("], \"grids_text\": \"%s\", \"boxes\": [", hpc_opt_str("grids"));
+    n = hpc_opt_grids("boxes", &g);
+    for (int k = 0; k < n; k++)
+        printf("%s[%d, %d, %d]", k ? ", " : "", g[k].x, g[k].y, g[k].z);
+    printf("]}\n");
     return 0;
 }

@@ -49,24 +49,24 @@ def _ranks(text: str) -> list:
 
 
 def _options(am, args) -> dict:
+    if args.grid and "grid" not in {p.name for p in am.options}:
+        raise UsageError(f"--grid: {am.name} has no grid option")
     opts = {"grid": args.grid} if args.grid else {}
     for item in args.set:
         k, sep, v = item.partition("=")
-        if not sep or k not in am.options:
-            raise UsageError(f"--set {item}: {am.name}'s options are "
-                             f"{', '.join(f'{n}=...' for n in am.options)}")
+        if not sep:
+            raise UsageError(f"--set {item}: expected NAME=VALUE")
         opts[k] = v
-    if "grid" in opts and "grid" not in am.options:
-        raise UsageError(f"--grid: {am.name} has no grid option")
     return opts
 
 
 def execute(args: argparse.Namespace) -> int:
     from hpceval.analysis.predict import machine_params, model, predict
     from hpceval.analysis.predict.machine import grouped_sources
+    from hpceval.analysis.predict.model import read_options
     am = model(args.proxy)
     ranks = _ranks(args.ranks) + (EXTRAPOLATE if args.extrapolate else [])
-    cfg = am.config(_options(am, args))
+    cfg = read_options(am, _options(am, args))
     if args.figures:
         check_output_dir(args.figures, "--figures")
     store = open_store(args)

@@ -33,6 +33,11 @@ class Launcher:
     def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str]) -> List[str]:
         raise NotImplementedError
 
+    def cpu_list(self, bind: str, nranks: int) -> Optional[List[int]]:
+        """The CPU of each rank under a named policy (POLICIES), None for the plans' own
+        'core'/'none' and the MPI's 'default'; one-line UsageError when this host cannot."""
+        return cpu_list(bind, nranks, sorted(os.sched_getaffinity(0)))
+
     def host_args(self, slots: Sequence[Tuple[str, int]]) -> List[str]:
         """The options that place `ranks` on each (host, ranks) slot, in order."""
         raise UsageError(f"{os.path.basename(self.program)} cannot be given hosts: --hosts and "
@@ -66,6 +71,38 @@ class Launcher:
 
 
 LAUNCHERS: Dict[str, Type[Launcher]] = {}
+
+# Binding policies by name (hpceval experiment binding, docs/experiments.md), besides the plans'
+# own 'core' (one core per rank, the MPI's mapping) and 'none'. Each launcher spells a CPU list
+# its own way; 'cpus:0,2' binds rank i to the i-th CPU listed.
+POLICIES = ("consecutive", "alternating", "default", "none")
+_STRIDE = {"consecutive": 1, "alternating": 2}
+
+
+def cpu_list(bind: str, nranks: int, cpus: Sequence[int]) -> Optional[List[int]]:
+    """Rank i's CPU under `bind`, from the CPUs this process may use: consecutive (0,1,2..),
+    alternating (every other: 0,2,4..), 'cpus:LIST'; None for core, none and default."""
+    if bind.startswith("cpus:"):
+        try:
+            want = [int(c) for c in bind[5:].split(",")]
+        except ValueError:
+            raise UsageError(f"binding '{bind}': expected cpus:N,N,...") from None
+        bad = [c for c in want if c not in cpus]
+        if bad or len(want) < nranks:
+            raise UsageError(f"binding '{bind}': {nranks} ranks need as many CPUs of "
+                             f"{','.join(map(str, cpus))}")
+        return want[:nranks]
+    stride = _STRIDE.get(bind)
+    if stride is None:
+        if bind in POLICIES or bind == "core":
+            return None
+        raise UsageError(f"binding '{bind}': expected one of {', '.join(POLICIES)}")
+    usable = list(cpus)[::stride]
+    if nranks > len(usable):
+        raise UsageError(f"binding {bind}: {nranks} ranks on every "
+                         f"{'other ' if stride == 2 else ''}CPU of {len(cpus)} needs "
+                         f"{stride * (nranks - 1) + 1} CPUs; at most {len(usable)} here")
+    return usable[:nranks]
 
 
 def register_launcher(cls: Type[Launcher]) -> Type[Launcher]:

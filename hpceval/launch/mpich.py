@@ -29,8 +29,11 @@ class MPICHLauncher(Launcher):
     def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str],
                 slots: Sequence[Tuple[str, int]] = ()) -> List[str]:
         cmd = [self.program, "-n", str(nranks)] + (self.host_args(slots) if slots else [])
-        if not self.oversubscribed(self.per_node(nranks, slots)):  # Hydra oversubscribes by itself
-            cmd += ["-bind-to", "core" if bind == "core" else "none"]
+        cpus = self.cpu_list(bind, nranks)
+        if cpus:
+            cmd += ["-bind-to", "user:" + ",".join(map(str, cpus))]
+        elif bind != "default" and not self.oversubscribed(self.per_node(nranks, slots)):
+            cmd += ["-bind-to", "core" if bind == "core" else "none"]  # Hydra oversubscribes by itself
         for name in sorted(env):
             cmd += ["-genv", name, env[name]]
         return cmd + argv

@@ -26,10 +26,13 @@ class OpenMPILauncher(Launcher):
             cmd.append("--allow-run-as-root")     # Open MPI refuses root without it
         if slots:
             cmd += self.host_args(slots)
-        if self.oversubscribed(self.per_node(nranks, slots)):
+        cpus = self.cpu_list(bind, nranks)
+        if cpus:
+            cmd += ["--cpu-list", ",".join(map(str, cpus)), "--bind-to", "cpu-list:ordered"]
+        elif self.oversubscribed(self.per_node(nranks, slots)):
             # Binding more ranks than cores to cores is an error in Open MPI; let them float.
             cmd += ["--oversubscribe", "--bind-to", "none"]
-        else:
+        elif bind != "default":          # default: Open MPI's own choice
             cmd += ["--bind-to", bind]
         cmd += ["-np", str(nranks)]
         for name in sorted(env):

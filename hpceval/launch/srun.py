@@ -59,9 +59,12 @@ class SrunLauncher(Launcher):
             cmd.append(f"--mpi={self.mpi}")
         if self.oversubscribed(nranks):
             cmd.append("--overcommit")
-        if bind == "none":
+        cpus = self.cpu_list(bind, nranks)
+        if cpus:
+            cmd += ["--cpu-bind=map_cpu:" + ",".join(map(str, cpus))]
+        elif bind == "none":
             cmd += ["--cpu-bind=none", "--cpus-per-task", str(self._cpus_per_task(nranks))]
-        else:
+        elif bind != "default":          # default: Slurm's own (TaskPlugin, cgroups)
             cmd += ["--cpu-bind=cores"]
         return cmd + argv
 

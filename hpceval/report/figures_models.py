@@ -23,10 +23,11 @@ FAR = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 327
 def prediction(runs: List[dict], name: str, ranks: List[int], options: Optional[dict] = None):
     """(model, config, rows, machine) or None when the runs lack what the model needs."""
     from hpceval.analysis.predict import machine_params, model, predict
+    from hpceval.analysis.predict.model import read_options
     am = model(name)
     try:
         m = machine_params(runs)
-        cfg = am.config(options or {})
+        cfg = read_options(am, options or {})
         return am, cfg, predict(am, cfg, ranks, m), m
     except UsageError:
         return None

@@ -6,6 +6,7 @@ import math
 import pytest
 
 from hpceval.analysis.predict import Machine, model, predict
+from hpceval.analysis.predict.model import read_options
 from hpceval.analysis.predict.psst import grid_size
 
 
@@ -33,7 +34,7 @@ def test_barotropic_by_hand():
     m = machine(BARO, rec("barotropic", "iteration_time", 40.0, nx=96, ny=64, P=2, Q=1,
                           land="none", sum="allreduce", halo="pack", scaling="strong"))
     am = model("barotropic")
-    one, two = predict(am, am.config({"grid": "96x64"}), [1, 2], m)
+    one, two = predict(am, read_options(am, {"grid": "96x64"}), [1, 2], m)
     assert one.parts == {"compute": pytest.approx(61.44), "halo": 0.0, "global sums": 0.0}
     # 2x1: 48x64 points at 0.01 us = 30.72; two 64-double E/W messages 2 x 1.512 = 3.024;
     # 2.1 sums of a modelled allreduce, log2(2) x message(8) = 1.008: 2.1168 (1x2 costs more:
@@ -65,21 +66,21 @@ def test_psst_by_hand():
         P=1, Q=1, transpose="alltoallv", sum="allreduce", test=2)
     m = machine(one)
     am = model("psst")
-    (two,) = predict(am, am.config({"truncation": 21}), [2], m)
+    (two,) = predict(am, read_options(am, {"truncation": 21}), [2], m)
     # 1x2: the transform work halves (50 + 25 + 7), spectral 6 / Q = 3; transposes over 2 ranks:
     # 2 nh / P x L / Q = 16 units x 22 / 2 wavenumbers x 8 B = 1408 B per double, 8 and 10
     # doubles: message(11264) + message(14080) = 12.264 + 15.08; no sum (P = 1). 2x1 would sum
     # 14 x 253 coefficients x 8 B = 28336 B over 2 ranks: 29.336, more.
     assert two.parts == pytest.approx({"Legendre": 50.0, "FFT": 25.0, "grid and copies": 7.0,
                                        "spectral": 3.0, "transposes": 27.344, "global sum": 0.0})
-    assert predict(am, am.config({"truncation": 21}), [1], m)[0].measured == pytest.approx(1000.0)
+    assert predict(am, read_options(am, {"truncation": 21}), [1], m)[0].measured == pytest.approx(1000.0)
 
 
 def test_sweep_by_hand():
     m = machine(rec("sweep", "grind_time", 2.0, nx=8, ny=8, nz=8, P=1, Q=1, sn=4, mk=4, mmi=3,
                     scaling="strong"))
     am = model("sweep")
-    (two,) = predict(am, am.config({"grid": "8x8x8", "sn": 4, "mk": 4, "mmi": 3}), [2], m)
+    (two,) = predict(am, read_options(am, {"grid": "8x8x8", "sn": 4, "mk": 4, "mmi": 3}), [2], m)
     # 3 angles per octant, 2 k-blocks: 2 stages; a stage on 4x8 (or 8x4) cells x 4 planes x 3
     # angles at 2 ns = 0.768 us, one 768-byte face 1.768 us; fill (P-1)+(Q-1) = 1 stage
     assert two.parts == pytest.approx({"compute": 8 * 2 * 0.768, "messages": 8 * 2 * 1.768,
@@ -91,7 +92,7 @@ def test_montecarlo_by_hand():
     m = machine(rec("montecarlo", "history_time", 500.0, cycles=10, particles=1000, chunk=100,
                     geometry="slab", workers=0))
     am = model("montecarlo")
-    one, three = predict(am, am.config({"particles": 1000}), [1, 3], m)
+    one, three = predict(am, read_options(am, {"particles": 1000}), [1, 3], m)
     assert one.total == pytest.approx(500.0)                 # 1000 histories x 0.5 us
     # 2 workers: 250 us of tracking hide the master's 10 x 2 x 1.016 us; tallies 2 x 1.256
     # and a modelled bcast, 2 x 1.008
@@ -104,10 +105,16 @@ def test_missing_parameters_are_one_line_errors():
     from hpceval.analysis.predict import machine_params
     am = model("barotropic")
     with pytest.raises(UsageError, match="no one-rank barotropic record"):
-        predict(am, am.config({}), [2], machine())
+        predict(am, read_options(am, {}), [2], machine())
     with pytest.raises(UsageError, match="ping-pong"):
         machine_params([{"id": 1, "records": [], "fingerprint": {"hash": "h"}}])
     with pytest.raises(UsageError, match="no model of 'pop'"):
         model("pop")
     with pytest.raises(UsageError, match="expected NXxNY"):
-        am.config({"grid": "96"})
+        read_options(am, {"grid": "96"})
+    with pytest.raises(UsageError, match="check_every: 0 is out of range"):
+        read_options(am, {"check_every": "0"})
+    with pytest.raises(UsageError, match="barotropic's options are"):
+        read_options(am, {"bogus": "1"})
+    with pytest.raises(UsageError, match="truncation"):
+        read_options(model("psst"), {"truncation": "abc"})

@@ -20,7 +20,7 @@ def probe(*args):
 
 def test_defaults():
     assert probe() == {"sizes": [1024, 2], "words": [1], "ops": [0, 1, 2], "grids": [],
-                       "grids_text": ""}
+                       "grids_text": "", "boxes": [[1, 2, 3]]}
 
 
 @pytest.mark.parametrize("args,key,value", [
@@ -30,6 +30,8 @@ def test_defaults():
     (["--sizes", "4M,0,3"], "sizes", [4 << 20, 0, 3]),
     (["--grids", "4x2,1x8"], "grids", [[4, 2], [1, 8]]),
     (["--grids", "all"], "grids", []),
+    (["--boxes", "4x2x1,1x1x8"], "boxes", [[4, 2, 1], [1, 1, 8]]),
+    ([], "boxes", [[1, 2, 3]]),
 ])
 def test_lists(args, key, value):
     assert probe(*args)[key] == value
@@ -48,6 +50,11 @@ def test_lists(args, key, value):
     (["--grids", "2x1,2x1"], "option --grids: '2x1' is given twice"),
     (["--grids", "2x1,"], "option --grids: '2x1,' is not a comma list"),
     (["--sizes", "8,,9"], "option --sizes: value '' is not a non-negative integer"),
+    (["--boxes", "4x2"], "option --boxes: '4x2' is not AxBxC"),
+    (["--boxes", "4x2x1x1"], "option --boxes: '4x2x1x1' is not AxBxC"),
+    (["--boxes", "4x0x1"], "option --boxes: '4x0x1' is not AxBxC"),
+    (["--boxes", "1x1x1,1x1x1"], "option --boxes: '1x1x1' is given twice"),
+    (["--grids", "4x2x1"], "option --grids: '4x2x1' is not PxQ"),
 ])
 def test_errors_are_one_line_and_name_the_option(args, message):
     assert probe(*args) == message

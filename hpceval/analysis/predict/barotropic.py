@@ -15,20 +15,18 @@ from typing import Any, Dict
 from hpceval.analysis.predict.grids import best_grid
 from hpceval.analysis.predict.model import AppModel, one_rank_rate, phase_time, register_model
 from hpceval.analysis.scaling import extra
+from hpceval.catalog.params import Param
 from hpceval.errors import UsageError
 
 SUMS = ("allreduce", "tree")
 
 
 def _config(o: Dict[str, Any]) -> Dict[str, Any]:
-    nx, _, ny = str(o.get("grid") or "96x64").partition("x")
+    nx, _, ny = str(o["grid"]).partition("x")
     if not (nx.isdigit() and ny.isdigit()) or int(nx) < 2 or int(ny) < 2:
-        raise UsageError(f"barotropic: --grid {o.get('grid')}: expected NXxNY, e.g. 96x64")
-    if (o.get("sum") or "allreduce") not in SUMS:
-        raise UsageError(f"barotropic: --sum {o.get('sum')}: the model knows {', '.join(SUMS)}")
-    return {"nx": int(nx), "ny": int(ny), "halo": o.get("halo") or "pack",
-            "sum": o.get("sum") or "allreduce", "branch": int(o.get("branch") or 2),
-            "check_every": int(o.get("check_every") or 10), "land": "none"}
+        raise UsageError(f"barotropic: --grid {o['grid']}: expected NXxNY, e.g. 96x64")
+    return {"nx": int(nx), "ny": int(ny), "halo": o["halo"], "sum": o["sum"],
+            "branch": o["branch"], "check_every": o["check_every"], "land": "none"}
 
 
 def halo_messages(bx: int, by: int, P: int, Q: int) -> list:
@@ -74,9 +72,12 @@ def _matches(params: dict, cfg: Dict[str, Any]) -> bool:
 
 register_model(AppModel(
     "barotropic", "us/iteration", "iteration_time",
-    {"grid": ("96x64", "global grid NXxNY"), "halo": ("pack", "halo method of the measured "
-     "runs to compare with (the model is the same)"), "sum": ("allreduce", "allreduce or tree"),
-     "branch": (2, "tree branching factor"), "check_every": (10, "iterations per check")},
+    (Param("grid", "str", "96x64", "global grid NXxNY"),
+     Param("halo", "choice", "pack", "halo method of the measured runs to compare with (the "
+           "model is the same)", choices=("pack", "datatype", "put")),
+     Param("sum", "choice", "allreduce", "global sum", choices=SUMS),
+     Param("branch", "int", 2, "tree branching factor", 2, 64),
+     Param("check_every", "int", 10, "iterations per convergence check", 1, 100000)),
     _config, _parts, _matches,
     options_of=lambda p: {"grid": f"{p['nx']}x{p['ny']}", "halo": p.get("halo"),
                           "sum": p.get("sum"), "branch": p.get("branch") or 2}

@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from hpceval.analysis.headlines import select, value
 from hpceval.analysis.scaling import extra, nranks
+from hpceval.catalog.params import Param
 from hpceval.errors import UsageError
 
 
@@ -21,7 +22,7 @@ class AppModel:
     name: str
     unit: str                                     # "us/iteration", ...
     metric: str                                   # the time metric its records carry
-    options: Dict[str, Tuple[Any, str]]           # option -> (default, help)
+    options: Tuple[Param, ...]                    # validated, defaults filled in: read_options
     config: Callable[[Dict[str, Any]], Dict[str, Any]]
     parts: Callable[[Dict[str, Any], int, Any], Dict[str, float]]
     matches: Callable[[dict, Dict[str, Any]], bool]
@@ -37,6 +38,18 @@ MODELS: Dict[str, AppModel] = {}
 def register_model(m: AppModel) -> AppModel:
     MODELS[m.name] = m
     return m
+
+
+def read_options(m: AppModel, raw: Dict[str, Any]) -> Dict[str, Any]:
+    """Every option of the model, parsed and range-checked (one-line errors), defaults for the
+    ones not given; then the model's own config() checks what spans options."""
+    known = {p.name: p for p in m.options}
+    for k in raw:
+        if k not in known:
+            raise UsageError(f"--set {k}: {m.name}'s options are "
+                             f"{', '.join(f'{n}=...' for n in known)}")
+    return m.config({n: p.parse(str(raw[n])) if raw.get(n) not in (None, "") else p.default
+                     for n, p in known.items()})
 
 
 def model(name: str) -> AppModel:

@@ -11,13 +11,13 @@ from typing import Any, Dict
 
 from hpceval.analysis.predict.model import AppModel, one_rank_rate, register_model
 from hpceval.analysis.headlines import value
+from hpceval.catalog.params import Param
 
 TALLY_BYTES = 256        # a cycle's tally: counts and track lengths of a few regions
 
 
 def _config(o: Dict[str, Any]) -> Dict[str, Any]:
-    return {"cycles": int(o.get("cycles") or 10), "particles": int(o.get("particles") or 10000),
-            "chunk": int(o.get("chunk") or 100), "geometry": o.get("geometry") or "slab"}
+    return dict(o)
 
 
 def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
@@ -42,7 +42,9 @@ def _matches(params: dict, cfg: Dict[str, Any]) -> bool:
 
 register_model(AppModel(
     "montecarlo", "us/cycle", "cycle_time",
-    {"cycles": (10, "cycles per run"), "particles": (10000, "histories per cycle"),
-     "chunk": (100, "histories per work message"), "geometry": ("slab", "slab or spheres")},
+    (Param("cycles", "int", 10, "cycles per run", 1, 10**9),
+     Param("particles", "int", 10000, "histories per cycle", 1, 10**12),
+     Param("chunk", "int", 100, "histories per work message", 1, 10**12),
+     Param("geometry", "choice", "slab", "slab or spheres", choices=("slab", "spheres"))),
     _config, _parts, _matches, compute_parts=("tracking",),
     options_of=lambda p: {k: p.get(k) for k in ("cycles", "particles", "chunk", "geometry")}))

@@ -18,6 +18,7 @@ from hpceval.analysis.predict.grids import best_grid
 from hpceval.analysis.predict.model import AppModel, phase_time, register_model
 from hpceval.analysis.headlines import select
 from hpceval.analysis.scaling import extra, nranks
+from hpceval.catalog.params import Param
 from hpceval.errors import UsageError
 
 TRANSPOSES = ("alltoallv", "pairwise")
@@ -42,12 +43,7 @@ def _friendly(n: int) -> bool:
 
 
 def _config(o: Dict[str, Any]) -> Dict[str, Any]:
-    tr, su = o.get("transpose") or "alltoallv", o.get("sum") or "allreduce"
-    if tr not in TRANSPOSES or su not in SUMS:
-        raise UsageError(f"psst: the model knows transposes {', '.join(TRANSPOSES)} and sums "
-                         f"{', '.join(SUMS)}")
-    return {"truncation": int(o.get("truncation") or 42), "levels": int(o.get("levels") or 1),
-            "transpose": tr, "sum": su, "test": int(o.get("test") or 2)}
+    return dict(o)
 
 
 def _one_rank(m: Any, cfg: Dict[str, Any]) -> Dict[str, float]:
@@ -111,9 +107,11 @@ def _per_step(rec: dict) -> float:
 
 register_model(AppModel(
     "psst", "us/step", "run_time",
-    {"truncation": (42, "spectral truncation T"), "levels": (1, "vertical levels"),
-     "transpose": ("alltoallv", "alltoallv or pairwise"), "sum": ("allreduce", "allreduce or "
-     "ring"), "test": (2, "test case of the measured runs to compare with")},
+    (Param("truncation", "int", 42, "spectral truncation T", 1, 1000),
+     Param("levels", "int", 1, "vertical levels", 1, 1000),
+     Param("transpose", "choice", "alltoallv", "FFT transpose", choices=TRANSPOSES),
+     Param("sum", "choice", "allreduce", "Legendre global sum", choices=SUMS),
+     Param("test", "int", 2, "test case of the measured runs to compare with", 1, 6)),
     _config, _parts, _matches, measured=_per_step,
     compute_parts=("Legendre", "FFT", "grid and copies", "spectral"),
     options_of=lambda p: {k: p.get(k) for k in ("truncation", "levels", "transpose", "sum",

@@ -15,18 +15,18 @@ from typing import Any, Dict
 from hpceval.analysis.predict.grids import best_grid
 from hpceval.analysis.predict.model import AppModel, one_rank_rate, register_model
 from hpceval.analysis.headlines import value
+from hpceval.catalog.params import Param
 from hpceval.errors import UsageError
 
 
 def _config(o: Dict[str, Any]) -> Dict[str, Any]:
-    dims = str(o.get("grid") or "24x24x24").split("x")
+    dims = str(o["grid"]).split("x")
     if len(dims) != 3 or not all(d.isdigit() and int(d) > 0 for d in dims):
-        raise UsageError(f"sweep: --grid {o.get('grid')}: expected IxJxK, e.g. 24x24x24")
-    sn = int(o.get("sn") or 6)
-    if sn not in (2, 4, 6, 8):
-        raise UsageError(f"sweep: --sn {sn}: one of 2, 4, 6, 8")
-    return {"nx": int(dims[0]), "ny": int(dims[1]), "nz": int(dims[2]), "sn": sn,
-            "mk": int(o.get("mk") or 10), "mmi": int(o.get("mmi") or 3)}
+        raise UsageError(f"sweep: --grid {o['grid']}: expected IxJxK, e.g. 24x24x24")
+    if o["sn"] not in (2, 4, 6, 8):
+        raise UsageError(f"sweep: --set sn={o['sn']}: one of 2, 4, 6, 8")
+    return {"nx": int(dims[0]), "ny": int(dims[1]), "nz": int(dims[2]), "sn": o["sn"],
+            "mk": o["mk"], "mmi": o["mmi"]}
 
 
 def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
@@ -64,8 +64,10 @@ def _matches(params: dict, cfg: Dict[str, Any]) -> bool:
 
 register_model(AppModel(
     "sweep", "us/iteration", "iteration_time",
-    {"grid": ("24x24x24", "global cells IxJxK"), "sn": (6, "S_N order"),
-     "mk": (10, "k-planes per block"), "mmi": (3, "angles per block")},
+    (Param("grid", "str", "24x24x24", "global cells IxJxK"),
+     Param("sn", "int", 6, "S_N order: 2, 4, 6, 8", 2, 8),
+     Param("mk", "int", 10, "k-planes per block", 1, 100000),
+     Param("mmi", "int", 3, "angles per block", 1, 10)),
     _config, _parts, _matches, compute_parts=("compute",),
     options_of=lambda p: {"grid": f"{p['nx']}x{p['ny']}x{p['nz']}", "sn": p["sn"],
                           "mk": p["mk"], "mmi": p["mmi"]}

@@ -1,0 +1,49 @@
+"""An experiment's plan: its variants, each a list of launch groups (a group's launches run at
+once), measured interleaved: round 1 runs A B C, round 2 A B C again, and so on, so that a
+drift of the machine (another job starting, a frequency change) falls on every variant alike
+rather than passing for an effect of one."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Tuple
+
+from hpceval.catalog import LaunchSpec
+from hpceval.errors import UsageError
+from hpceval.experiment.registry import Setup, experiment
+
+MAX_ROUNDS = 100
+
+
+@dataclass
+class Variant:
+    name: str
+    groups: List[List[LaunchSpec]]
+
+
+@dataclass
+class Step:
+    round: int                  # 1-based
+    variant: str
+    group: List[LaunchSpec]
+
+
+def plan_variants(kind: str, variants: str, setup: Setup) -> List[Variant]:
+    """Every variant planned (and checked) before anything runs: a variant the machine or the
+    MPI cannot express is refused here, with nothing stored."""
+    exp = experiment(kind)
+    chosen = exp.parse(variants or exp.defaults(setup.ctx), setup.ctx)
+    if len(chosen) < 2:
+        raise UsageError(f"--variants: an experiment compares at least two variants, got {chosen[0]}")
+    return [Variant(v, exp.expand(v, setup)) for v in chosen]
+
+
+def interleave(variants: List[Variant], rounds: int) -> List[Step]:
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise UsageError(f"--rounds {rounds}: expected 1..{MAX_ROUNDS}")
+    return [Step(r, v.name, group) for r in range(1, rounds + 1) for v in variants
+            for group in v.groups]
+
+
+def launch_count(steps: List[Step]) -> Tuple[int, int]:
+    """(groups, launches) of a plan, for the progress display."""
+    return len(steps), sum(len(s.group) for s in steps)

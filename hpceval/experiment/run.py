@@ -1,0 +1,124 @@
+"""Run an experiment: one run in the store, every launch of every variant in it, each result
+record tagged with its variant, round and copy ("experiment" in the record; stored in its
+extra). The launches of a group (copies) start at once, each in a thread of its own that only
+waits for its launch; records are checked and stored by the main thread, a launch at a time."""
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Optional, Tuple
+
+from hpceval import paths
+from hpceval.catalog import LaunchSpec
+from hpceval.errors import Interrupted
+from hpceval.experiment.plan import Step, launch_count
+from hpceval.fingerprint import machine_fingerprint
+from hpceval.quality import mark_spread
+from hpceval.runner.execute import Outcome, execute
+from hpceval.runner.placement import emulates_nodes, launch_command, tag_records
+from hpceval.runner.procs import _table, end_session
+from hpceval.runner.progress import ProgressDisplay
+from hpceval.runner.session import _launch_record
+from hpceval.runner.signals import driver_signals
+from hpceval.slurm import runs as slurm_runs
+from hpceval.store import Store
+from hpceval.store.db import now
+
+
+Span = Tuple[float, float]      # a launch's start and end, monotonic seconds
+
+
+def _one(launcher, spec: LaunchSpec, timeout_s: Optional[float]) -> Tuple[Outcome, Span]:
+    env = dict(spec.env)
+    argv = [str(paths.binary(spec.binary))] + spec.args
+    command, notes = launch_command(launcher, None, spec.nranks, argv, spec.bind, env)
+    t0 = time.monotonic()
+    out = execute(command, env, timeout_s or spec.timeout_s, now())
+    out.warnings += notes
+    return out, (t0, time.monotonic())
+
+
+def overlap(spans: List[Span]) -> float:
+    """The share of the mean launch time during which every copy ran: copies start together
+    but each launcher takes its own time to start its rank, so a short launch may miss the
+    others (stored with every record; docs/experiments.md)."""
+    mean = sum(b - a for a, b in spans) / len(spans)
+    common = min(b for _, b in spans) - max(a for a, _ in spans)
+    return round(max(common, 0.0) / mean, 3) if mean > 0 else 0.0
+
+
+def _end_children() -> None:
+    """End every launch still running (each is a session led by a child of ours)."""
+    me = os.getpid()
+    for pid, (ppid, sid) in _table().items():
+        if ppid == me and sid == pid:
+            end_session(pid)
+
+
+def run_group(launcher, group: List[LaunchSpec],
+              timeout_s: Optional[float]) -> List[Tuple[Outcome, Span]]:
+    """The launches of a group at once; their outcomes in the group's order."""
+    if len(group) == 1:
+        return [_one(launcher, group[0], timeout_s)]
+    with ThreadPoolExecutor(len(group)) as pool:
+        futures = [pool.submit(_one, launcher, spec, timeout_s) for spec in group]
+        try:
+            return [f.result() for f in futures]
+        except KeyboardInterrupt:
+            _end_children()
+            raise
+
+
+def _store(store: Store, run_id: int, spec: LaunchSpec, out: Outcome, tag: Dict[str, Any]) -> None:
+    tag_records(out.results, out.meta, emulates_nodes(spec.args))
+    mark_spread(out.results)
+    for rec in out.results:
+        rec["experiment"] = tag
+    store.add_launch(run_id, _launch_record(spec, out), out.results)
+
+
+def _steps(store: Store, run_id: int, launcher, steps: List[Step], timeout_s, kind: str,
+           display: ProgressDisplay) -> List[str]:
+    failures: List[str] = []
+    for i, step in enumerate(steps, 1):
+        label = f"round {step.round} {step.group[0].label}" + (
+            f" (+{len(step.group) - 1} copies)" if len(step.group) > 1 else "")
+        display.start(i, label, 0)
+        done = run_group(launcher, step.group, timeout_s)
+        outs, together = [o for o, _ in done], overlap([span for _, span in done])
+        for copy, (spec, out) in enumerate(zip(step.group, outs), 1):
+            if out.status == "interrupted":
+                raise Interrupted(out.signum)
+            _store(store, run_id, spec, out, {"kind": kind, "variant": step.variant,
+                                              "round": step.round, "copy": copy,
+                                              "copies": len(step.group), "overlap": together})
+            if out.status != "ok":
+                failures.append(f"{spec.label}: {out.message}")
+        display.finish(i, label, "ok" if all(o.status == "ok" for o in outs) else "failed",
+                       max(o.elapsed_s for o in outs), sum(len(o.results) for o in outs), None)
+    return failures
+
+
+def run_experiment(db: str, launcher, steps: List[Step], settings: Dict[str, Any],
+                   tags: List[str], timeout_s: Optional[float]) -> tuple:
+    """Open the run, measure every step, close the run: (run id, failures)."""
+    kind = settings["kind"]
+    store = Store(db)
+    run_id = slurm_runs.open_run(store, f"experiment {kind} {settings['benchmark']}",
+                                 [f"experiment:{kind}"] + tags,
+                                 machine_fingerprint(launcher.describe()), shlex.join(sys.argv),
+                                 {"experiment": settings, "launcher": launcher.flavour})
+    display = ProgressDisplay(launch_count(steps)[0])
+    try:
+        with display, driver_signals():
+            failures = _steps(store, run_id, launcher, steps, timeout_s, kind, display)
+    except KeyboardInterrupt:
+        store.finish_run(run_id, "interrupted")
+        store.close()
+        raise
+    store.finish_run(run_id, "failed" if failures else "ok")
+    store.close()
+    return run_id, failures
