@@ -91,7 +91,7 @@ class Session:
                                             spec.bind, env)
             self.display.start(self.index, spec.label, spec.expected_results)
             out = execute(command, env, self.clock.cap(self.timeout_s or spec.timeout_s), now(),
-                          on_record=lambda _r: self.display.advance())
+                          on_record=self.display.advance)
             trace = collect_trace(trace_dir, out) if trace_dir else None
         out.warnings += notes
         tag_records(out.results, out.meta, emulates_nodes(spec.args))
