@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import time
 from pathlib import Path
 
@@ -57,11 +58,36 @@ def test_pip_install_builds_the_c_core_and_run_works_elsewhere(venv, tmp_path):
     assert bindir.is_relative_to(venv) and (bindir / "hpceval-pingpong").is_file(), where
     assert (bindir / "buildinfo.json").is_file()
     assert (bindir.parent / "lib" / "libhpceval-trace.so").is_file()
+    # `hpceval build` rebuilds from the sources installed with the package
+    csrc = subprocess.run([py, "-c", "import hpceval.paths as p; print(p.source_csrc())"],
+                          capture_output=True, text=True, cwd=tmp_path, env=_env(tmp_path))
+    assert Path(csrc.stdout.strip()) == bindir.parent.parent / "_csrc"
+    assert (bindir.parent.parent / "_csrc" / "Makefile").is_file()
     run = subprocess.run([str(venv / "bin" / "hpceval"), "run", "pingpong", "--set", "sizes=8",
                           "--set", "refine=0", *FAST], capture_output=True, text=True,
                          cwd=tmp_path, env=_env(tmp_path), timeout=300)
     assert run.returncode == 0, run.stderr
     assert "Ping-pong latency, 8 B" in run.stdout
+
+
+def test_sdist_carries_the_c_sources_and_installs(venv, tmp_path):
+    sdist = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert sdist.returncode == 0, sdist.stderr
+    [archive] = tmp_path.glob("hpceval-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    assert {"setup.py", "MANIFEST.in", "hpceval/cbuild.py", "csrc/Makefile", "csrc/trace/trace.c",
+            "csrc/kernels/lib/libs", "csrc/harness/harness.h"} <= names
+    assert not any(n.startswith("build/") for n in names)
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
+                           "--force-reinstall", str(archive)], capture_output=True, text=True,
+                          timeout=600, cwd=tmp_path, env=_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    where = subprocess.run([str(venv / "bin" / "python"), "-c",
+                            "import hpceval.paths as p; print(p.bin_dir())"],
+                           capture_output=True, text=True, cwd=tmp_path, env=_env(tmp_path))
+    assert (Path(where.stdout.strip()) / "hpceval-pingpong").is_file()
 
 
 def test_pip_install_with_a_broken_mpicc_is_one_line(venv, tmp_path):
