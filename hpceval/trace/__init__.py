@@ -1,5 +1,6 @@
 """Per-rank traces of MPI programs: the PMPI library's raw files (csrc/trace) merged into Chrome
-trace-event JSON (merge.py), and loading/validating such traces (chrome.py). docs/trace.md."""
+trace-event JSON (merge.py), loading/validating such traces (chrome.py), and writing them as
+OTF2 archives (otf2export.py). docs/trace.md."""
 from hpceval.trace.chrome import TraceError, load, tracks, validate
 from hpceval.trace.merge import IDLE_CALLS, NoTraceError, merge_dir, summarize
 
