@@ -69,8 +69,9 @@ def execute(args: argparse.Namespace) -> int:
     store = Store(db)
     run = store.get_run(result.run_id, traces=False)
     store.close()
-    table = headline_table(run["records"], f"run {run['id']} ({run['suite']}): {run['status']}")
-    console().print(table)
+    con = console()
+    con.print(headline_table(run["records"], f"run {run['id']} ({run['suite']}): {run['status']}",
+                             width=con.width))
     print(f"run id: {run['id']}  ({len(run['records'])} records in {db})")
     if result.usage_errors and not result.failures:
         raise UsageError("; ".join(result.usage_errors))

@@ -52,7 +52,7 @@ def execute(args: argparse.Namespace) -> int:
     con.print(fingerprint_table(run["fingerprint"]))
     for line in node_lines(run):
         con.print(escape(line), style="bold red" if line.startswith(FINDING) else None)
-    card = headline_table(run["records"], "headline figures")
+    card = headline_table(run["records"], "headline figures", width=con.width)
     con.print(card)
     rows = []
     for r in run["records"]:

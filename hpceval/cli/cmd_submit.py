@@ -78,8 +78,9 @@ def execute(args: argparse.Namespace) -> int:
     store = Store(db)
     run = store.get_run(done.run_id, traces=False)
     store.close()
-    console().print(headline_table(run["records"], f"run {run['id']} ({run['suite']}), "
-                                   f"job {done.job_id}: {row['status']}"))
+    con = console()
+    con.print(headline_table(run["records"], f"run {run['id']} ({run['suite']}), "
+                             f"job {done.job_id}: {row['status']}", width=con.width))
     print(f"run id: {run['id']}  ({len(run['records'])} records in {db})")
     if row["status"] != "ok":
         raise BenchmarkFailed(f"run {run['id']} {row['status']}"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -50,17 +50,39 @@ def fmt_value(v: float) -> str:
     return f"{v:.3g}"
 
 
-def headline_table(records: list, title: str) -> Table:
-    """The run's headline figures with their statistic, n and CI (terminal form)."""
-    table = Table(title=title, title_justify="left")
-    for col in ("figure", "value", "unit", "statistic", "n", "95% CI of median", "quality"):
-        table.add_column(col, justify="right" if col in ("value", "n") else "left")
+HEADLINE_COLUMNS = ("figure", "value", "unit", "statistic", "n", "95% CI of median", "quality")
+# Dropped in this order while the table is wider than the terminal.
+HEADLINE_DROP = ("statistic", "n", "95% CI of median")
+WRAP_MIN = 24
+
+
+def headline_table(records: list, title: str, width: Optional[int] = None) -> Table:
+    """The run's headline figures with their statistic, n and CI (terminal form); with `width`,
+    the least needed columns are left out until the table fits with the figure names and
+    quality verdicts wrapped to at most WRAP_MIN wide."""
+    rows = []
     for h in headlines(records):
         r = h["record"]
         s = r["stats"]
-        table.add_row(escape(h["label"]), fmt_value(value(r)), r["unit"], r["statistic"], str(s["n"]),
-                      f"{fmt_value(s['ci_low'])} .. {fmt_value(s['ci_high'])}",
-                      escape(verdict(r)))
+        rows.append([escape(h["label"]), fmt_value(value(r)), r["unit"], r["statistic"], str(s["n"]),
+                     f"{fmt_value(s['ci_low'])} .. {fmt_value(s['ci_high'])}", escape(verdict(r))])
+    cols = list(HEADLINE_COLUMNS)
+    natural = {c: max([len(c)] + [len(row[i]) for row in rows]) for i, c in enumerate(cols)}
+    # The text columns may wrap down to WRAP_MIN; the others keep their width. Borders and
+    # padding take 3 characters per column and 1.
+    squeezed = {c: min(w, WRAP_MIN) if c in ("figure", "quality") else w for c, w in natural.items()}
+    for drop in HEADLINE_DROP if width else ():
+        if sum(squeezed[c] for c in cols) + 3 * len(cols) + 1 <= width:
+            break
+        cols.remove(drop)
+    table = Table(title=title, title_justify="left")
+    for c in cols:
+        text = c in ("figure", "quality")
+        table.add_column(c, justify="right" if c in ("value", "n") else "left", no_wrap=not text,
+                         min_width=squeezed[c] if text else None)
+    keep = [HEADLINE_COLUMNS.index(c) for c in cols]
+    for row in rows:
+        table.add_row(*(row[i] for i in keep))
     return table
 
 
