@@ -37,13 +37,14 @@ def find_mpicc(requested: Optional[str] = None) -> str:
     raise BuildError(f"no MPI compiler wrapper 'mpicc' on PATH: {_MPI_PACKAGES}, or set MPICC")
 
 
-def _compiles(mpicc: str, source: str, flags: List[str], workdir: str) -> Optional[str]:
+def _compiles(mpicc: str, source: str, flags: List[str], workdir: str,
+              env: Optional[dict] = None) -> Optional[str]:
     """None when `source` compiles and links, else the compiler's first error line."""
     src = os.path.join(workdir, "probe.c")
     Path(src).write_text(source)
     try:
         proc = subprocess.run([mpicc, *flags, src, "-o", os.path.join(workdir, "probe"), *flags],
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=120, env=env)
     except OSError as exc:
         return str(exc)
     if proc.returncode == 0:
@@ -61,11 +62,13 @@ def _area_libraries(csrc: Path) -> List[str]:
     return flags
 
 
-def check(mpicc: str, csrc: Path, cflags: Optional[str] = None) -> None:
-    """Fail early, in one line, on what would otherwise be a page of compiler errors."""
+def check(mpicc: str, csrc: Path, cflags: Optional[str] = None,
+          blas: Optional[str] = None, env: Optional[dict] = None) -> None:
+    """Fail early, in one line, on what would otherwise be a page of compiler errors. `blas`:
+    the linker flags that replace -lopenblas (a build variant)."""
     extra = (cflags or "").split()
     with tempfile.TemporaryDirectory(prefix="hpceval-check-") as work:
-        error = _compiles(mpicc, _MPI_PROGRAM, extra, work)
+        error = _compiles(mpicc, _MPI_PROGRAM, extra, work, env)
         if error:
             raise BuildError(f"{mpicc} (MPICC) cannot build an MPI program ({error}): "
                              f"set MPICC to a working MPI compiler wrapper, or {_MPI_PACKAGES}")
@@ -73,27 +76,42 @@ def check(mpicc: str, csrc: Path, cflags: Optional[str] = None) -> None:
             if flag not in _LIBRARIES:
                 continue
             header, body, name, packages = _LIBRARIES[flag]
+            link = blas.split() if blas and flag == "-lopenblas" else [flag]
             source = f"#include <{header}>\nint main(void) {{ {body} return 0; }}\n"
-            error = _compiles(mpicc, source, extra + [flag], work)
+            error = _compiles(mpicc, source, extra + link, work, env)
             if error:
                 raise BuildError(f"{name} not found ({header}, {flag}: {error}): install "
                                  f"{packages}, or point CFLAGS (-I, -L) at it")
 
 
+def _first_error(log: str) -> str:
+    """The compiler's first error line of a failed build (the rest is in the log)."""
+    lines = [ln.strip() for ln in Path(log).read_text(errors="replace").splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    return (errors or lines or ["no output"])[0][:200]
+
+
 def build(csrc: str, target: str, objdir: str, mpicc: Optional[str] = None,
-          cflags: Optional[str] = None) -> str:
-    """Compile the C core into target/bin, target/lib; returns the MPI wrapper used."""
+          cflags: Optional[str] = None, cc: Optional[str] = None, blas: Optional[str] = None,
+          goals: Optional[List[str]] = None) -> str:
+    """Compile the C core (or only `goals`, paths below target) into target/bin, target/lib;
+    returns the MPI wrapper used. `cc`: the compiler under the wrapper (OMPI_CC, MPICH_CC);
+    `blas`: linker flags instead of -lopenblas."""
     if not shutil.which("make"):
         raise BuildError("no 'make' on PATH: install make (Debian and RPM)")
     wrapper = find_mpicc(mpicc)
-    check(wrapper, Path(csrc), cflags)
+    env = dict(os.environ, **({"OMPI_CC": cc, "MPICH_CC": cc} if cc else {}))
+    if cc and not shutil.which(cc):
+        raise BuildError(f"compiler {cc!r} not found: install it (Debian: apt-get install {cc})")
+    check(wrapper, Path(csrc), cflags, blas, env)
     os.makedirs(objdir, exist_ok=True)
-    argv = ["make", "-s", "-C", csrc, "core", f"BUILD={target}", f"OBJDIR={objdir}",
-            f"MPICC={wrapper}"] + ([f"CFLAGS={cflags}"] if cflags else [])
+    argv = ["make", "-s", "-C", csrc, *(goals or ["core"]), f"BUILD={target}",
+            f"OBJDIR={objdir}", f"MPICC={wrapper}"] + ([f"CFLAGS={cflags}"] if cflags else []) \
+        + ([f"BLAS={blas}"] if blas else [])
     log = os.path.join(objdir, "build.log")
     with open(log, "w") as out:
-        proc = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
     if proc.returncode != 0:
-        raise BuildError(f"building the C core with {wrapper} failed (exit {proc.returncode}): "
+        raise BuildError(f"building the C core with {wrapper} failed ({_first_error(log)}): "
                          f"see {log}")
     return wrapper

@@ -42,8 +42,9 @@ def bin_dir() -> Path:
     return _SOURCE_ROOT / "build" / "bin"
 
 
-def binary(name: str) -> Path:
-    path = bin_dir() / f"hpceval-{name}"
+def binary(name: str, directory: "str | None" = None) -> Path:
+    """hpceval-NAME in `directory` (a named build's bin), else in bin_dir()."""
+    path = (Path(directory) if directory else bin_dir()) / f"hpceval-{name}"
     if not os.access(path, os.X_OK):
         raise UsageError(
             f"benchmark binary {path} not found: build the C core with 'hpceval build' "

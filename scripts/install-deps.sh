@@ -7,6 +7,7 @@
 # of the virtual cluster and its tests (scripts/vcluster: ip, umount; tests/cluster: setpriv);
 # with HPCEVAL_SLURM=1 (make test) Debian's Slurm and munge for `vcluster up N --slurm`; with
 # HPCEVAL_OTF2=1 (make test) otf2-tools (otf2-print).
+# HPCEVAL_BUILDS=1 (make test) the reference BLAS and LAPACK (libblas3, liblapack3).
 set -eu
 MPICC="${MPICC:-mpicc}"
 pkgs=""
@@ -41,6 +42,11 @@ fi
 # otf2-print, which the OTF2 export's test reads archives with (make test sets HPCEVAL_OTF2=1).
 if [ "${HPCEVAL_OTF2:-0}" = 1 ] && ! command -v otf2-print >/dev/null 2>&1; then
     pkgs="$pkgs otf2-tools"
+fi
+# The reference BLAS and LAPACK a build variant links (hpceval/buildvariants.py; its test).
+if [ "${HPCEVAL_BUILDS:-0}" = 1 ]; then
+    ls /usr/lib/*/blas/libblas.so.3 >/dev/null 2>&1 || pkgs="$pkgs libblas3"
+    ls /usr/lib/*/lapack/liblapack.so.3 >/dev/null 2>&1 || pkgs="$pkgs liblapack3"
 fi
 if [ "${HPCEVAL_SLURM:-0}" = 1 ]; then
     command -v slurmctld >/dev/null 2>&1 || pkgs="$pkgs slurmctld"

@@ -21,9 +21,38 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(-O3 -march=native)")
     p.add_argument("--remove", action="store_true", help="delete the user build: runs use the "
                    "one pip installed (or the checkout's build/bin) again")
+    p.add_argument("--name", metavar="NAME", help="a named build beside the others (run it with "
+                   "'hpceval run --build NAME'): one of hpceval/buildvariants.py's "
+                   "(gcc-O2, gcc-O3, gcc-native, gcc-Ofast, clang-native, refblas, blis) or a "
+                   "new name with --cflags/--cc/--blas")
+    p.add_argument("--cc", metavar="COMPILER", help="with --name: the compiler under the MPI "
+                   "wrapper (OMPI_CC, MPICH_CC), e.g. clang")
+    p.add_argument("--blas", choices=("openblas", "reference", "blis"),
+                   help="with --name: the BLAS and LAPACK to link")
+
+
+def _named(args: argparse.Namespace) -> int:
+    from hpceval import buildvariants as bv
+    if args.remove or args.mpicc:
+        raise UsageError("--name builds with the default wrapper: no --remove or --mpicc")
+    custom = args.cflags or args.cc or args.blas
+    r = bv.Recipe(args.name, args.cflags or bv.NATIVE, args.cc, args.blas or "openblas") \
+        if custom else bv.recipe(args.name)
+    try:
+        bindir = bv.ensure_built(r)
+    except cbuild.BuildError as exc:
+        raise UsageError(str(exc)) from None
+    info = json.loads((bindir / "buildinfo.json").read_text())
+    print(f"hpceval: built '{r.name}' ({info.get('compiler')}, {info.get('cflags')}, BLAS "
+          f"{info.get('blas')}) into {bindir.parent}; use it with 'hpceval run --build {r.name}'")
+    return 0
 
 
 def execute(args: argparse.Namespace) -> int:
+    if args.name:
+        return _named(args)
+    if args.cc or args.blas:
+        raise UsageError("--cc and --blas make a named build: give --name NAME")
     target = paths.user_build()
     if args.remove:
         if args.mpicc or args.cflags:

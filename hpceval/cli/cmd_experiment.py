@@ -63,8 +63,8 @@ def _plan(args: argparse.Namespace):
                   args.oversubscribe)
     variants = plan_variants(args.kind, args.variants, setup)
     steps = interleave(variants, args.rounds)
-    for binary in {s.binary for step in steps for s in step.group}:
-        paths.binary(binary)
+    for spec in {(s.binary, s.env.get("HPCEVAL_BINDIR")) for step in steps for s in step.group}:
+        paths.binary(*spec)
     return setup, variants, steps
 
 

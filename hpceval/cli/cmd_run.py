@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 from rich.markup import escape
 from rich.table import Table
@@ -48,6 +49,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="print the launches the run would make and an estimate of its duration "
                         "(nothing is launched or stored)")
+    p.add_argument("--build", metavar="NAME", default=None,
+                   help="run a named build of the C core ('hpceval build --name NAME')")
     p.add_argument("--trace", action="store_true",
                    help="trace every launch (PMPI library, docs/trace.md) and store the traces; "
                         "timings then include the tracing overhead")
@@ -57,6 +60,8 @@ def execute(args: argparse.Namespace) -> int:
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
         # nan compares false to everything and would disable the limit; inf is no limit either
         raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
+    if args.build:
+        _use_build(args.build)
     place = placement_from_args(args.nodes, args.ppn, args.hosts, args.hostfile, args.np,
                                 plan_only=args.dry_run)
     if args.dry_run:
@@ -78,6 +83,17 @@ def execute(args: argparse.Namespace) -> int:
     if result.failures or result.usage_errors:
         raise BenchmarkFailed(f"run {run['id']} failed: " + "; ".join(result.failures + result.usage_errors))
     return 0
+
+
+def _use_build(name: str) -> None:
+    """Point this run (and its launches) at a named build; its buildinfo.json reaches the
+    fingerprint and settings.build says which directory."""
+    from hpceval.buildvariants import build_dir
+    bindir = build_dir(name) / "bin"
+    if not (bindir / "buildinfo.json").is_file():
+        raise UsageError(f"--build {name}: no such build in {bindir.parent.parent}: make it with "
+                         f"'hpceval build --name {name}'")
+    os.environ["HPCEVAL_BINDIR"] = str(bindir)
 
 
 def _dry_run(args: argparse.Namespace, place) -> int:

@@ -34,7 +34,12 @@ def plan_variants(kind: str, variants: str, setup: Setup) -> List[Variant]:
     chosen = exp.parse(variants or exp.defaults(setup.ctx), setup.ctx)
     if len(chosen) < 2:
         raise UsageError(f"--variants: an experiment compares at least two variants, got {chosen[0]}")
-    return [Variant(v, exp.expand(v, setup)) for v in chosen]
+    planned = [Variant(v, exp.expand(v, setup)) for v in chosen]
+    kept = [v for v in planned if v.groups]        # a build that failed plans nothing
+    if len(kept) < 2:
+        why = "; ".join(setup.notes) or "none"
+        raise UsageError(f"--variants: fewer than two variants could be planned ({why})")
+    return kept
 
 
 def interleave(variants: List[Variant], rounds: int) -> List[Step]:

@@ -33,7 +33,7 @@ Span = Tuple[float, float]      # a launch's start and end, monotonic seconds
 
 def _one(launcher, spec: LaunchSpec, timeout_s: Optional[float]) -> Tuple[Outcome, Span]:
     env = dict(spec.env)
-    argv = [str(paths.binary(spec.binary))] + spec.args
+    argv = [str(paths.binary(spec.binary, env.get("HPCEVAL_BINDIR")))] + spec.args  # builds
     command, notes = launch_command(launcher, None, spec.nranks, argv, spec.bind, env)
     t0 = time.monotonic()
     out = execute(command, env, timeout_s or spec.timeout_s, now())

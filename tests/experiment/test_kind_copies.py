@@ -33,6 +33,6 @@ def test_more_copies_than_cpus_or_a_parallel_benchmark_is_refused(cli, bindir):
     assert_refused(cli, "copies", "column", "--variants", f"1,{too_many}",
                    says="--oversubscribe")
     assert_refused(cli, "copies", "pingpong", says="copies: pingpong cannot run as one rank")
-    assert_refused(cli, "builds", "column", says="unknown experiment kind 'builds'")
+    assert_refused(cli, "compilers", "column", says="unknown experiment kind 'compilers'")
     assert_refused(cli, "copies", "column", "--variants", "1", says="at least two variants")
     assert_refused(cli, "copies", "nosuch", says="unknown benchmark 'nosuch'")

@@ -1,0 +1,98 @@
+"""Named builds of the C core (the IBM p690 talk's compiler-option and ESSL slides): the same
+kernels built with another compiler, other flags or another BLAS/LAPACK, each in a directory of
+its own ($XDG_DATA_HOME/hpceval/builds/NAME) with its buildinfo.json (compiler, flags, BLAS) in
+the fingerprint of every run that uses it (`hpceval run --build NAME`, `hpceval experiment
+builds`). A variant is a recipe; `NAME=CFLAGS` on the command line makes an ad-hoc one."""
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from hpceval import cbuild, paths
+from hpceval.errors import UsageError
+
+NATIVE = "-O3 -march=native"          # csrc/Makefile's own flags
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    cflags: str = NATIVE
+    cc: Optional[str] = None          # the compiler under the MPI wrapper (None: the wrapper's)
+    blas: str = "openblas"            # a key of BLAS
+
+
+VARIANTS: Dict[str, Recipe] = {r.name: r for r in (
+    Recipe("gcc-O2", "-O2"), Recipe("gcc-O3", "-O3"), Recipe("gcc-native"),
+    Recipe("gcc-Ofast", "-Ofast -march=native"), Recipe("clang-native", cc="clang"),
+    Recipe("refblas", blas="reference"), Recipe("blis", blas="blis"))}
+
+
+def _debian_dir(sub: str, lib: str, package: str) -> str:
+    """The multiarch directory of a Debian BLAS/LAPACK flavour (e.g. .../blas/libblas.so.3)."""
+    found = sorted(glob.glob(f"/usr/lib/*/{sub}/{lib}")) + sorted(glob.glob(f"/usr/lib/{sub}/{lib}"))
+    if not found:
+        raise cbuild.BuildError(f"{lib} of {sub} not found: install {package} (Debian)")
+    return str(Path(found[0]).parent)
+
+
+def blas_flags(kind: str) -> Optional[str]:
+    """Linker flags for the BLAS and LAPACK of a variant; the runtime path is fixed with an
+    RPATH (not RUNPATH) so that LAPACK's own libblas.so.3 resolves to the same flavour rather
+    than to Debian's alternative."""
+    if kind == "openblas":
+        return None
+    lapack = _debian_dir("lapack", "liblapack.so.3", "liblapack3")
+    if kind == "reference":
+        blas, lib = _debian_dir("blas", "libblas.so.3", "libblas3"), "-l:libblas.so.3"
+    elif kind == "blis":
+        blas, lib = _debian_dir("blis-pthread", "libblis.so.4", "libblis4-pthread"), "-l:libblis.so.4"
+    else:
+        raise UsageError(f"unknown BLAS '{kind}' (known: openblas, reference, blis)")
+    return (f"-L{blas} -L{lapack} {lib} -l:liblapack.so.3 "
+            f"-Wl,--disable-new-dtags,-rpath,{blas}:{lapack}")
+
+
+def recipe(spec: str) -> Recipe:
+    """A variant by name, or NAME=CFLAGS (gcc with those flags)."""
+    name, sep, flags = spec.partition("=")
+    name = name.strip()
+    if sep:
+        if not name or name in VARIANTS or not flags.strip():
+            raise UsageError(f"--variants {spec}: NAME=CFLAGS with a new name and some flags")
+        return Recipe(name, flags.strip())
+    if name not in VARIANTS:
+        raise UsageError(f"unknown build '{name}' (known: {', '.join(VARIANTS)}, or NAME=CFLAGS)")
+    return VARIANTS[name]
+
+
+def build_dir(name: str) -> Path:
+    return paths.data_dir() / "builds" / name
+
+
+def _stamp(r: Recipe) -> str:
+    return hashlib.sha256(json.dumps(asdict(r), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def ensure_built(r: Recipe, benchmarks: Optional[List[str]] = None) -> Path:
+    """The variant's bin directory, built (only `benchmarks`' binaries, else the whole core)
+    unless a build of the same recipe with them is there. BuildError: one line, the build log's
+    path for the rest."""
+    target = build_dir(r.name)
+    goals = [str(target / "bin" / f"hpceval-{b}") for b in benchmarks or []]
+    recipe_file = target / "recipe.json"
+    fresh = recipe_file.is_file() and json.loads(recipe_file.read_text()).get("stamp") == _stamp(r)
+    if fresh and all(Path(g).is_file() for g in goals) and (goals or (target / "lib").is_dir()):
+        return target / "bin"
+    if not fresh:
+        shutil.rmtree(target, ignore_errors=True)
+    goals = goals + [str(target / "bin" / "buildinfo.json")] if goals else None
+    cbuild.build(str(paths.source_csrc()), str(target), str(target / "obj"), None, r.cflags,
+                 r.cc, blas_flags(r.blas), goals)
+    recipe_file.write_text(json.dumps({"stamp": _stamp(r), **asdict(r)}) + "\n")
+    return target / "bin"
