@@ -38,7 +38,6 @@ def test_policy_the_machine_cannot_express_is_refused(cli, bindir):
                    "consecutive,alternating", says="binding alternating")
     assert_refused(cli, "binding", "sst", "--variants", "consecutive,sideways",
                    says="unknown binding 'sideways'")
-    assert_refused(cli, "binding", "stream", "--set", "threads=2", says="OpenMP threads")
 
 
 def test_each_mpi_spells_the_policies(monkeypatch):
@@ -58,3 +57,13 @@ def test_each_mpi_spells_the_policies(monkeypatch):
     assert not any(a.startswith("--cpu-bind") for a in s.command(2, ["b"], "default", {}))
     with pytest.raises(UsageError, match="at most 2 here"):
         o.command(3, ["b"], "alternating", {})
+
+
+def test_openmp_threads_of_one_rank_are_bound_by_the_runtime(cli, bindir):
+    p = cli("experiment", "binding", "stream", "--variants", "consecutive,alternating,default",
+            *QUICK, "--set", "threads=2", "--set", "n=200000", timeout=300)
+    assert p.returncode == 0, p.stderr
+    (run,) = cli.export("latest")
+    envs = {l["env"].get("OMP_PROC_BIND", "unset") for l in run["launches"]}
+    assert envs == {"close", "spread", "unset"}, envs
+    assert all(l["env"]["OMP_NUM_THREADS"] == "2" for l in run["launches"])
