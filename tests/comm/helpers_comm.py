@@ -20,7 +20,8 @@ def launch(bindir, name: str, args: List[str], nranks: int = 2, timeout: float =
 
 
 def run_ok(bindir, name: str, args: List[str], nranks: int = 2) -> List[dict]:
-    """Run, require success, return the validated result records."""
+    """Run, require success, return the validated result records: every sample positive, or
+    0 where the record says samples were clipped there (loggp's derived overheads)."""
     p = launch(bindir, name, args + QUICK, nranks)
     assert p.returncode == 0, p.stderr[-2000:]
     recs = [parse_record(l) for l in p.stdout.splitlines() if l.strip()]
@@ -28,7 +29,8 @@ def run_ok(bindir, name: str, args: List[str], nranks: int = 2) -> List[dict]:
     results = [r for r in recs if r["type"] == "result"]
     for r in results:
         s = r["stats"]
-        assert r["check"] == "ok" and s["n"] >= 1 and 0 < s["min"] <= s["median"] <= s["max"]
+        assert r["check"] == "ok" and s["n"] >= 1 and 0 <= s["min"] <= s["median"] <= s["max"]
+        assert s["min"] > 0 or r.get("clipped_samples"), r
     return results
 
 

@@ -19,8 +19,10 @@ def test_binary_records(bindir):
     assert set(per_size) == {(m, n) for m in PER_SIZE for n in (0, 64, 65536)}
     (summary,) = [r for r in recs if r["metric"] == "L"]
     assert summary["params"] == {"bytes": 0, "ranks": "0-1"} and summary["unit"] == "us"
-    for key in ("o_s_us", "o_r_us", "g_us", "rtt_us", "G_us_per_byte"):
+    for key in ("g_us", "rtt_us", "G_us_per_byte"):
         assert math.isfinite(summary[key]) and summary[key] > 0, key
+    for key in ("o_s_us", "o_r_us"):     # tens of ns here: noise may clip a median to 0
+        assert math.isfinite(summary[key]) and summary[key] >= 0, key
     assert summary["G_fit_min_bytes"] == 64 and summary["G_fit_max_bytes"] == 65536
     for r in per_size.values():
         assert r["train"] == 8 and r["clipped_samples"] >= 0
@@ -39,10 +41,16 @@ def test_run_gives_plausible_parameters(cli):
     prm = loggp_params(run)
     assert prm is not None and prm["source"] == "summary record" and prm["where"] == "intra-node"
     assert prm["sizes"] == SIZES
-    for key in ("L_us", "o_s_us", "o_r_us", "g_us", "G_us_per_byte"):
+    # L, o_s, o_r are tens of ns here, differences of noisy times: 0 where clipped
+    for key in ("L_us", "o_s_us", "o_r_us"):
+        assert math.isfinite(prm[key]) and prm[key] >= 0, (key, prm)
+    assert prm["L_us"] > 0 or prm["L_clipped"], prm
+    for key in ("g_us", "G_us_per_byte"):
         assert math.isfinite(prm[key]) and prm[key] > 0, (key, prm)
-    for per in ("rtt_us", "g_us_by_size", "o_s_us_by_size", "o_r_us_by_size"):
+    for per in ("rtt_us", "g_us_by_size"):
         assert all(math.isfinite(v) and v > 0 for v in prm[per]), (per, prm)
+    for per in ("o_s_us_by_size", "o_r_us_by_size"):
+        assert all(math.isfinite(v) and v >= 0 for v in prm[per]), (per, prm)
     # an overhead is part of the round trip: below it where MPI_Send does not carry the
     # transfer itself (eager sizes; a rendezvous send waits for the receiver)
     for i, n in enumerate(SIZES[:3]):
