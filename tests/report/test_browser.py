@@ -163,3 +163,28 @@ def test_report_renders_in_headless_chromium(tmp_path):
     shot = tmp_path / "report.png"
     p = _browse(exe, report.as_uri(), tmp_path / "profile2", f"--screenshot={shot}", "--window-size=1280,2400")
     assert shot.exists() and shot.read_bytes().startswith(b"\x89PNG") and shot.stat().st_size > 20_000, p.stderr
+
+
+def test_experiment_and_models_sections_render(tmp_path, bindir):
+    """Real runs: an experiment (the p690 kind: pages of sst, interleaved) and the runs a
+    prediction rests on (ping-pong, barotropic on 1 and 2 ranks): their report sections render
+    in the browser with nothing clipped."""
+    from helpers import CLI, FAST
+    exe = _chromium()
+    cli = CLI(tmp_path / "r.sqlite")
+    p = cli("experiment", "pages", "sst", "--rounds", "2", "--variants", "base,thp",
+            *FAST[:FAST.index("--no-remeasure")], "--set", "truncations=5", "--set", "levels=1",
+            "--set", "copies=1", "--set", "alpha=0", "--set", "days=0.2")
+    assert p.returncode == 0, p.stderr
+    p = cli("run", "pingpong", "barotropic", *FAST, "--set", "pingpong.refine=0",
+            "--set", "ranks=1,2", "--set", "barotropic.grids=48x32", "--set", "barotropic.land=none",
+            "--set", "barotropic.halos=pack", "--set", "barotropic.sums=allreduce")
+    assert p.returncode == 0, p.stderr
+    experiment, measured = cli.export("1"), cli.export("2")
+    for runs, section in ((experiment, "Experiments"), (measured, "Models")):
+        html = render_report(runs, title=section)
+        assert f">{section}<" in html
+        probe = _probe(exe, html, tmp_path, section)
+        assert probe["errors"] == [] and probe["clipped"] == [], probe
+        assert probe["figures"] and all(w > 100 and h > 50 and d > 10
+                                        for w, h, d in probe["figures"]), probe["figures"]
