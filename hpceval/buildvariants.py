@@ -8,6 +8,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import json
+import re
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -58,21 +59,50 @@ def blas_flags(kind: str) -> Optional[str]:
             f"-Wl,--disable-new-dtags,-rpath,{blas}:{lapack}")
 
 
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")
+
+
+def check_name(name: str, option: str = "--name") -> str:
+    """A build name is a plain name: it becomes a directory under builds/, so nothing that
+    could reach outside it (/, .., an empty name) is accepted."""
+    if not _NAME.fullmatch(name or "") or name in (".", ".."):
+        raise UsageError(f"{option} {name!r}: a build name is 1-64 letters, digits, '.', '-' "
+                         "or '_', starting with a letter, digit or '_'")
+    return name
+
+
 def recipe(spec: str) -> Recipe:
     """A variant by name, or NAME=CFLAGS (gcc with those flags)."""
     name, sep, flags = spec.partition("=")
     name = name.strip()
     if sep:
-        if not name or name in VARIANTS or not flags.strip():
+        check_name(name, "--variants")
+        if name in VARIANTS or not flags.strip():
             raise UsageError(f"--variants {spec}: NAME=CFLAGS with a new name and some flags")
-        return Recipe(name, flags.strip())
+        try:
+            return Recipe(name, cbuild.check_flags(flags.strip(), f"--variants {name}"))
+        except cbuild.BuildError as exc:
+            raise UsageError(str(exc)) from None
     if name not in VARIANTS:
         raise UsageError(f"unknown build '{name}' (known: {', '.join(VARIANTS)}, or NAME=CFLAGS)")
     return VARIANTS[name]
 
 
+def builds_root() -> Path:
+    return paths.data_dir() / "builds"
+
+
 def build_dir(name: str) -> Path:
-    return paths.data_dir() / "builds" / name
+    return builds_root() / check_name(name)
+
+
+def _remove(path: Path) -> None:
+    """Remove a directory of builds/ and nothing else: the last guard between a bad name and a
+    user's files."""
+    root = builds_root().resolve()
+    if path.is_symlink() or path.resolve().parent != root:
+        raise UsageError(f"refusing to remove {path}: not a build directory of {root}")
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _stamp(r: Recipe) -> str:
@@ -89,10 +119,21 @@ def ensure_built(r: Recipe, benchmarks: Optional[List[str]] = None) -> Path:
     fresh = recipe_file.is_file() and json.loads(recipe_file.read_text()).get("stamp") == _stamp(r)
     if fresh and all(Path(g).is_file() for g in goals) and (goals or (target / "lib").is_dir()):
         return target / "bin"
+    # A new recipe is built beside the old build and swapped in only when it succeeded; more
+    # binaries of the same recipe are added in place (make builds each goal whole).
+    work = target if fresh else target.with_name(f".{target.name}.new")
     if not fresh:
-        shutil.rmtree(target, ignore_errors=True)
-    goals = goals + [str(target / "bin" / "buildinfo.json")] if goals else None
-    cbuild.build(str(paths.source_csrc()), str(target), str(target / "obj"), None, r.cflags,
+        _remove(work)
+    goals = [g.replace(str(target), str(work), 1) for g in goals]
+    goals = goals + [str(work / "bin" / "buildinfo.json")] if goals else None
+    cbuild.build(str(paths.source_csrc()), str(work), str(work / "obj"), None, r.cflags,
                  r.cc, blas_flags(r.blas), goals)
-    recipe_file.write_text(json.dumps({"stamp": _stamp(r), **asdict(r)}) + "\n")
+    (work / "recipe.json").write_text(json.dumps({"stamp": _stamp(r), **asdict(r)}) + "\n")
+    if not fresh:
+        old = target.with_name(f".{target.name}.old")
+        _remove(old)
+        if target.exists():
+            target.rename(old)
+        work.rename(target)
+        _remove(old)
     return target / "bin"

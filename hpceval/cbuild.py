@@ -3,6 +3,7 @@ build description: `pip install` (setup.py) and `hpceval build` call this, `make
 the Makefile directly. Imported by setup.py before hpceval is installed, so it uses only the
 standard library and raises its own BuildError (one line each)."""
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -23,6 +24,20 @@ _LIBRARIES = {
                    "OpenBLAS", "libopenblas-dev (Debian) or openblas-devel (RPM)"),
 }
 _MPI_PROGRAM = "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); return MPI_Finalize(); }\n"
+
+
+# A flag reaches make's command line and its recipes' shell: only characters with no meaning to
+# either ($ expands in make, ` ; | & < > ( ) quotes in the shell) are accepted.
+_FLAG = re.compile(r"[A-Za-z0-9_+=,.:/@%-]+")
+
+
+def check_flags(flags: Optional[str], option: str = "--cflags") -> Optional[str]:
+    """`flags` unchanged when every word is a plain compiler flag, else BuildError."""
+    for word in (flags or "").split():
+        if not _FLAG.fullmatch(word):
+            raise BuildError(f"{option}: {word!r} is not a plain compiler flag (letters, digits "
+                             "and _+=,.:/@%- only; no $, quotes, backquotes or shell characters)")
+    return flags
 
 
 def find_mpicc(requested: Optional[str] = None) -> str:
@@ -99,6 +114,8 @@ def build(csrc: str, target: str, objdir: str, mpicc: Optional[str] = None,
     `blas`: linker flags instead of -lopenblas."""
     if not shutil.which("make"):
         raise BuildError("no 'make' on PATH: install make (Debian and RPM)")
+    check_flags(cflags)
+    check_flags(cc, "--cc")
     wrapper = find_mpicc(mpicc)
     env = dict(os.environ, **({"OMPI_CC": cc, "MPICH_CC": cc} if cc else {}))
     if cc and not shutil.which(cc):

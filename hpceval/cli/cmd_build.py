@@ -33,6 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _named(args: argparse.Namespace) -> int:
     from hpceval import buildvariants as bv
+    bv.check_name(args.name)
     if args.remove or args.mpicc:
         raise UsageError("--name builds with the default wrapper: no --remove or --mpicc")
     custom = args.cflags or args.cc or args.blas
@@ -49,7 +50,12 @@ def _named(args: argparse.Namespace) -> int:
 
 
 def execute(args: argparse.Namespace) -> int:
-    if args.name:
+    try:
+        cbuild.check_flags(args.cflags)
+        cbuild.check_flags(args.cc, "--cc")
+    except cbuild.BuildError as exc:
+        raise UsageError(str(exc)) from None
+    if args.name is not None:
         return _named(args)
     if args.cc or args.blas:
         raise UsageError("--cc and --blas make a named build: give --name NAME")

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from hpceval.cli.cardview import pct
 from hpceval.cli.common import RICH_ROWS, add_db, console, fmt_value, open_store, print_rows
-from hpceval.cli.outputs import check_output_dir, output_errors
+from hpceval.outfiles import check_output_dir, output_errors
 from hpceval.cli.summaryview import comparison_table, comparison_text
 from hpceval.errors import UsageError
 from hpceval.store import dump_json

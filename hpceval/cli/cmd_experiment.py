@@ -56,7 +56,7 @@ def _plan(args: argparse.Namespace):
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
         raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.figures:
-        from hpceval.cli.outputs import check_output_dir
+        from hpceval.outfiles import check_output_dir
         check_output_dir(args.figures, "--figures")
     ctx = plan_context(args.np)
     setup = Setup(args.benchmark, list(args.sets), ctx, find_launcher(args.launcher, ctx.cores),

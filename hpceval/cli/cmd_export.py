@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from hpceval.cli.common import add_db, db_path, open_store, resolve_runs
-from hpceval.cli.outputs import output_errors
+from hpceval.outfiles import output_errors
 from hpceval.errors import UsageError
 from hpceval.store import STATS, dump_json
 
@@ -38,6 +38,15 @@ def _cell(v):
     """A statistic as a CSV cell: a value that is not a finite number is an empty cell (a
     spreadsheet reads "nan" or "inf" as text or as a number that was never measured)."""
     return v if isinstance(v, (int, float)) and math.isfinite(v) else ""
+
+
+def _text(v):
+    """A string cell that a spreadsheet would take for a formula (=, +, -, @, or a tab or CR
+    before one) is prefixed with a quote, as OWASP's CSV-injection rule says; numbers are not
+    strings and stay as they are."""
+    if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + v
+    return v
 
 
 def _export_otf2(args: argparse.Namespace) -> int:
@@ -80,9 +89,9 @@ def execute(args: argparse.Namespace) -> int:
     w.writerow(CSV_COLUMNS)
     for run in runs:
         for r in run["records"]:
-            w.writerow([run["id"], run["uuid"], run["started"], run["suite"], run["status"],
-                        run["fingerprint"].get("hostname"), r["benchmark"],
-                        json.dumps(r["params"], sort_keys=True), r["metric"], r["unit"],
-                        r["statistic"], r["better"], *(_cell(r["stats"][k]) for k in STATS),
-                        int(r["converged"])])
+            w.writerow([*map(_text, (run["id"], run["uuid"], run["started"], run["suite"],
+                                     run["status"], run["fingerprint"].get("hostname"),
+                                     r["benchmark"], json.dumps(r["params"], sort_keys=True),
+                                     r["metric"], r["unit"], r["statistic"], r["better"])),
+                        *(_cell(r["stats"][k]) for k in STATS), int(r["converged"])])
     return 0

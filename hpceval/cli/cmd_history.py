@@ -11,7 +11,7 @@ from rich.table import Table
 from hpceval.cli.cardview import pct
 from hpceval.cli.common import add_db, console, fmt_value, open_store
 from hpceval.cli.junit import junit_xml
-from hpceval.cli.outputs import check_output_dir, check_output_file, output_errors, write_text_whole
+from hpceval.outfiles import check_output_dir, check_output_file, output_errors, write_text_whole
 from hpceval.errors import HpcevalError, UsageError
 from hpceval.store import dump_json
 

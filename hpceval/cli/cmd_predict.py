@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hpceval.cli.common import add_db, console, fmt_value, open_store
-from hpceval.cli.outputs import check_output_dir, output_errors
+from hpceval.outfiles import check_output_dir, output_errors
 from hpceval.errors import UsageError
 
 NAME = "predict"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from hpceval.cli.common import add_db, open_store, resolve_runs
-from hpceval.cli.outputs import check_output_dir, check_output_file, output_errors, write_text_whole
+from hpceval.outfiles import check_output_dir, check_output_file, output_errors
 from hpceval.errors import UsageError
 
 NAME = "report"
@@ -31,6 +31,6 @@ def execute(args: argparse.Namespace) -> int:
     store = open_store(args)
     runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=False)]
     with output_errors("report"):
-        write_report(runs, out, figure_dir=args.figures, pdf=args.pdf, write_text=write_text_whole)
+        write_report(runs, out, figure_dir=args.figures, pdf=args.pdf)
     print(f"wrote {out} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
     return 0

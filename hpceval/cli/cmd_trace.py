@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List
 
-from hpceval.cli.outputs import check_output_dir, check_output_file
+from hpceval.outfiles import check_output_dir, check_output_file, output_errors, whole_file
 from hpceval.errors import HpcevalError, Interrupted, UsageError
 from hpceval.launch import CHOICES, find_launcher
 from hpceval.runner import Outcome, check_ranks, driver_signals
@@ -158,12 +158,9 @@ def _write(trace: dict, out: Path, fmt: str) -> None:
     if fmt == "otf2":
         write_otf2(trace, out)
         return
-    try:
-        with open(out, "w", encoding="utf-8") as f:
-            json.dump(trace, f, separators=(",", ":"))
-            f.write("\n")
-    except OSError as exc:
-        raise UsageError(f"-o {out}: cannot write: {exc.strerror or exc}") from None
+    with output_errors(f"-o {out}"), whole_file(out) as f:
+        json.dump(trace, f, separators=(",", ":"))
+        f.write("\n")
 
 
 def execute(args: argparse.Namespace) -> int:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from rich.markup import escape
@@ -14,6 +12,7 @@ from rich.table import Table
 
 from hpceval.cli.common import add_db, console, db_path, fmt_value
 from hpceval.errors import BenchmarkFailed, UsageError
+from hpceval.outfiles import check_output_file, output_errors, write_text_whole
 
 NAME = "tune"
 HELP = ("measure every algorithm choice of barotropic or psst (halo, sum, transpose, process "
@@ -43,7 +42,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.np is not None and args.np < 1:
         raise UsageError(f"--np {args.np}: need at least 1 rank")
     out = Path(args.output or f"tuned-{args.proxy}.json")
-    _check_writable(out)
+    check_output_file(out, "-o")
     t = TUNABLE[args.proxy]
     ranks = args.ranks or str(args.np or 2)
     sets = [f"{args.proxy}.{k}={v}" for k, v in t.sweep.items()] + \
@@ -57,25 +56,12 @@ def execute(args: argparse.Namespace) -> int:
         raise BenchmarkFailed(f"run {run['id']} failed: "
                               + "; ".join(result.failures + result.usage_errors))
     rows = tuned_table(run["records"], args.proxy)
-    _write(out, {"tuned_table_version": 1, "benchmark": args.proxy, "run": run["id"],
-                 "machine": (run.get("fingerprint") or {}).get("hash"), "rows": rows})
+    table = {"tuned_table_version": 1, "benchmark": args.proxy, "run": run["id"],
+             "machine": (run.get("fingerprint") or {}).get("hash"), "rows": rows}
+    with output_errors(f"-o {out}"):
+        write_text_whole(out, json.dumps(table, indent=1) + "\n")
     _print(rows, run["id"], out)
     return 0
-
-
-def _check_writable(out: Path) -> None:
-    parent = out.parent if str(out.parent) else Path(".")
-    if out.is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise UsageError(f"-o {out}: cannot write a file there")
-
-
-def _write(out: Path, data: dict) -> None:
-    """Whole or not at all: a temporary file beside it, renamed."""
-    fd, tmp = tempfile.mkstemp(dir=out.parent if str(out.parent) else ".", prefix=".tuned-")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, out)
 
 
 def _print(rows: list, run_id: int, out: Path) -> None:

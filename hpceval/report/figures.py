@@ -24,6 +24,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatter, NullLocator
 
+from hpceval.outfiles import whole_file
 from hpceval.areas import DEFAULT_ORDER, place
 from hpceval.quality import at_floor, disturbed
 
@@ -317,7 +318,7 @@ def to_svg(fig: Figure, id_prefix: str) -> str:
 def save(fig: Figure, stem) -> list:
     """Write `stem`.svg and `stem`.png (stem: a pathlib.Path without suffix)."""
     out = [stem.with_suffix(".svg"), stem.with_suffix(".png")]
-    with style():
-        fig.savefig(out[0], format="svg", metadata={"Date": None})
-        fig.savefig(out[1], format="png", dpi=150)
+    with style(), whole_file(out[0], "wb") as svg, whole_file(out[1], "wb") as png:
+        fig.savefig(svg, format="svg", metadata={"Date": None})
+        fig.savefig(png, format="png", dpi=150)
     return out

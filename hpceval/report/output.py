@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hpceval.outfiles import write_text_whole
+
 from .areas import FIGURES
 from .figures import make_figure
 from .render import render
@@ -22,21 +24,18 @@ def render_report(runs: list[dict], *, title: str | None = None) -> str:
 
 
 def write_report(runs: list[dict], path, *, figure_dir=None, title: str | None = None,
-                 pdf: bool = False, write_text=None) -> list[Path]:
+                 pdf: bool = False) -> list[Path]:
     """Write the report to `path`; with `figure_dir`, also every figure as <stem>.svg and
     <stem>.png, and <stem>.pdf with `pdf` (stems like run3-pingpong_latency,
     compare-memory_latency, history-headline). Returns the paths written, the HTML first.
-    The figures are written first and the HTML last, by write_text(path, html) when given
-    (the command line writes it whole), so a failure leaves an older report as it was."""
+    The figures are written first and the HTML last, whole (outfiles.write_text_whole), so a
+    failure leaves an older report as it was."""
     html, made = _build(list(runs), title)
     path = Path(path)
     written = [path]
     if figure_dir is not None:
         written += save_all(made, Path(figure_dir), pdf)
-    if write_text is None:
-        path.write_text(html, encoding="utf-8")
-    else:
-        write_text(path, html)
+    write_text_whole(path, html)
     return written
 
 

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from matplotlib.figure import Figure
 
+from hpceval.outfiles import whole_file
 from hpceval.analysis.significance import NOT_COMPARABLE, SAME
 
 from .figures import SIZE, _figure, _plain_log_y, _text, legend, save, style
@@ -105,7 +106,7 @@ def save_all(figs: List[tuple], directory: Path, pdf: bool = False) -> List[Path
         out += save(fig, directory / stem)
         if pdf:
             path = (directory / stem).with_suffix(".pdf")
-            with style():
-                fig.savefig(path, format="pdf", metadata={"CreationDate": None})
+            with style(), whole_file(path, "wb") as f:
+                fig.savefig(f, format="pdf", metadata={"CreationDate": None})
             out.append(path)
     return out

@@ -16,6 +16,10 @@ def regressed(tmp_path_factory, bindir):
     p = real("run", "pingpong", *FAST, "--set", "refine=0", "--set", "sizes=8,1K")
     assert p.returncode == 0, p.stderr
     run = json.loads(real("export", "1").stdout)[0]
+    # Points this short may not converge, and an unconverged point is "not comparable": the
+    # regression this test needs would then not be judged (a flake seen in a full run).
+    for r in run["records"]:
+        r["converged"] = True
     slow = json.loads(json.dumps(run))
     slow["uuid"] = "0000aaaa-bbbb-cccc-dddd-eeeeffff0001"
     slow["started"] = "2999-01-01T00:00:00+00:00"

@@ -53,7 +53,7 @@ def test_psst_on_two_ranks(tmp_path, bindir):
     (["pop"], "tune pop: one of barotropic, psst"),
     (["psst", "--np", "2", "--ranks", "1,2"], "two ways"),
     (["psst", "--np", "0"], "--np 0"),
-    (["psst", "-o", "/nonexistent/dir/t.json"], "cannot write a file there"),
+    (["psst", "-o", "/nonexistent/dir/t.json"], "directory /nonexistent/dir does not exist"),
 ])
 def test_bad_input(tmp_path, args, msg):
     p = CLI(tmp_path / "r.sqlite")("tune", *args)

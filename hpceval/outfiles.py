@@ -7,7 +7,7 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import IO, Iterator
 
 from hpceval.errors import UsageError
 
@@ -27,8 +27,8 @@ def check_output_file(path: str | Path, option: str) -> Path:
     what = f"{option} {p}"
     if p.is_dir():
         raise UsageError(f"{what}: is a directory")
-    if p.exists() and not p.is_file():
-        raise UsageError(f"{what}: not a regular file")
+    if (p.exists() or p.is_symlink()) and not p.is_file():
+        raise UsageError(f"{what}: not a regular file (hpceval writes only regular files)")
     parent = p.resolve().parent
     if not parent.is_dir():
         why = "is not a directory" if parent.exists() else "does not exist"
@@ -63,15 +63,34 @@ def output_errors(what: str) -> Iterator[None]:
         raise UsageError(f"{what}: cannot write{where}: {exc.strerror or exc}") from None
 
 
-def write_text_whole(path: str | Path, text: str) -> None:
-    """Write text to path through a temporary file in the same directory, renamed into place:
-    the old file stays as it was until the new one is complete."""
+@contextmanager
+def whole_file(path: str | Path, mode: str = "w") -> Iterator[IO]:
+    """A file object whose content replaces `path` only when the block ends without error: it
+    is written to a temporary file in the same directory and renamed into place, so the old
+    file stays as it was until the new one is complete. A `path` that exists and is not a
+    regular file (a device, a FIFO, a directory, a link to one) is refused: renaming over
+    /dev/null would replace the device."""
     path = Path(path)
+    if (path.exists() or path.is_symlink()) and not path.is_file():
+        raise UsageError(f"{path}: not a regular file; hpceval writes only regular files")
     fd, tmp = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+            yield f
+        os.chmod(tmp, 0o644 & ~_umask())
+        os.replace(tmp, path.resolve() if path.is_symlink() else path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_text_whole(path: str | Path, text: str) -> None:
+    """Write text to path whole (see whole_file)."""
+    with whole_file(path) as f:
+        f.write(text)
