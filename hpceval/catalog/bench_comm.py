@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, narrow_sizes,
-                                    pow2_sizes, repetition_args, words)
+from hpceval.catalog.common import (REPETITION, check_memory, fits_memory, launch_timeout,
+                                    narrow_sizes, pair_ranks, pow2_sizes, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,
-                                      register_benchmark, register_suite)
+                                      register_benchmark, register_study, register_suite)
 from hpceval.errors import UsageError
 
 PINGPONG_SIZES = sorted(set([0] + pow2_sizes(1, 4 << 20) + [3, 7, 1000, 65537, 1000000]))
@@ -30,7 +30,7 @@ FULL_MATRIX_MAX_RANKS = 64   # n(n-1)/2 pairs, one at a time: beyond this it tak
 
 
 def _plan_pingpong(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    nranks = ctx.nranks or 2
+    nranks = pair_ranks(ctx)
     if nranks < 2:
         raise UsageError(f"pingpong needs at least 2 ranks, --np {nranks} given")
     sizes = v["sizes"]
@@ -148,14 +148,21 @@ register_benchmark(Benchmark(
 
 # ---------------------------------------------------------------- collectives
 
+
 def _plan_collectives(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     ops = words(v["ops"], COLLECTIVES, "ops", all_ok=True)
     sizes = v["sizes"]
     specs = []
     for n in _rank_counts(v["nranks"], ctx, 2, 1, "collectives"):
-        check_memory(4 * n * max(sizes) * ctx.ranks_per_node(n), ctx, "collective buffers")
-        args = _args(b, v, ("sizes",)) + ["--ops", ",".join(ops)]
-        points = 1 + (len(ops) - ("barrier" in ops)) * len(sizes)
+        # alltoall(v) and allgather hold n blocks per rank: at thousands of ranks the largest
+        # sizes leave a node's memory, and are left out of that rung (said) rather than refused.
+        fit = [s for s in sizes if fits_memory(4 * n * s * ctx.ranks_per_node(n), ctx)]
+        if len(fit) < len(sizes):
+            check_memory(4 * n * min(sizes) * ctx.ranks_per_node(n), ctx, "collective buffers")
+            ctx.note(f"collectives np={n}: sizes above {max(fit)} B per rank left out (their "
+                     f"buffers do not fit a node's memory)")
+        args = _args(b, {**v, "sizes": fit}, ("sizes",)) + ["--ops", ",".join(ops)]
+        points = 1 + (len(ops) - ("barrier" in ops)) * len(fit)
         specs.append(LaunchSpec(b.name, f"collectives np={n}", "collectives", args, n, "core",
                                 expected_results=4 * points, timeout_s=launch_timeout(v, points)))
     return specs
@@ -298,6 +305,24 @@ register_suite(Suite(
      ("random2", {**_FAST, "nranks": "4"}),
      ("collectives", {**_FAST, "nranks": "2,4"}),
      ("halo", {**_FAST, "nranks": "2,4"}))))
+
+
+# ---------------------------------------------------------------- the study
+# On every rung of the allocation's ladder (hpceval/catalog/ladder.py): collectives, random
+# pairs and the halo at 1 .. N x K ranks; the COMMTEST patterns on two whole nodes with all K
+# ranks of each (emulated only on one node); hot spot with up to K senders in a node and across
+# two nodes; the distance map from rank 0 to every rank of the whole allocation (O(P) pairs).
+_STUDY = {"budget": "0.05", "ci-target": "0.03", "max-reps": "200"}
+register_study("pingpong", budget=0.2, ci_target=0.02)
+register_study("p2p", **_STUDY, modes="all", protocols="all", patterns="0-1", nranks=2)
+register_study("p2p", **_STUDY, modes="pingpong,swap", protocols="send,isend",
+               patterns="intra-pairs,0-k,ring,cross-pairs", sizes="8,1K,64K,1M",
+               ranks_per_node=2, nranks="cross")
+register_study("distance", **{**_STUDY, "budget": "0.01"}, nranks="full>=2")
+register_study("hotspot", **_STUDY, nranks="node>=2,cross")
+register_study("random2", **_STUDY, nranks="ladder>=2")
+register_study("collectives", **_STUDY, nranks="ladder")
+register_study("halo", **_STUDY, nranks="ladder")
 
 
 # ---------------------------------------------------------------- card and headline rows

@@ -8,7 +8,8 @@ from typing import Any, Dict, List
 from hpceval.catalog.common import (REPETITION, check_memory, int_tuple, launch_timeout,
                                     rank_counts, repetition_args, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
 from hpceval.errors import UsageError
 
 METRICS = 3                       # step_time, cell_rate, cell_rate_per_rank per point
@@ -42,7 +43,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         per_rank = max(x * y * z for x, y, z in blocks) // (n if strong else 1)
         if per_rank < 1:
             raise UsageError(f"hydro: the grid leaves ranks without cells at {n} ranks")
-        check_memory(n * BYTES_PER_CELL * per_rank, ctx, f"hydro np={n}")
+        check_memory(ctx.ranks_per_node(n) * BYTES_PER_CELL * per_rank, ctx, f"hydro np={n}")
         # every sample is `steps` steps; the checks run another few on top
         step_s = per_rank / MIN_RATE * int(v["steps"])
         points = len(blocks)
@@ -195,3 +196,8 @@ def figures():
                         "hydro", order=41)
     dips = TableSpec("Application proxies", "Hydrodynamics: power-of-two dips", _dips_table)
     return [rates, caches, dips] + overhead_specs("hydro", "Hydrodynamics (SAGE-like)", 41)
+
+
+# The study: weak scaling at SAGE's 13,500 cells per processor over every rung.
+register_study("hydro", cells="30x30x15", ranks="ladder", budget=0.3, min_reps=3, max_reps=20,
+               warmup=1)

@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, counts, launch_timeout, process_grids,
+from hpceval.catalog.common import (REPETITION, counts, launch_timeout, parallel_seconds,
+                                    process_grids,
                                     rank_counts, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
-                                      register_suite)
+                                      register_study, register_suite)
 from hpceval.errors import UsageError
 
 COLUMN_NLONS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
@@ -119,13 +120,15 @@ register_benchmark(Benchmark(
 
 def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     counts_ = rank_counts(v["ranks"], ctx)
-    return [spec for n in counts_ for spec in _plan_psst_ranks(b, v, n, len(counts_) > 1)]
+    return [spec for n in counts_ for spec in _plan_psst_ranks(b, v, n, len(counts_) > 1, ctx)]
 
 
-def _plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool) -> List[LaunchSpec]:
+def _plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool,
+                     ctx: PlanContext) -> List[LaunchSpec]:
     m, levels = v["truncation"], v["levels"]
     nlon, nlat = sst_grid(m)
-    grids = process_grids(v["grids"], nranks, "grids", sweep)
+    grids = process_grids(v["grids"], nranks, "grids", sweep,
+                          fits=lambda p, q: p <= nlat and q <= m + 1 and q <= (nlat // p) * levels)
     for p, q in grids:
         if p > nlat or q > m + 1 or q > (nlat // p) * levels:
             raise UsageError(f"psst: a {p}x{q} process grid does not fit T{m} with {levels} "
@@ -144,7 +147,7 @@ def _plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool) 
              "--grids", ",".join(f"{p}x{q}" for p, q in grids), "--mappings", ",".join(maps),
              "--transposes", ",".join(trs), "--sums", ",".join(sums), "--start", v["start"]]
             + repetition_args(b, v))
-    run_s = _sst_seconds(m, levels, v["days"])
+    run_s = parallel_seconds(_sst_seconds(m, levels, v["days"]), nranks, ctx)
     return [LaunchSpec(b.name, f"psst np={nranks} T{m} L={levels}", "psst", args, nranks, "core",
                        expected_results=3 * points,
                        timeout_s=launch_timeout(v, points) + 3 * run_s * (points + 1))]
@@ -157,7 +160,8 @@ register_benchmark(Benchmark(
     "each variant checked against the serial model",
     (Param("truncation", "int", 21, "triangular truncation M", 1, 1000),
      Param("levels", "int", 4, "levels transformed together", 1, 4096),
-     Param("grids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = --np)"),
+     Param("grids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = --np; "
+           "square: the two most nearly square that fit the truncation)"),
      Param("mappings", "str", "row,col", "rank mappings: row, col"),
      Param("transposes", "str", "alltoallv,pairwise",
            "FFT variants: alltoallv, pairwise (transpose), distributed (binary exchange; Q a "
@@ -198,3 +202,16 @@ def card_rows():
             for quantity, bench in (("Column physics", "column"),
                                     ("Shallow water model (serial)", "sst"),
                                     ("Shallow water model (parallel)", "psst"))]
+
+
+# The study: the serial kernels once; the shallow water model at T42, T85 and T170 with 18
+# levels (the ORNL study's CCM sizes) on every rung its truncation allows, the two most nearly
+# square process grids per rung, the best variant per rung.
+_PSST = {"grids": "square", "mappings": "row", "min-reps": "2", "max-reps": "5", "warmup": "0",
+         "budget": "0.5"}
+register_study("column", budget=0.2, min_reps=5)
+register_study("sst", test=2, truncations=42, levels=1, copies=1, budget=1, min_reps=3, max_reps=10,
+               warmup=1)
+register_study("psst", **_PSST, truncation=42, levels=18, days=0.25, ranks="ladder")
+register_study("psst", **_PSST, truncation=85, levels=18, days=0.1, ranks="ladder>=4")
+register_study("psst", **_PSST, truncation=170, levels=18, days=0.05, ranks="ladder>=16")

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, narrow_whole,
-                                    repetition_args)
+                                    pair_ranks, repetition_args)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
 from hpceval.errors import UsageError
 
 LOGGP_SIZES = [0, 8, 64, 512, 4096, 16384, 65536, 262144, 1 << 20]
@@ -17,7 +18,7 @@ RESULTS_PER_SIZE = 4         # round_trip, gap, o_s, o_r (+ one summary record, 
 
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    nranks = ctx.nranks or 2
+    nranks = pair_ranks(ctx)
     if nranks < 2:
         raise UsageError(f"loggp needs at least 2 ranks, --np {nranks} given")
     sizes = v["sizes"]
@@ -120,3 +121,7 @@ def figures():
     return [FigureSpec("Interconnect", "LogGP (netgauge's method): send and receive overheads "
                        "o_s, o_r and the gap g vs message size", _overheads_figure, "loggp",
                        order=10)]
+
+
+# The study: LogGP's parameters, which `hpceval predict` uses.
+register_study("loggp", budget=0.1)

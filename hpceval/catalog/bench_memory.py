@@ -12,7 +12,8 @@ from hpceval.catalog.common import (REPETITION, check_memory, counts, default_by
                                     launch_timeout, narrow_sizes, narrow_whole, pow2_sizes,
                                     repetition_args, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
 from hpceval.errors import UsageError
 
 BW_MODES = ("read", "write", "rmw", "memset", "memcpy", "copy", "triad",
@@ -262,3 +263,9 @@ def headline_rows():
                         "latency", "bytes", largest, {"order": "window", "node": -1}),
             stream_headlines]
     return [Headline(r, order=20) for r in rows]
+
+
+# The study: the node's memory hierarchy once (it does not grow with the allocation).
+register_study("mem-latency", budget=0.1)
+register_study("mem-bandwidth", budget=0.04, min_reps=5, warmup=1)
+register_study("stream", threads="sweep", bind="close", budget=1, max_reps=20)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import REPETITION, launch_timeout, rank_counts, repetition_args
+from hpceval.catalog.common import (REPETITION, launch_timeout, parallel_seconds, rank_counts,
+                                    repetition_args)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
 from hpceval.errors import UsageError
 
 METRICS = 3                      # history_time, cycle_time, master_busy
@@ -30,7 +32,8 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         specs.append(LaunchSpec(
             b.name, f"montecarlo np={n} {v['geometry']} {shape}", "montecarlo", fixed, n, "core",
             expected_results=METRICS,
-            timeout_s=launch_timeout(v, 1) + 3.0 * (int(v["warmup"]) + 2) * run_s))
+            timeout_s=launch_timeout(v, 1)
+            + 3.0 * (int(v["warmup"]) + 2) * parallel_seconds(run_s, max(n - 1, 1), ctx)))
     return specs
 
 
@@ -129,3 +132,9 @@ def figures():
                        "history, the workers' efficiency and the master's share vs workers",
                        histories, "montecarlo", order=42)
             ] + overhead_specs("montecarlo", "Monte Carlo transport (MCNP-like)", 42)
+
+
+# The study: a master and 1 .. N x K - 1 workers on few large cycles (an MCNP-like deck);
+# 10,000 work messages a cycle keep up to 9,999 workers busy.
+register_study("montecarlo", cycles=4, particles=1000000, chunk=100, ranks="ladder>=2",
+               budget=0.3, min_reps=3, max_reps=20, warmup=1)

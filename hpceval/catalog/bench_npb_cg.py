@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, rank_counts,
-                                    repetition_args)
+from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, parallel_seconds,
+                                    rank_counts, repetition_args)
 from hpceval.catalog.nas_common import NasHooks, power_of_two
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
 
 METRICS = 3                       # mops, run_time, iteration_time
 # Per class: na, nonzer, niter (NPB 3.4 CG/cg.f); the rest follows (sizes, operation count).
@@ -40,7 +41,8 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         reps = int(v["warmup"]) + int(v["min-reps"]) + 1
         specs.append(LaunchSpec(
             b.name, f"npb-cg np={n} class {cls}", "npb-cg", fixed, n, "core",
-            expected_results=METRICS, timeout_s=launch_timeout(v, 1) + 3.0 * reps * run_s))
+            expected_results=METRICS,
+            timeout_s=launch_timeout(v, 1) + 3.0 * reps * parallel_seconds(run_s, n, ctx)))
     return specs
 
 
@@ -61,3 +63,9 @@ register_benchmark(Benchmark(
 
 _HOOKS = NasHooks("npb-cg", "NAS CG (NPB)", 44)
 card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures
+
+
+# The study: NAS classes chosen by rank count (A up to 64 ranks, B from 16 on; the classes the
+# binary has); NPB's power-of-two rule and the class's size leave other rungs out, said.
+for _cls, _ranks in (("A", "ladder<=64"), ("B", "ladder>=16")):
+    register_study("npb-cg", **{"class": _cls}, ranks=_ranks, min_reps=2, max_reps=5, warmup=0)

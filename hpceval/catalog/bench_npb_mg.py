@@ -6,11 +6,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, rank_counts,
-                                    repetition_args)
+from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, parallel_seconds,
+                                    rank_counts, repetition_args)
 from hpceval.catalog.nas_common import NasHooks, power_of_two
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
 from hpceval.errors import UsageError
 
 METRICS = 2                                   # mops, time
@@ -39,7 +40,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         specs.append(LaunchSpec(
             b.name, f"npb-mg np={np} class {cls}", "npb-mg", fixed, np, "core",
             expected_results=METRICS,
-            timeout_s=launch_timeout(v, 1) + 3.0 * runs * run_s))
+            timeout_s=launch_timeout(v, 1) + 3.0 * runs * parallel_seconds(run_s, np, ctx)))
     return specs
 
 
@@ -60,3 +61,8 @@ register_benchmark(Benchmark(
 
 _HOOKS = NasHooks("npb-mg", "NAS MG (NPB)", 45, where=lambda p: f"class {p['class']} ({p['n']}^3, {p['nit']} iterations), {p['ranks']} ranks")
 card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures
+
+
+# The study: NAS classes chosen by rank count, as for npb-cg.
+for _cls, _ranks in (("A", "ladder<=64"), ("B", "ladder>=16")):
+    register_study("npb-mg", **{"class": _cls}, ranks=_ranks, min_reps=2, max_reps=5, warmup=0)

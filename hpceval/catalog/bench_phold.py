@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, launch_timeout, rank_counts, repetition_args,
-                                    words)
+from hpceval.catalog.common import (REPETITION, launch_timeout, parallel_seconds, rank_counts,
+                                    repetition_args, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
 from hpceval.errors import UsageError
 
 METRICS = 3                 # event_rate, messages_per_event, sync_share
@@ -64,7 +65,8 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         specs.append(LaunchSpec(
             b.name, f"phold np={n} {v['lps']} LPs, {points} points", "phold", fixed, n, "core",
             expected_results=METRICS * points,
-            timeout_s=launch_timeout(v, points) + 3.0 * runs * events * SLOW_EVENT_S))
+            timeout_s=launch_timeout(v, points)
+            + 3.0 * runs * parallel_seconds(events * SLOW_EVENT_S, n, ctx)))
     return specs
 
 
@@ -148,3 +150,8 @@ def figures():
     return [FigureSpec(SECTION, "PHOLD discrete-event simulation: committed "
                        "events/s and time synchronising vs remote fraction, per lookahead", rate,
                        "phold", order=46)]
+
+
+# The study: PHOLD over every rung (64Ki LPs: one per rank up to 65,536 ranks).
+register_study("phold", lps=65536, end=5, lookahead="0.1,1", remote="0.1,0.5",
+               ranks="ladder", min_reps=2, max_reps=5)

@@ -9,7 +9,7 @@ from hpceval.catalog.common import (REPETITION, check_memory, int_item, int_pair
                                     process_grids, rank_counts, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
-                                      register_suite)
+                                      register_study, register_suite)
 from hpceval.errors import UsageError
 
 HALOS = ("datatype", "pack", "put")
@@ -62,7 +62,8 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
              + b.param("direct-max").to_arg(v["direct-max"]) + repetition_args(b, v))
     specs = []
     for n in ranks:
-        pgrids = process_grids(v["pgrids"], n, "pgrids")
+        pgrids = process_grids(v["pgrids"], n, "pgrids", fits=lambda p, q: "strong" not in scalings
+                               or all(p <= nx and q <= ny for nx, ny in grids))
         pg_arg = ["--pgrids", ",".join(f"{p}x{q}" for p, q in pgrids)]
         for scaling in scalings:
             if scaling == "strong":
@@ -84,8 +85,8 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
                 points = len(pgrids) * len(lands) * variants
             biggest = max(nx * ny for nx, ny in shapes)
             # Every rank holds the global mask and depths (9 bytes a point), the blocks about 12
-            # fields, rank 0 about 13 global reference fields.
-            check_memory((9 * n + 200) * biggest, ctx, f"barotropic {label}")
+            # fields, rank 0 about 13 global reference fields: the fullest node's share.
+            check_memory((9 * ctx.ranks_per_node(n) + 200) * biggest, ctx, f"barotropic {label}")
             solve = max(_solve_seconds(nx, ny, n) for nx, ny in shapes)
             reps = int(v["warmup"]) + 1
             specs.append(LaunchSpec(
@@ -108,6 +109,7 @@ register_benchmark(Benchmark(
            "(empty: --np, else 2)"),
      Param("land", "str", "continents", "land mask: none, continents (comma list)"),
      Param("pgrids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = ranks; "
+           "square: the two most nearly square that fit the grid; "
            "a list keeps those that fit each rank count)"),
      Param("mappings", "str", "row,col", "rank mappings: row, col"),
      Param("halos", "str", "datatype,pack,put", "halo updates: datatype, pack, put, all"),
@@ -162,3 +164,17 @@ def headline_rows():
     from hpceval.analysis.headlines import Headline
     from hpceval.analysis.proxies import solver_headlines
     return [Headline(solver_headlines, order=40)]
+
+
+# The study: POP's barotropic solver strong-scaled on the 1-degree grid (320x384) over every
+# rung, and on the 0.1-degree grid (3600x2400) from 64 ranks on, as the X1 study ran them; the
+# two most nearly square process grids, packed and datatype halos, allreduce and tree sums: the
+# best per rung.
+_POP = {"pgrids": "square", "mappings": "row", "halos": "pack,datatype", "sums": "allreduce,tree",
+        "branches": "4", "land": "continents", "budget": "0.3", "min-reps": "2", "max-reps": "5",
+        "warmup": "1"}
+register_study("barotropic", **_POP, grids="320x384", ranks="ladder")
+# One solve per point on the 0.1-degree grid: a solve takes seconds there.
+register_study("barotropic", **{**_POP, "halos": "pack", "sums": "allreduce", "warmup": "0",
+                                "min-reps": "1", "max-reps": "2"}, grids="3600x2400",
+               ranks="ladder>=64")

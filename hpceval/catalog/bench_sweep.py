@@ -6,10 +6,11 @@ from __future__ import annotations
 import itertools
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, int_item, int_tuple, launch_timeout, rank_counts,
-                                    repetition_args, words)
+from hpceval.catalog.common import (REPETITION, int_item, int_tuple, launch_timeout,
+                                    parallel_seconds, rank_counts, repetition_args, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
 from hpceval.errors import UsageError
 
 METRICS = 2                      # grind_time, iteration_time
@@ -42,7 +43,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
                                                           _problems(v), sns, mks, mmis):
         cells = int_tuple(shape, opt[2:], "IxJxK", 3)
         work = cells[0] * cells[1] * cells[2] * (n if opt == "--per-rank" else 1) * sn * (sn + 2)
-        solve_s = work * ITERATIONS * SLOW_CELL_ANGLE_S
+        solve_s = parallel_seconds(work * ITERATIONS * SLOW_CELL_ANGLE_S, n, ctx)
         specs.append(LaunchSpec(
             b.name, f"sweep np={n} {shape}{'/rank' if opt == '--per-rank' else ''} S{sn} "
             f"mk={mk} mmi={mmi}", "sweep",
@@ -111,3 +112,8 @@ def figures():
                           "scaling efficiency vs ranks, grind time vs the pipeline's blocking "
                           "(mk, mmi)", efficiency_and_choices, "sweep", order=43)
     return [blocking] + overhead_specs("sweep", "Wavefront transport (Sweep3D-like)", 43)
+
+
+# The study: weak scaling at Sweep3D's 50^3 cells per processor over every rung.
+register_study("sweep", per_rank="50x50x50", mk=10, mmi=3, ranks="ladder", budget=0.3,
+               min_reps=2, max_reps=10, warmup=0)

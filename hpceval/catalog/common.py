@@ -121,8 +121,12 @@ def int_item(item: str, what: str, noun: str, lo: int = 1, hi: int = 4096,
     return n
 
 
+MAX_RANKS = 1 << 24          # a rank count beyond any machine: a typo, refused
+
+
 def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) -> List[int]:
-    """Thread or copy counts: '1,max' -> [1, cores]; with sweep, 'sweep' -> 1, 2, 4, ... cores."""
+    """Thread, copy or rank counts: '1,max' -> [1, cores]; with sweep, 'sweep' -> 1, 2, 4, ...
+    cores."""
     out: List[int] = []
     for item in words(text, None, what):
         if item in ("max", "all"):
@@ -130,7 +134,7 @@ def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) 
         elif sweep and item == "sweep":
             out += pow2_sizes(1, cores) + [cores]
         else:
-            out.append(int_item(item, what, noun,
+            out.append(int_item(item, what, noun, hi=MAX_RANKS,
                                 accepted=", 'max' or 'sweep'" if sweep else " or 'max'"))
     return sorted(set(out))
 
@@ -154,12 +158,19 @@ def int_pair(text: str, what: str, form: str) -> Tuple[int, int]:
     return a, b
 
 
-def process_grids(text: str, n: int, what: str, sweep: bool = True) -> List[Tuple[int, int]]:
-    """Process grids P x Q for n ranks: 'all' (every P x Q = n) or those of the list that fit;
-    outside a sweep over rank counts (sweep False) a listed grid that does not fit n is an
-    error of its own."""
+SQUARE_GRIDS = 2      # pgrids=square: the most nearly square grids that fit, this many
+
+
+def process_grids(text: str, n: int, what: str, sweep: bool = True,
+                  fits=None) -> List[Tuple[int, int]]:
+    """Process grids P x Q for n ranks: 'all' (every P x Q = n), 'square' (the most nearly
+    square ones that `fits`, a predicate of (P, Q): what a study runs at thousands of ranks) or
+    those of the list that fit; outside a sweep over rank counts (sweep False) a listed grid
+    that does not fit n is an error of its own."""
     if text == "all":
         return [(p, n // p) for p in range(1, n + 1) if n % p == 0]
+    if text == "square":
+        return _square_grids(n, what, fits)
     grids = list(dict.fromkeys(int_pair(item, what, "PxQ") for item in words(text, None, what)))
     for p, q in grids:
         if p * q != n and not sweep:
@@ -170,6 +181,39 @@ def process_grids(text: str, n: int, what: str, sweep: bool = True) -> List[Tupl
     return fit
 
 
+def _square_grids(n: int, what: str, fits) -> List[Tuple[int, int]]:
+    grids = []
+    p = 1
+    while p * p <= n:                  # O(sqrt n): planning stays fast at a million ranks
+        if n % p == 0:
+            grids += [(p, n // p), (n // p, p)]
+        p += 1
+    grids = [g for g in dict.fromkeys(grids) if fits is None or fits(*g)]
+    if not grids:
+        raise UsageError(f"--set {what}=square: no process grid of {n} ranks fits the problem")
+    grids.sort(key=lambda g: (max(g) / min(g), g))
+    return grids[:SQUARE_GRIDS]
+
+
+PARALLEL_EFFICIENCY = 0.5    # what a time limit assumes of a parallel run: pessimistic
+
+
+def parallel_seconds(serial_s: float, nranks: int, ctx: PlanContext) -> float:
+    """A pessimistic time for work that takes serial_s on one core, spread over nranks: the
+    cores it really gets (K ranks a node fill ceil(n/K) nodes of ctx.cores cores; ranks beyond
+    the cores share them) at PARALLEL_EFFICIENCY. What lets a plan's estimate fall with the
+    ranks in a strong-scaling ladder."""
+    cores = min(nranks, ctx.cores * -(-nranks // ctx.per_node))
+    return serial_s if cores <= 1 else serial_s / (PARALLEL_EFFICIENCY * cores)
+
+
+def pair_ranks(ctx: PlanContext) -> int:
+    """Ranks of a launch that measures one pair (ranks 0 and 1): --np or the allocation's, but
+    at most two whole nodes: on a big allocation the other ranks would only idle (and start)."""
+    n = ctx.nranks or 2
+    return min(n, 2 * ctx.per_node) if ctx.nodes > 1 else n
+
+
 def rank_counts(text: Any, ctx: PlanContext) -> List[int]:
     """A `ranks` sweep: comma-separated counts, 'max' = all cores; empty: --np, else 2."""
     if not str(text).strip():
@@ -177,8 +221,13 @@ def rank_counts(text: Any, ctx: PlanContext) -> List[int]:
     return counts(text, ctx.cores, "ranks", "rank count")
 
 
+def fits_memory(need: int, ctx: PlanContext) -> bool:
+    """A node's ranks may hold `need` bytes together (80% of its available memory)."""
+    return not ctx.mem_available_bytes or need <= 0.8 * ctx.mem_available_bytes
+
+
 def check_memory(need: int, ctx: PlanContext, what: str) -> None:
     # Refuse before launching: a working set beyond memory would swap or be OOM-killed.
-    if ctx.mem_available_bytes and need > 0.8 * ctx.mem_available_bytes:
+    if not fits_memory(need, ctx):
         raise UsageError(f"{what} needs {need / 2**30:.1f} GiB but only "
                          f"{ctx.mem_available_bytes / 2**30:.1f} GiB of memory is available")

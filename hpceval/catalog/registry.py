@@ -16,12 +16,25 @@ class PlanContext:
     llc_bytes: int
     mem_available_bytes: int
     nranks: int | None = None        # --np, None: the benchmark's default
-    nodes: int = 1                   # nodes the run spans (--nodes/--hosts); 1: this machine
+    nodes: int = 1                   # nodes the run spans (--nodes/--hosts, Slurm); 1: this machine
     ppn: int | None = None           # ranks per node when placed on nodes (--ppn)
+    thin: int = 0                    # rank ladders keep every 2^thin-th rung (a short budget)
+    budget_scale: float = 1.0        # every point's time budget scaled to fit a run's --budget
+    notes: List[str] = field(default_factory=list)   # what the plan left out, and why
+    areas: List[Dict[str, Any]] = field(default_factory=list)  # a budgeted plan's areas
 
     def ranks_per_node(self, nranks: int) -> int:
         """Ranks of an n-rank launch that share one node's memory."""
         return min(nranks, self.ppn) if self.ppn else nranks
+
+    @property
+    def per_node(self) -> int:
+        """K: the ranks a node holds (--ppn, the allocation's tasks per node, else its cores)."""
+        return self.ppn or self.cores
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
 
 @dataclass
@@ -62,6 +75,11 @@ class Benchmark:
     def has_param(self, name: str) -> bool:
         return any(p.name == name for p in self.params)
 
+    @property
+    def rank_param(self) -> Optional[str]:
+        """The parameter that holds its rank counts (and may hold ladder words), if any."""
+        return next((n for n in ("ranks", "nranks") if self.has_param(n)), None)
+
     def plan(self, values: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
         merged = {p.name: p.default for p in self.params}
         merged.update(values)
@@ -80,6 +98,9 @@ class Suite:
 
 BENCHMARKS: Dict[str, Benchmark] = {}
 SUITES: Dict[str, Suite] = {}
+# The study's entries (`hpceval run study`): each benchmark's catalog module says how it joins
+# the whole study, with rank ladders drawn from the allocation (hpceval/catalog/ladder.py).
+STUDY: List[Tuple[str, Dict[str, Any]]] = []
 
 
 def register_benchmark(b: Benchmark) -> Benchmark:
@@ -90,6 +111,12 @@ def register_benchmark(b: Benchmark) -> Benchmark:
 def register_suite(s: Suite) -> Suite:
     SUITES[s.name] = s
     return s
+
+
+def register_study(benchmark: str, **settings: Any) -> None:
+    """An entry of the study: the benchmark with these settings (--set text; keyword names
+    with '_' for '-')."""
+    STUDY.append((benchmark, {k.replace("_", "-"): str(v) for k, v in settings.items()}))
 
 
 def resolve_targets(names: Sequence[str]) -> List[Tuple[Benchmark, Dict[str, str]]]:

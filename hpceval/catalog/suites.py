@@ -1,5 +1,5 @@
 """Named suites. `quick` evaluates a node in about a minute on 2 cores."""
-from hpceval.catalog.registry import Suite, register_suite
+from hpceval.catalog.registry import STUDY, Suite, register_suite
 
 # The barotropic entries are two small launches (a few seconds): the application-proxy
 # section, with its phase breakdown, and one traced launch for the Gantt and utilization charts.
@@ -59,3 +59,11 @@ register_suite(Suite(
     (("npb-cg", {**_NAS, "class": "S"}), ("npb-cg", {**_NAS, "class": "W"}),
      ("npb-mg", {**_NAS, "class": "S"}), ("npb-mg", {**_NAS, "class": "W"}),
      ("phold", {"min-reps": "3", "max-reps": "10", "ranks": "1,2"}))))
+
+# The whole study (every area, planned for the allocation: rank ladders, the seeds' problem
+# sizes), from the entries each benchmark's catalog module gives (register_study). Meant to run
+# within a budget: `hpceval run study --budget 1h` divides it over the areas.
+register_suite(Suite(
+    "study", "the whole study planned for the allocation: memory, communication, kernels, "
+    "application proxies, NAS and the LANL applications, with rank ladders 1, 2, 4 .. K ranks "
+    "in a node and 1, 2, 4 .. N nodes (use with --budget)", tuple(STUDY)))

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
+import sys
 
 from rich.markup import escape
 from rich.table import Table
@@ -13,7 +15,7 @@ from hpceval.cli.common import add_db, console, db_path, headline_table
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, plan_context, run_plan
-from hpceval.runner.dryrun import describe, dry_run, fmt_duration
+from hpceval.runner.dryrun import describe, dry_run, fmt_duration, plan_json
 from hpceval.runner.placement import placement_from_args
 from hpceval.store import Store
 
@@ -49,6 +51,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="print the launches the run would make and an estimate of its duration "
                         "(nothing is launched or stored)")
+    p.add_argument("--budget", metavar="DURATION", default=None,
+                   help="fit the plan to this time (90s, 10m, 1h): divided over the areas, "
+                        "shorter point budgets, then thinner rank ladders; what is left out is "
+                        "said (study: default the Slurm job's time left, else 1h)")
+    p.add_argument("--json", action="store_true",
+                   help="with --dry-run: the plan as JSON (launches with benchmark, ranks, nodes, "
+                        "ppn, parameters and estimate_s; the total estimate_s)")
     p.add_argument("--build", metavar="NAME", default=None,
                    help="run a named build of the C core ('hpceval build --name NAME')")
     p.add_argument("--trace", action="store_true",
@@ -60,14 +69,18 @@ def execute(args: argparse.Namespace) -> int:
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
         # nan compares false to everything and would disable the limit; inf is no limit either
         raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
+    if args.json and not args.dry_run:
+        raise UsageError("--json is for --dry-run (a run's results: 'hpceval show RUN --json')")
+    budget_s = _budget(args)
     if args.build:
         _use_build(args.build)
     place = placement_from_args(args.nodes, args.ppn, args.hosts, args.hostfile, args.np,
                                 plan_only=args.dry_run)
     if args.dry_run:
-        return _dry_run(args, place)
+        return _dry_run(args, place, budget_s)
     db = db_path(args)
     result = run_plan(args.targets, sets=args.sets, nranks=args.np, db=db, place=place,
+                      budget_s=budget_s,
                       launcher_choice=args.launcher, tags=args.tag, timeout_s=args.timeout,
                       trace=args.trace,
                       headlines=None if args.no_remeasure else headline_records, llc=args.llc)
@@ -96,11 +109,34 @@ def _use_build(name: str) -> None:
     os.environ["HPCEVAL_BINDIR"] = str(bindir)
 
 
-def _dry_run(args: argparse.Namespace, place) -> int:
-    """The plan as a table and its estimated duration; no launch, no database."""
+STUDY_BUDGET_S = 3600.0     # the study outside a job, without --budget
+
+
+def _budget(args: argparse.Namespace):
+    """--budget in seconds; the study's default: the Slurm job's time left (less its margin),
+    else an hour. None: the plan as it is."""
+    from hpceval.catalog.budget import parse_budget
+    if args.budget is not None:
+        return parse_budget(args.budget)
+    if "study" not in args.targets:
+        return None
+    from hpceval.slurm.clock import JobClock
+    left = JobClock().left()
+    return max(left, 60.0) if left is not None else STUDY_BUDGET_S
+
+
+def _dry_run(args: argparse.Namespace, place, budget_s) -> int:
+    """The plan as a table (or JSON) and its estimated duration; no launch, no database."""
     if args.np is not None and args.np < 1:
         raise UsageError(f"--np {args.np}: need at least 1 rank")
-    launches = dry_run(args.targets, args.sets, plan_context(args.np, place), place)
+    ctx = plan_context(args.np, place)
+    if place is not None:        # the nodes of a plan are not this one: K ranks on K cores each
+        ctx.cores = max(ctx.cores, place.ppn)
+    launches = dry_run(args.targets, args.sets, ctx, place, budget_s)
+    if args.json:
+        json.dump(plan_json(args.targets, launches, ctx, budget_s), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
     table = Table(title=f"dry run: {' + '.join(args.targets)}", title_justify="left")
     for col in ("launch", "ranks", "nodes", "sizes (B)", "budget/point (s)", "results",
                 "estimate", "time limit"):
@@ -109,6 +145,9 @@ def _dry_run(args: argparse.Namespace, place) -> int:
         table.add_row(*map(escape, describe(launch)))
     console().print(table)
     total = sum(l.estimate_s for l in launches)
+    for note in ctx.notes:
+        print(f"plan: {note}")
     print(f"{len(launches)} launches, estimated {fmt_duration(total)} ({total:.0f} s: start-up "
-          "plus every point spending its whole budget)")
+          "plus every point spending its whole budget)"
+          + (f"; budget {fmt_duration(budget_s)}" if budget_s is not None else ""))
     return 0

@@ -1,19 +1,19 @@
 """`hpceval run --dry-run`: the launches a run would make and an estimate of its duration, from
-the plan alone (no launch, no database). The estimate of a launch is its start-up, modelled as
-growing with the ranks (tree spawn and MPI_Init's wire-up), plus the measuring time its planner
-budgeted (every point spending its whole budget: an upper bound, as converged points stop
-early)."""
+the plan alone (no launch, no database), as a table or as JSON (`--json`: what a centre, or a
+test, reads of a run on a machine it does not have yet). The estimate of a launch is
+hpceval/catalog/budget.py's: start-up growing with the ranks plus the measuring time its planner
+budgeted."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from hpceval.catalog import LaunchSpec, PlanContext, plan_targets
+from hpceval.catalog.budget import startup_s
 from hpceval.catalog.common import planned_seconds
 from hpceval.runner.placement import Placement
 
-STARTUP_S = 1.0            # one launch of a few ranks here: 0.5-1.3 s (mpirun, 2 ranks)
-STARTUP_PER_RANK_S = 1e-3  # wire-up grows with the ranks; 10,000 ranks: about 11 s a launch
+PLAN_VERSION = 1           # the --dry-run --json document (docs/records.md)
 
 
 @dataclass
@@ -28,22 +28,46 @@ class PlannedLaunch:
         return self.startup_s + self.measure_s
 
 
-def startup_s(nranks: int) -> float:
-    return STARTUP_S + STARTUP_PER_RANK_S * nranks
-
-
 def _option(args: Sequence[str], name: str) -> Optional[str]:
     args = list(args)
     return args[args.index(name) + 1] if name in args[:-1] else None
 
 
 def dry_run(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
-            place: Optional[Placement]) -> List[PlannedLaunch]:
+            place: Optional[Placement], budget_s: Optional[float] = None) -> List[PlannedLaunch]:
     out = []
-    for spec in plan_targets(targets, sets, ctx):
-        nodes = len(place.slots(spec.nranks)) if place else 1
+    for spec in plan_targets(targets, sets, ctx, budget_s):
+        nodes = -(-spec.nranks // place.ppn) if place else 1
         out.append(PlannedLaunch(spec, nodes, startup_s(spec.nranks), planned_seconds(spec)))
     return out
+
+
+def _params(args: Sequence[str]) -> Dict[str, str]:
+    """A launch's options as NAME -> value (a flag without a value: "")."""
+    out: Dict[str, str] = {}
+    args = list(args)
+    for i, a in enumerate(args):
+        if a.startswith("--"):
+            nxt = args[i + 1] if i + 1 < len(args) else ""
+            out[a[2:]] = "" if nxt.startswith("--") else nxt
+    return out
+
+
+def plan_json(targets: Sequence[str], launches: List[PlannedLaunch], ctx: PlanContext,
+              budget_s: Optional[float]) -> Dict[str, Any]:
+    """The plan as one JSON document: the allocation, each launch (benchmark, ranks, nodes,
+    ppn, parameters, estimate), each area's share when budgeted, what was left out."""
+    rows = [{"benchmark": l.spec.benchmark, "label": l.spec.label, "ranks": l.spec.nranks,
+             "nodes": l.nodes, "ppn": min(l.spec.nranks, ctx.per_node) if ctx.nodes > 1
+             else l.spec.nranks, "params": _params(l.spec.args),
+             "estimate_s": round(l.estimate_s, 3), "timeout_s": round(l.spec.timeout_s, 3)}
+            for l in launches]
+    return {"plan_version": PLAN_VERSION, "targets": list(targets),
+            "allocation": {"nodes": ctx.nodes, "ppn": ctx.per_node, "cores_per_node": ctx.cores,
+                           "mem_available_bytes": ctx.mem_available_bytes},
+            "budget_s": budget_s, "areas": ctx.areas if budget_s is not None else [],
+            "launches": rows, "estimate_s": round(sum(l.estimate_s for l in launches), 3),
+            "notes": list(ctx.notes)}
 
 
 def describe(launch: PlannedLaunch) -> List[str]:

@@ -19,21 +19,32 @@ from hpceval.runner.progress import ProgressDisplay
 from hpceval.runner.session import RunResult, Session, remeasure
 from hpceval.runner.signals import driver_signals
 from hpceval.slurm import runs as slurm_runs
+from hpceval.slurm.alloc import Allocation
 from hpceval.store import Store
 
 
 def plan_context(nranks: Optional[int], place: Optional[Placement] = None) -> PlanContext:
+    """What the plan knows of the machine and the allocation: N nodes x K ranks per node from
+    the placement (--hosts/--hostfile, --ppn), else from Slurm's allocation, else this machine
+    (one node, K = its cores); the launch node's caches and memory stand for every node's."""
     fp = machine_fingerprint()
+    nodes, ppn = (len(place.hosts), place.ppn) if place else _slurm_nodes()
     return PlanContext(cores=fp["cores"], llc_bytes=llc_bytes(fp["caches"]),
                        mem_available_bytes=mem_available_bytes(),
-                       nranks=place.nranks if place else nranks,
-                       nodes=len(place.hosts) if place else 1, ppn=place.ppn if place else None)
+                       nranks=place.nranks if place else nranks, nodes=nodes, ppn=ppn)
 
+
+def _slurm_nodes():
+    alloc = Allocation.from_env()
+    if alloc is None:
+        return 1, None
+    return alloc.nnodes, max(min(alloc.tasks_per_node or [1]), 1)
 
 
 def _plan(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
-          trace: bool) -> List[LaunchSpec]:
-    specs = plan_targets(targets, sets, ctx)
+          trace: bool, budget_s: Optional[float] = None) -> List[LaunchSpec]:
+    del ctx.notes[:]
+    specs = plan_targets(targets, sets, ctx, budget_s)
     for spec in specs:
         spec.trace = spec.trace or trace
     return specs
@@ -64,7 +75,8 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
              db: str, launcher_choice: str = "auto", tags: Sequence[str] = (),
              timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None,
              trace: bool = False, headlines: Optional[Callable] = None,
-             llc: str = "probe", place: Optional[Placement] = None) -> RunResult:
+             llc: str = "probe", place: Optional[Placement] = None,
+             budget_s: Optional[float] = None) -> RunResult:
     """Plan, launch and store; with `headlines` (records -> the headline records), re-measure
     the headline points that came out disturbed or unconverged. `llc`: 'probe' checks the
     reported last-level cache before planning memory benchmarks, 'reported' trusts it."""
@@ -74,7 +86,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
         raise UsageError(f"--llc {llc}: expected one of {', '.join(LLC_CHOICES)}")
     nranks = slurm_runs.default_ranks(nranks)
     ctx = plan_context(nranks, place)
-    specs = _plan(targets, sets, ctx, trace)          # bad settings fail here, before any run
+    specs = _plan(targets, sets, ctx, trace, budget_s)  # bad settings fail here, before any run
     for binary in {s.binary for s in specs}:
         paths.binary(binary)
     if any(s.trace for s in specs):
@@ -86,7 +98,9 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     cache = _llc(llc, specs, launcher, ctx)
     if cache is not None and cache.used != ctx.llc_bytes:
         ctx.llc_bytes = cache.used
-        specs = _plan(targets, sets, ctx, trace)
+        specs = _plan(targets, sets, ctx, trace, budget_s)
+    for note in ctx.notes:
+        sys.stderr.write(f"hpceval: plan: {note}\n")
     fingerprint = machine_fingerprint(launcher.describe())
     store = Store(db)
     suite = "+".join(targets)
@@ -96,6 +110,8 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
                 "placement": place.settings() if place else None,
                 "nodes": run_nodes(launcher, place, timeout_s),
                 "llc": cache.settings() if cache else {"used": ctx.llc_bytes, "source": "reported"},
+                "budget_s": budget_s, "plan_notes": list(ctx.notes),
+                "allocation": {"nodes": ctx.nodes, "ppn": ctx.per_node},
                 **slurm_runs.job_settings()}
     run_id = slurm_runs.open_run(store, suite, tags, fingerprint, shlex.join(sys.argv), settings)
     result = RunResult(run_id, "ok")
