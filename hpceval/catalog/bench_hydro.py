@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, int_tuple, launch_timeout,
-                                    rank_counts, repetition_args, words)
+from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, int_tuple,
+                                    launch_timeout, rank_counts, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -15,6 +15,7 @@ from hpceval.errors import UsageError
 METRICS = 3                       # step_time, cell_rate, cell_rate_per_rank per point
 BYTES_PER_CELL = 8 * 24           # conserved fields, fluxes, row buffers: a generous bound
 MIN_RATE = 2e5                    # cell updates per second per rank, pessimistic (time limit)
+TYPICAL_RATE = 1e7                # this machine's: 12-23 M cells/s per rank
 
 
 def _blocks(v: Dict[str, Any]) -> List[tuple]:
@@ -51,6 +52,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
             b.name, f"hydro np={n} {shape[1]} {'strong' if strong else 'weak'} {v['problem']}",
             "hydro", fixed + _npe_fits(str(v["npe"]), n), n, "core",
             expected_results=METRICS * points,
+            estimate_s=expected_seconds(v, points, step_s * MIN_RATE / TYPICAL_RATE),
             timeout_s=launch_timeout(v, points) + 3.0 * (int(v["warmup"]) + 3) * step_s * points))
     return specs
 

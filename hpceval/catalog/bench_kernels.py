@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, counts, launch_timeout, parallel_seconds,
-                                    process_grids,
-                                    rank_counts, repetition_args, words)
+from hpceval.catalog.common import (REPETITION, counts, expected_seconds, launch_timeout,
+                                    parallel_seconds, process_grids, rank_counts, repetition_args,
+                                    words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
                                       register_study, register_suite)
@@ -39,6 +39,9 @@ def sst_grid(m: int) -> tuple[int, int]:
         if k == 1 and n % 2 == 0:
             return n, (n + 1) // 2
         n += 1
+
+
+SST_SLOW_FACTOR = 4.0     # _sst_seconds assumes 1 GFlop/s; the transforms run at several
 
 
 def _sst_seconds(m: int, levels: int, days: float) -> float:
@@ -148,8 +151,10 @@ def _plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool,
              "--transposes", ",".join(trs), "--sums", ",".join(sums), "--start", v["start"]]
             + repetition_args(b, v))
     run_s = parallel_seconds(_sst_seconds(m, levels, v["days"]), nranks, ctx)
+    typical_s = run_s / SST_SLOW_FACTOR
     return [LaunchSpec(b.name, f"psst np={nranks} T{m} L={levels}", "psst", args, nranks, "core",
                        expected_results=3 * points,
+                       estimate_s=expected_seconds(v, points, typical_s),
                        timeout_s=launch_timeout(v, points) + 3 * run_s * (points + 1))]
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, launch_timeout, parallel_seconds, rank_counts,
-                                    repetition_args)
+from hpceval.catalog.common import (REPETITION, expected_seconds, launch_timeout, parallel_seconds,
+                                    rank_counts, repetition_args)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
 METRICS = 3                      # history_time, cycle_time, master_busy
+TYPICAL_HISTORY_S = 1e-7         # this machine's: 62-75 ns a history
 SLOW_HISTORY_S = 2e-6            # a pessimistic history (time limit): 30x this machine's
 PASSED = ("cycles", "particles", "chunk", "geometry", "source", "thickness", "radii", "sigma-t",
           "scatter", "seed", "master-sleep")
@@ -32,6 +33,8 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         specs.append(LaunchSpec(
             b.name, f"montecarlo np={n} {v['geometry']} {shape}", "montecarlo", fixed, n, "core",
             expected_results=METRICS,
+            estimate_s=expected_seconds(v, 1, parallel_seconds(
+                run_s * TYPICAL_HISTORY_S / SLOW_HISTORY_S, max(n - 1, 1), ctx)),
             timeout_s=launch_timeout(v, 1)
             + 3.0 * (int(v["warmup"]) + 2) * parallel_seconds(run_s, max(n - 1, 1), ctx)))
     return specs

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, parallel_seconds,
-                                    rank_counts, repetition_args)
+from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, launch_timeout,
+                                    parallel_seconds, rank_counts, repetition_args)
 from hpceval.catalog.nas_common import NasHooks, power_of_two
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
@@ -15,6 +15,7 @@ from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, regist
 METRICS = 3                       # mops, run_time, iteration_time
 # Per class: na, nonzer, niter (NPB 3.4 CG/cg.f); the rest follows (sizes, operation count).
 CLASSES = {"S": (1400, 7, 15), "W": (7000, 8, 15), "A": (14000, 11, 15), "B": (75000, 13, 75)}
+TYPICAL_MOPS = 1500.0             # this machine's: 3,300-3,900 Mop/s on one rank
 SLOW_MOPS = 60.0                  # a pessimistic rate (time limit): 30x below this machine's
 BYTES_PER_ELEMENT = 12 * 2        # generated elements (column, value), doubled for slack
 
@@ -41,7 +42,8 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         reps = int(v["warmup"]) + int(v["min-reps"]) + 1
         specs.append(LaunchSpec(
             b.name, f"npb-cg np={n} class {cls}", "npb-cg", fixed, n, "core",
-            expected_results=METRICS,
+            expected_results=METRICS, estimate_s=expected_seconds(
+                v, 1, parallel_seconds(run_s * SLOW_MOPS / TYPICAL_MOPS, n, ctx)),
             timeout_s=launch_timeout(v, 1) + 3.0 * reps * parallel_seconds(run_s, n, ctx)))
     return specs
 

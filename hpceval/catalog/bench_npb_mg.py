@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, launch_timeout, parallel_seconds,
-                                    rank_counts, repetition_args)
+from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, launch_timeout,
+                                    parallel_seconds, rank_counts, repetition_args)
 from hpceval.catalog.nas_common import NasHooks, power_of_two
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
@@ -17,6 +17,7 @@ from hpceval.errors import UsageError
 METRICS = 2                                   # mops, time
 # class: (n, nit, a pessimistic timed run on one rank in seconds: 5x this machine's)
 CLASSES = {"S": (32, 4, 0.01), "W": (128, 4, 1.0), "A": (256, 4, 7.0), "B": (256, 20, 35.0)}
+SLOW_FACTOR = 5.0   # the classes' run times are this many times this machine's
 ARRAYS = 3.4        # u and r of the finest level, v, and 2/7 of that for the coarser levels
 
 # Each sample is a whole NPB run after NPB's own untimed warm-up iteration: fewer, longer
@@ -40,6 +41,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         specs.append(LaunchSpec(
             b.name, f"npb-mg np={np} class {cls}", "npb-mg", fixed, np, "core",
             expected_results=METRICS,
+            estimate_s=expected_seconds(v, 1, parallel_seconds(run_s / SLOW_FACTOR, np, ctx)),
             timeout_s=launch_timeout(v, 1) + 3.0 * runs * parallel_seconds(run_s, np, ctx)))
     return specs
 

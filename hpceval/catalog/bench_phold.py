@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, launch_timeout, parallel_seconds, rank_counts,
-                                    repetition_args, words)
+from hpceval.catalog.common import (REPETITION, expected_seconds, launch_timeout, parallel_seconds,
+                                    rank_counts, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
 METRICS = 3                 # event_rate, messages_per_event, sync_share
+TYPICAL_EVENT_S = 1.5e-7    # this machine's: 7 M events/s on one rank
 SLOW_EVENT_S = 1e-6         # a pessimistic event (time limit): 3-10x this machine's
 MAX_EVENTS = 1e11           # the binary's own bound on a run
 SYNCS = ("yawns", "null")
@@ -65,6 +66,8 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         specs.append(LaunchSpec(
             b.name, f"phold np={n} {v['lps']} LPs, {points} points", "phold", fixed, n, "core",
             expected_results=METRICS * points,
+            estimate_s=expected_seconds(v, points, parallel_seconds(events * TYPICAL_EVENT_S, n,
+                                                                    ctx)),
             timeout_s=launch_timeout(v, points)
             + 3.0 * runs * parallel_seconds(events * SLOW_EVENT_S, n, ctx)))
     return specs

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, int_item, int_pair, launch_timeout,
-                                    process_grids, rank_counts, repetition_args, words)
+from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, int_item, int_pair,
+                                    launch_timeout, parallel_seconds, process_grids, rank_counts,
+                                    repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
                                       register_study, register_suite)
@@ -33,6 +34,16 @@ def _solve_seconds(nx: int, ny: int, nranks: int) -> float:
     to 4 ms of halo and sums per iteration (oversubscribed ranks waiting for each other)."""
     iters = 1.2 * max(nx, ny) + 50
     return iters * (30.0 * nx * ny / nranks / 3e8 + 4e-3)
+
+
+TYPICAL_FLOPS = 1.5e9           # a rank's rate on the 9-point operator (this machine: ~2 GFlop/s)
+TYPICAL_ITERATION_COMM_S = 2e-5  # halo update and global sum of one iteration
+
+
+def _typical_solve_s(nx: int, ny: int, nranks: int, ctx: PlanContext) -> float:
+    iters = 1.2 * max(nx, ny) + 50
+    return iters * (parallel_seconds(30.0 * nx * ny / TYPICAL_FLOPS, nranks, ctx)
+                    + (TYPICAL_ITERATION_COMM_S if nranks > 1 else 0.0))
 
 
 def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -88,9 +99,11 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
             # fields, rank 0 about 13 global reference fields: the fullest node's share.
             check_memory((9 * ctx.ranks_per_node(n) + 200) * biggest, ctx, f"barotropic {label}")
             solve = max(_solve_seconds(nx, ny, n) for nx, ny in shapes)
+            typical = max(_typical_solve_s(nx, ny, n, ctx) for nx, ny in shapes)
             reps = int(v["warmup"]) + 1
             specs.append(LaunchSpec(
                 b.name, label, "barotropic", args, n, "core", expected_results=2 * points,
+                estimate_s=expected_seconds(v, points, typical),
                 timeout_s=launch_timeout(v, points) + 3.0 * reps * solve * points, trace=trace))
     return specs
 

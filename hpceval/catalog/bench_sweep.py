@@ -6,8 +6,9 @@ from __future__ import annotations
 import itertools
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, int_item, int_tuple, launch_timeout,
-                                    parallel_seconds, rank_counts, repetition_args, words)
+from hpceval.catalog.common import (REPETITION, expected_seconds, int_item, int_tuple,
+                                    launch_timeout, parallel_seconds, rank_counts, repetition_args,
+                                    words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -16,6 +17,8 @@ from hpceval.errors import UsageError
 METRICS = 2                      # grind_time, iteration_time
 SLOW_CELL_ANGLE_S = 2e-8         # pessimistic (time limit): 20x this machine's grind time
 ITERATIONS = 200                 # source iterations, a pessimistic bound for the time limit
+TYPICAL_CELL_ANGLE_S = 1e-9      # this machine's grind time (0.9 ns), for the estimate
+TYPICAL_ITERATIONS = 30          # source iterations of the default cross sections
 PASSED = ("fixup", "tol", "max-iters", "sigma-t", "sigma-s", "source")
 
 
@@ -44,11 +47,12 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         cells = int_tuple(shape, opt[2:], "IxJxK", 3)
         work = cells[0] * cells[1] * cells[2] * (n if opt == "--per-rank" else 1) * sn * (sn + 2)
         solve_s = parallel_seconds(work * ITERATIONS * SLOW_CELL_ANGLE_S, n, ctx)
+        typical_s = parallel_seconds(work * TYPICAL_ITERATIONS * TYPICAL_CELL_ANGLE_S, n, ctx)
         specs.append(LaunchSpec(
             b.name, f"sweep np={n} {shape}{'/rank' if opt == '--per-rank' else ''} S{sn} "
             f"mk={mk} mmi={mmi}", "sweep",
             [opt, shape, "--sn", str(sn), "--mk", str(mk), "--mmi", str(mmi)] + fixed, n, "core",
-            expected_results=METRICS,
+            expected_results=METRICS, estimate_s=expected_seconds(v, 1, typical_s),
             timeout_s=launch_timeout(v, 1) + 3.0 * (int(v["warmup"]) + 3) * solve_s))
     return specs
 

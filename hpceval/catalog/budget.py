@@ -34,8 +34,13 @@ def startup_s(nranks: int) -> float:
     return STARTUP_S + STARTUP_PER_RANK_S * nranks
 
 
+def measure_s(spec: LaunchSpec) -> float:
+    """The planner's expectation where it gave one, else the measuring time it budgeted."""
+    return spec.estimate_s if spec.estimate_s is not None else planned_seconds(spec)
+
+
 def estimate_s(spec: LaunchSpec) -> float:
-    return startup_s(spec.nranks) + planned_seconds(spec)
+    return startup_s(spec.nranks) + measure_s(spec)
 
 
 def total_s(specs: Sequence[LaunchSpec]) -> float:

@@ -207,6 +207,14 @@ def parallel_seconds(serial_s: float, nranks: int, ctx: PlanContext) -> float:
     return serial_s if cores <= 1 else serial_s / (PARALLEL_EFFICIENCY * cores)
 
 
+def expected_seconds(values: Dict[str, Any], points: int, sample_s: float) -> float:
+    """What a launch is expected to take, start-up aside: every point measures at least
+    warm-up + min-reps samples of sample_s (a typical sample, not the time limit's pessimistic
+    one), and goes on until its budget is spent."""
+    reps = int(values.get("warmup", 0)) + int(values.get("min-reps", 1))
+    return max(points, 1) * max(float(values["budget"]), reps * sample_s)
+
+
 def pair_ranks(ctx: PlanContext) -> int:
     """Ranks of a launch that measures one pair (ranks 0 and 1): --np or the allocation's, but
     at most two whole nodes: on a big allocation the other ranks would only idle (and start)."""

@@ -49,6 +49,9 @@ class LaunchSpec:
     expected_results: int = 0        # for the progress display
     timeout_s: float = 600.0
     trace: bool = False              # run under the PMPI trace library; the trace is stored
+    # What the launch is expected to take, start-up aside (its time limit is pessimistic by
+    # design); None: the planned measuring time (hpceval/catalog/budget.py)
+    estimate_s: Optional[float] = None
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
 from hpceval.catalog import LaunchSpec, PlanContext, plan_targets
-from hpceval.catalog.budget import startup_s
-from hpceval.catalog.common import planned_seconds
+from hpceval.catalog.budget import measure_s, startup_s
 from hpceval.runner.placement import Placement
 
 PLAN_VERSION = 1           # the --dry-run --json document (docs/records.md)
@@ -37,8 +36,10 @@ def dry_run(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
             place: Optional[Placement], budget_s: Optional[float] = None) -> List[PlannedLaunch]:
     out = []
     for spec in plan_targets(targets, sets, ctx, budget_s):
+        if place and spec.nranks > place.nranks:
+            place.slots(spec.nranks)                  # says it does not fit, in one line
         nodes = -(-spec.nranks // place.ppn) if place else 1
-        out.append(PlannedLaunch(spec, nodes, startup_s(spec.nranks), planned_seconds(spec)))
+        out.append(PlannedLaunch(spec, nodes, startup_s(spec.nranks), measure_s(spec)))
     return out
 
 
