@@ -390,3 +390,32 @@ def overhead_rows(records: Iterable[dict], benchmark: str = "barotropic",
                     "baseline": "1 rank" if same
                     else f"1 rank, variant {px.variant_name(ref['params'])}"})
     return out
+
+
+def best_per_rung(records: Iterable[dict], benchmark: str) -> List[dict]:
+    """The seeds' curves against processor count: per problem (strong: the global problem;
+    weak: the block per rank) and rank count, the best variant's time, the runner-up's and
+    the margin (as `tune` reports), and the efficiency of the best against the best at the
+    series' smallest rank count (strong: p0 T0 / (p T); weak: T0 / T)."""
+    records = records if isinstance(records, list) else list(records)
+    out: List[dict] = []
+    for kind in ("strong", "weak"):
+        groups: Dict[tuple, List[dict]] = {}
+        for row in _scaling(records, benchmark, kind):
+            groups.setdefault((row["problem"], row["nranks"]), []).append(row)
+        series: Dict[str, List[dict]] = {}
+        for (problem, p), rows in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+            rows.sort(key=lambda r: r["time_us"])
+            best, second = rows[0], (rows[1] if len(rows) > 1 else None)
+            series.setdefault(problem, []).append({
+                "scaling": kind, "problem": problem, "nranks": p, "time_us": best["time_us"],
+                "best": best["variant"], "grid": best["grid"], "record": best["record"],
+                "runner_up": second["variant"] if second else None,
+                "margin": second["time_us"] / best["time_us"] - 1 if second else None})
+        for rows in series.values():
+            t0, p0 = rows[0]["time_us"], rows[0]["nranks"]
+            for r in rows:
+                r["efficiency"] = (p0 * t0 / (r["nranks"] * r["time_us"]) if kind == "strong"
+                                   else t0 / r["time_us"])
+            out += rows
+    return out

@@ -373,7 +373,11 @@ def collectives_ranks(runs: list[dict]) -> Optional[Figure]:
             ops.sort(key=lambda r: r["params"]["nranks"])
             draw_records(ax, ops, [r["params"]["nranks"] for r in ops], op, marked, markersize=3)
         ax.set_xlabel("ranks")
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        counts = sorted({r["params"]["nranks"] for r in recs})
+        if counts[-1] >= 8 * counts[0]:       # a study's ladder: 1 .. N x K ranks
+            ax.set_xscale("log", base=2)
+        else:
+            ax.xaxis.get_major_locator().set_params(integer=True)
         _plain_log_y(ax)
         ax.set_title(f"{human_bytes(size)} per rank", fontsize=9, loc="left")
         legend(ax, fontsize=7)
