@@ -322,7 +322,9 @@ register_study("distance", **{**_STUDY, "budget": "0.01"}, nranks="full>=2")
 register_study("hotspot", **_STUDY, nranks="node>=2,cross")
 register_study("random2", **_STUDY, nranks="ladder>=2")
 register_study("collectives", **_STUDY, nranks="ladder")
-register_study("halo", **_STUDY, nranks="ladder")
+# One-sided puts are left to the halo benchmark itself: Open MPI 4.1's RMA over TCP (no RDMA
+# transport) fails in MPI_Win_allocate across nodes, which would fail the whole study there.
+register_study("halo", **_STUDY, methods="pack,datatype", nranks="ladder")
 
 
 # ---------------------------------------------------------------- card and headline rows

@@ -1,0 +1,34 @@
+"""`hpceval run study --budget` on the virtual cluster's two nodes, with Open MPI and MPICH: the
+study planned for the allocation runs end to end, its ladders reach every node, and the report
+draws the figures against processor count from it."""
+from __future__ import annotations
+
+import time
+
+from test_runs import assert_nothing_left, bindir, db, finish, hpceval_on_node1, stored_run  # noqa: F401
+from hpceval.report.figures_scaling import scaling_figure
+
+BUDGET = "30s"        # `--budget 2m` by hand: docs/study.md
+
+
+def test_the_study_on_two_nodes(cluster, db, bindir):  # noqa: F811
+    start = time.monotonic()
+    rc, out, err = finish(hpceval_on_node1(cluster, db, bindir, "study", "--budget", BUDGET,
+                                           "--hosts", "node1,node2", "--ppn", "1",
+                                           "--no-remeasure", "--llc", "reported"), timeout=600)
+    wall = time.monotonic() - start
+    assert rc == 0, err
+    run = stored_run(db)
+    assert run["status"] == "ok", run["status"]
+    assert run["settings"]["allocation"] == {"nodes": 2, "ppn": 1}
+    assert run["settings"]["budget_s"] == 30 and run["settings"]["plan_notes"]
+    hosts = [tuple(l["meta"]["hosts"]) for l in run["launches"] if l.get("meta")]
+    assert ("node1", "node2") in hosts and ("node1",) in hosts     # 1 rank, then every node
+    benches = {r["benchmark"] for r in run["records"]}
+    assert {"halo", "hydro"} <= benches, benches
+    drawn = [b for b in ("hydro", "sweep", "montecarlo", "barotropic", "psst")
+             if scaling_figure(b)([run]) is not None]
+    assert drawn, benches
+    print(f"{bindir.parent.name}: run study --budget {BUDGET} on 2 nodes: {wall:.0f} s wall, "
+          f"{len(run['launches'])} launches, figures against processors: {drawn}")
+    assert_nothing_left(cluster)
