@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from helpers import FAST, ROOT
+from slurm_helpers import HPCEVAL
 
 PINGPONG = ["pingpong", *FAST, "--set", "pingpong.refine=0", "--set", "sizes=8,1K",
             "--timeout", "40"]
@@ -31,7 +32,7 @@ def test_pingpong_across_both_nodes(slurm, bindir, plugin):
     db = slurm.cluster.path / f"alloc-{plugin}.db"
     proc = slurm.run("exec", "node1", "salloc", "-N2", "-t", "5", "env",
                      f"HPCEVAL_BINDIR={ROOT / bindir}", f"HPCEVAL_DB={db}",
-                     str(ROOT / ".venv" / "bin" / "hpceval"), "run", *PINGPONG, timeout=90)
+                     *HPCEVAL, "run", *PINGPONG, timeout=90)
     assert proc.returncode == 0, proc.stderr
     run, (launch,), nrec = _run(db)
     assert launch["command"].startswith("/usr/bin/srun -N 2 -n 2 --ntasks-per-node 1")
@@ -47,7 +48,7 @@ def test_job_end_stops_launches(slurm):
     # never starts; what the first measured stays.
     db = slurm.cluster.path / "clock.db"
     proc = slurm.run("exec", "node1", "salloc", "-N2", "-t", "1", "env", f"HPCEVAL_DB={db}",
-                     "HPCEVAL_SLURM_MARGIN=50", str(ROOT / ".venv" / "bin" / "hpceval"), "run",
+                     "HPCEVAL_SLURM_MARGIN=50", *HPCEVAL, "run",
                      "pingpong", "mem-latency", *FAST, "--set", "pingpong.refine=0",
                      "--set", "pingpong.budget=2",
                      "--set", "pingpong.max-reps=1000000", "--set", "pingpong.ci-target=0.0001",
