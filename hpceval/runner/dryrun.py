@@ -32,6 +32,11 @@ def startup_s(nranks: int) -> float:
     return STARTUP_S + STARTUP_PER_RANK_S * nranks
 
 
+def estimate_s(spec: LaunchSpec) -> float:
+    """A launch's estimate: start-up plus its planned measuring time (an upper bound)."""
+    return startup_s(spec.nranks) + planned_seconds(spec)
+
+
 def _option(args: Sequence[str], name: str) -> Optional[str]:
     args = list(args)
     return args[args.index(name) + 1] if name in args[:-1] else None

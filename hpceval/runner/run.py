@@ -12,6 +12,7 @@ from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
 from hpceval.errors import Interrupted, UsageError
 from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
 from hpceval.launch import find_launcher
+from hpceval.runner import jobtime
 from hpceval.runner.llcprobe import LLC, probe_llc
 from hpceval.runner.nodeprint import run_nodes
 from hpceval.runner.placement import Placement, check_plan
@@ -101,29 +102,37 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     result = RunResult(run_id, "ok")
     display = progress or ProgressDisplay(len(specs))
     session = Session(store, run_id, launcher, ctx, display, timeout_s, place)
-    status = "ok"
     try:
         with display, driver_signals():
-            for spec in specs:
-                if session.clock.ending():      # the job's time is up: keep what is done
-                    status = "incomplete"
-                    break
-                out = session.launch(spec)
-                if out.status == "interrupted":
-                    raise Interrupted(out.signum)
-                if out.status == "timeout" and session.clock.ending():
-                    status = "incomplete"          # cut short by the job's end, not a hang
-                    break
-                if out.status != "ok":
-                    status = "failed"
-                    (result.usage_errors if out.usage_error else result.failures).append(
-                        f"{spec.label}: {out.message}")
-            if headlines is not None and status == "ok" and not session.clock.ending():
+            status = launch_all(session, specs, result)
+            if headlines is not None and status == "ok":
                 status = remeasure(session, headlines, result)
     except KeyboardInterrupt:
         store.finish_run(run_id, "interrupted")
         raise
-    store.finish_run(run_id, status)
+    if result.left_out:
+        store.set_settings(run_id, {"left_out": result.left_out})
+    store.finish_run(run_id, status, result.reason)
     result.status = status
     store.close()
     return result
+
+
+def launch_all(session: Session, specs: List[LaunchSpec], result: RunResult) -> str:
+    """Every planned launch in order; the run's status. In a Slurm job it stops (timeout, the
+    reason naming the launches left out) when the time left cannot hold the next launch's
+    estimate, or when the job's end cut a launch short (hpceval/runner/jobtime.py)."""
+    for i, spec in enumerate(specs):
+        why = jobtime.no_room(session.clock, spec)
+        if why:
+            return result.timed_out(jobtime.left_out(why, specs[i:]), specs[i:])
+        out = session.launch(spec)
+        if out.status == "interrupted":
+            raise Interrupted(out.signum)
+        if out.status == "timeout" and session.clock.ending():   # the job's end, not a hang
+            why = jobtime.cut_short(session.clock, spec, out.elapsed_s)
+            return result.timed_out(jobtime.left_out(why, specs[i + 1:]), specs[i + 1:])
+        if out.status != "ok":
+            (result.usage_errors if out.usage_error else result.failures).append(
+                f"{spec.label}: {out.message}")
+    return "failed" if result.failures or result.usage_errors else "ok"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional
+from typing import Optional, Tuple
 
 from hpceval.slurm.commands import output
 
@@ -34,13 +34,19 @@ class JobClock:
         self.margin_s = margin_s if margin_s is not None else float(
             os.environ.get("HPCEVAL_SLURM_MARGIN", DEFAULT_MARGIN_S))
 
+    def query(self) -> Tuple[Optional[float], str]:
+        """(seconds left for launches, the margin taken off; the job's time limit as squeue
+        prints it); (None, '') without a limit or outside a job."""
+        if not self.job_id:
+            return None, ""
+        text = output(["squeue", "-h", "-j", self.job_id, "-o", "%L %l"])
+        words = (text or "").split()
+        left = parse_left(words[0]) if len(words) == 2 else None
+        return (None, "") if left is None else (left - self.margin_s, words[1])
+
     def left(self) -> Optional[float]:
         """Seconds left for launches (the margin taken off), None without a limit."""
-        if not self.job_id:
-            return None
-        text = output(["squeue", "-h", "-j", self.job_id, "-o", "%L"])
-        left = parse_left(text) if text else None
-        return None if left is None else left - self.margin_s
+        return self.query()[0]
 
     def ending(self) -> bool:
         left = self.left()

@@ -155,3 +155,22 @@ def test_time_limit_marks_the_run_timeout(slurm):
     assert counts["pingpong"] > 20 and 1 <= counts["mem-latency"] < 10, counts
     assert slurm.strays() == []
 
+
+def test_study_past_its_time_leaves_launches_out(slurm):
+    # 30 s of the minute kept free: about 28 s for launches. pingpong fits; mem-latency (33
+    # sizes of 5 s, 2.8 min at most) does not, so neither it nor anything after it starts.
+    db = _db(slurm, "pastlimit")
+    proc = slurm.hpceval(db, "submit", "pingpong", "mem-latency", "stream", "--nodes", "2",
+                         "--time", "1", "--wait", *SHORT, "--set", "mem-latency.budget=5",
+                         env={"HPCEVAL_SLURM_MARGIN": "30"}, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    line = one_line_error(proc.stderr)
+    assert proc.stderr.strip() == line, proc.stderr
+    assert "timeout: stopped by the job's time limit: " in line and "job's 1:00" in line, line
+    assert "left out 3 launches: mem-latency random base, mem-latency window, stream" in line
+    (status, reason, settings), = _query(db, "SELECT status, reason, settings FROM runs")
+    assert status == "timeout" and reason in line
+    assert json.loads(settings)["left_out"][0] == "mem-latency random base"
+    assert _query(db, "SELECT benchmark, status FROM launches") == [("pingpong", "ok")]
+    assert _query(db, "SELECT count(*) FROM records")[0][0] > 20
+    assert slurm.strays() == []
