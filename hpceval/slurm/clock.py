@@ -26,6 +26,21 @@ def parse_left(text: str) -> Optional[float]:
     return float(((days * 24 + hours) * 60 + minutes) * 60 + seconds)
 
 
+def parse_time_option(text: str) -> Optional[float]:
+    """sbatch's --time in seconds: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S; None when it is none of
+    them (sbatch judges) or unlimited."""
+    m = re.fullmatch(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?", text.strip())
+    if not m:
+        return None
+    days, a, b, c = m.groups()
+    if days is not None:                      # D-H[:M[:S]]
+        h, mi, sec = int(a), int(b or 0), int(c or 0)
+        return float(((int(days) * 24 + h) * 60 + mi) * 60 + sec)
+    if c is not None:                         # H:M:S
+        return float((int(a) * 60 + int(b)) * 60 + int(c))
+    return float(int(a) * 60 + int(b or 0))   # M or M:S
+
+
 class JobClock:
     """Outside a job (no SLURM_JOB_ID) it never ends and caps nothing."""
 

@@ -3,7 +3,7 @@ launches it leaves out (no Slurm needed: these read what salloc/sbatch set and s
 from hpceval.catalog import LaunchSpec
 from hpceval.runner.jobtime import left_out, no_room
 from hpceval.slurm.alloc import Allocation, expand_counts, mpi_plugin
-from hpceval.slurm.clock import JobClock, parse_left
+from hpceval.slurm.clock import JobClock, parse_left, parse_time_option
 
 ENV = {"SLURM_JOB_ID": "7", "SLURM_JOB_PARTITION": "debug", "SLURM_JOB_NODELIST": "node[1-3]",
        "SLURM_JOB_NUM_NODES": "3", "SLURM_TASKS_PER_NODE": "2(x2),1",
@@ -41,3 +41,8 @@ def test_left_out_names_the_launches():
                           "stream 0, stream 1,") and why.endswith("stream 11 and 2 more")
     assert left_out("x", specs[:1]).endswith("left out 1 launch: stream 0")
 
+
+def test_sbatch_time_option():
+    assert [parse_time_option(t) for t in ("1", "1:30", "1:00:00", "2-3", "2-3:04", "2-3:04:05")] \
+        == [60, 90, 3600, 183600, 183840, 183845]
+    assert parse_time_option("1:xx") is None and parse_time_option("UNLIMITED") is None

@@ -168,6 +168,7 @@ def test_study_past_its_time_leaves_launches_out(slurm):
     assert proc.stderr.strip() == line, proc.stderr
     assert "timeout: stopped by the job's time limit: " in line and "job's 1:00" in line, line
     assert "left out 3 launches: mem-latency random base, mem-latency window, stream" in line
+    assert "exceeds --time 1 less 30 s: the job starts only" in proc.stdout   # said at once
     (status, reason, settings), = _query(db, "SELECT status, reason, settings FROM runs")
     assert status == "timeout" and reason in line
     assert json.loads(settings)["left_out"][0] == "mem-latency random base"
