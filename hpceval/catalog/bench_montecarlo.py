@@ -14,6 +14,7 @@ from hpceval.errors import UsageError
 
 METRICS = 3                      # history_time, cycle_time, master_busy
 TYPICAL_HISTORY_S = 1e-7         # this machine's: 62-75 ns a history
+TYPICAL_MESSAGE_S = 1e-4         # a work message's round trip through the master, across nodes
 SLOW_HISTORY_S = 2e-6            # a pessimistic history (time limit): 30x this machine's
 PASSED = ("cycles", "particles", "chunk", "geometry", "source", "thickness", "radii", "sigma-t",
           "scatter", "seed", "master-sleep")
@@ -34,7 +35,8 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
             b.name, f"montecarlo np={n} {v['geometry']} {shape}", "montecarlo", fixed, n, "core",
             expected_results=METRICS,
             estimate_s=expected_seconds(v, 1, parallel_seconds(
-                run_s * TYPICAL_HISTORY_S / SLOW_HISTORY_S, max(n - 1, 1), ctx)),
+                run_s * TYPICAL_HISTORY_S / SLOW_HISTORY_S, max(n - 1, 1), ctx)
+                + (int(v["cycles"]) * chunks * TYPICAL_MESSAGE_S if n > 1 else 0.0)),
             timeout_s=launch_timeout(v, 1)
             + 3.0 * (int(v["warmup"]) + 2) * parallel_seconds(run_s, max(n - 1, 1), ctx)))
     return specs
@@ -138,6 +140,6 @@ def figures():
 
 
 # The study: a master and 1 .. N x K - 1 workers on few large cycles (an MCNP-like deck);
-# 10,000 work messages a cycle keep up to 9,999 workers busy.
-register_study("montecarlo", cycles=4, particles=1000000, chunk=100, ranks="ladder>=2",
+# 1,000 work messages a cycle keep up to 999 workers busy (more: left out, said).
+register_study("montecarlo", cycles=4, particles=1000000, chunk=1000, ranks="ladder>=2",
                budget=0.3, min_reps=3, max_reps=20, warmup=1)

@@ -30,8 +30,21 @@ Entry = Tuple[Benchmark, Dict[str, Any]]
 PlanEntry = Callable[[Benchmark, Dict[str, Any], PlanContext], List[LaunchSpec]]
 
 
-def startup_s(nranks: int) -> float:
-    return STARTUP_S + STARTUP_PER_RANK_S * nranks
+def startup_s(nranks: int, base: Optional[float] = None) -> float:
+    """A launch's start-up: `base` (one measured on this allocation, else STARTUP_S) plus the
+    wire-up that grows with the ranks."""
+    return (STARTUP_S if base is None else base) + STARTUP_PER_RANK_S * nranks
+
+
+def stamp(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
+    """Each launch's start-up as this allocation's (ctx.launch_s, measured) makes it."""
+    for s in specs:
+        s.startup_s = startup_s(s.nranks, ctx.launch_s)
+    return specs
+
+
+def spec_startup_s(spec: LaunchSpec) -> float:
+    return spec.startup_s if spec.startup_s is not None else startup_s(spec.nranks)
 
 
 def measure_s(spec: LaunchSpec) -> float:
@@ -40,7 +53,7 @@ def measure_s(spec: LaunchSpec) -> float:
 
 
 def estimate_s(spec: LaunchSpec) -> float:
-    return startup_s(spec.nranks) + measure_s(spec)
+    return spec_startup_s(spec) + measure_s(spec)
 
 
 def total_s(specs: Sequence[LaunchSpec]) -> float:
@@ -70,7 +83,7 @@ def shares(entries: Sequence[Entry]) -> Dict[str, float]:
 
 def _attempt(entries, ctx, plan_entry, thin, scale) -> List[LaunchSpec]:
     ctx.thin, ctx.budget_scale = thin, scale
-    return [s for b, v in entries for s in plan_entry(b, v, ctx)]
+    return stamp([s for b, v in entries for s in plan_entry(b, v, ctx)], ctx)
 
 
 def _fit_area(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
@@ -104,7 +117,7 @@ def _fit_entries(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEnt
         scale = 1.0
         specs = _attempt(entries, ctx, plan_entry, thin, scale)
         for _ in range(4):              # budgets are only part of a launch's time: converge
-            start = sum(startup_s(s.nranks) for s in specs)
+            start = sum(spec_startup_s(s) for s in specs)
             est = total_s(specs)
             if est <= seconds or est - start <= 0 or seconds <= start:
                 break

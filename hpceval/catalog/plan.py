@@ -64,7 +64,8 @@ def plan_targets(names: Sequence[str], sets: Sequence[str], ctx: PlanContext,
     if budget_s is not None:
         specs = budget.fit(entries, ctx, plan_rungs, budget_s)
     else:
-        specs = [spec for bench, values in entries for spec in plan_rungs(bench, values, ctx)]
+        specs = budget.stamp([spec for bench, values in entries
+                              for spec in plan_rungs(bench, values, ctx)], ctx)
     if not specs:
         why = f": {ctx.notes[0]}" + (f" (and {len(ctx.notes) - 1} more)" if len(ctx.notes) > 1
                                      else "") if ctx.notes else ""

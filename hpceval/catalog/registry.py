@@ -20,6 +20,7 @@ class PlanContext:
     ppn: int | None = None           # ranks per node when placed on nodes (--ppn)
     thin: int = 0                    # rank ladders keep every 2^thin-th rung (a short budget)
     budget_scale: float = 1.0        # every point's time budget scaled to fit a run's --budget
+    launch_s: Optional[float] = None  # a launch's start-up as measured here (None: the model's)
     notes: List[str] = field(default_factory=list)   # what the plan left out, and why
     areas: List[Dict[str, Any]] = field(default_factory=list)  # a budgeted plan's areas
 
@@ -52,6 +53,7 @@ class LaunchSpec:
     # What the launch is expected to take, start-up aside (its time limit is pessimistic by
     # design); None: the planned measuring time (hpceval/catalog/budget.py)
     estimate_s: Optional[float] = None
+    startup_s: Optional[float] = None  # its start-up as the plan saw it (None: the model's)
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,10 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError("; ".join(result.usage_errors))
     if result.failures or result.usage_errors:
         raise BenchmarkFailed(f"run {run['id']} failed: " + "; ".join(result.failures + result.usage_errors))
+    if result.status == "timeout":          # in a Slurm job: what did not fit in its time
+        raise BenchmarkFailed(f"run {run['id']} timeout: {result.reason}")
+    if result.status == "incomplete":       # its --budget spent: kept, and said
+        sys.stderr.write(f"hpceval: warning: run {run['id']} incomplete: {result.reason}\n")
     return 0
 
 

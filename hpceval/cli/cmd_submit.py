@@ -4,12 +4,15 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from typing import List
+from typing import List, Optional
 
 from hpceval.catalog import plan_targets
 from hpceval.cli.common import add_db, console, db_path, headline_table
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.runner import LLC_CHOICES, plan_context
+from hpceval.catalog.budget import estimate_s
+from hpceval.runner.dryrun import fmt_duration
+from hpceval.slurm.clock import JobClock, parse_time_option
 from hpceval.slurm.follow import follow
 from hpceval.slurm.script import JobRequest, job_name
 from hpceval.slurm.submit import dry_run, submit
@@ -41,12 +44,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-remeasure", action="store_true", help="as for run")
 
 
-def _check(args: argparse.Namespace) -> None:
+def _check(args: argparse.Namespace) -> float:
     """Bad input fails here with one line, before anything is written or submitted; what only
-    Slurm can judge (partition, node count, --time, sbatch options) sbatch --test-only does."""
+    Slurm can judge (partition, node count, --time, sbatch options) sbatch --test-only does.
+    Returns the plan's estimate in seconds (planned here: the nodes may plan differently)."""
     if args.nodes < 1 or (args.ppn is not None and args.ppn < 1):
         raise UsageError("--nodes and --ppn must be at least 1")
-    plan_targets(args.targets, args.sets, plan_context(args.np))   # unknown names, bad --set
+    specs = plan_targets(args.targets, args.sets, plan_context(args.np))  # unknown names, --set
+    return sum(estimate_s(s) for s in specs)
+
+
+def _time_note(time: Optional[str], estimate: float) -> Optional[str]:
+    """A note when the plan's estimate does not fit in --time (the job leaves launches out)."""
+    limit = parse_time_option(time) if time else None
+    margin = JobClock(job_id="").margin_s
+    if limit is None or estimate <= limit - margin:
+        return None
+    return (f"note: the plan's estimate, {fmt_duration(estimate)} (every point spending its "
+            f"whole budget), exceeds --time {time} less {margin:g} s: the job starts only the "
+            "launches that fit and names those it leaves out (docs/slurm.md)")
 
 
 def run_argv(args: argparse.Namespace) -> List[str]:
@@ -61,7 +77,7 @@ def run_argv(args: argparse.Namespace) -> List[str]:
 
 
 def execute(args: argparse.Namespace) -> int:
-    _check(args)
+    estimate = _check(args)
     request = JobRequest(args.nodes, args.ppn, args.partition, args.time, args.account,
                          args.qos, args.sbatch_args, job_name(args.targets))
     db = db_path(args)
@@ -72,6 +88,9 @@ def execute(args: argparse.Namespace) -> int:
                   shlex.join(sys.argv))
     print(f"submitted job {done.job_id}: run {done.run_id} in {db} (script {done.script})",
           flush=True)
+    note = _time_note(args.time, estimate)
+    if note:
+        print(note, flush=True)
     if not args.wait:
         return 0
     row = follow(db, done.run_id, done.job_id, say=lambda l: print(l, flush=True))

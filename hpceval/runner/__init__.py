@@ -6,6 +6,7 @@
     program.py    a program that is not a benchmark (hpceval trace), launched the same way
     procs.py      every process a launch started, ended
     signals.py    SIGTERM/SIGHUP stop like Ctrl-C
+    jobtime.py    a run sized to its Slurm job's time: launches that do not fit are left out
     placement.py, nodeprint.py, llcprobe.py, dryrun.py, progress.py: their own docstrings
 """
 from hpceval.runner.execute import Outcome, execute

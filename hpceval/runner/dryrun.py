@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
 from hpceval.catalog import LaunchSpec, PlanContext, plan_targets
-from hpceval.catalog.budget import measure_s, startup_s
+from hpceval.catalog.budget import measure_s, spec_startup_s
 from hpceval.runner.placement import Placement
 
 PLAN_VERSION = 1           # the --dry-run --json document (docs/records.md)
@@ -39,7 +39,7 @@ def dry_run(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
         if place and spec.nranks > place.nranks:
             place.slots(spec.nranks)                  # says it does not fit, in one line
         nodes = -(-spec.nranks // place.ppn) if place else 1
-        out.append(PlannedLaunch(spec, nodes, startup_s(spec.nranks), measure_s(spec)))
+        out.append(PlannedLaunch(spec, nodes, spec_startup_s(spec), measure_s(spec)))
     return out
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import shlex
 import sys
+import time
 from typing import Callable, List, Optional, Sequence
 
 from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
+from hpceval.catalog.budget import estimate_s
 from hpceval.errors import Interrupted, UsageError
 from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
 from hpceval.launch import find_launcher
+from hpceval.runner import jobtime
 from hpceval.runner.llcprobe import LLC, probe_llc
 from hpceval.runner.nodeprint import run_nodes
 from hpceval.runner.placement import Placement, check_plan
@@ -51,6 +54,7 @@ def _plan(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
 
 
 LLC_CHOICES = ("probe", "reported")
+BUDGET_SLACK = 1.25      # a --budget run may overrun its estimates by this much before stopping
 
 
 def _llc(choice: str, specs: List[LaunchSpec], launcher, ctx: PlanContext) -> Optional[LLC]:
@@ -96,8 +100,11 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
         check_ranks(max((s.nranks for s in specs), default=0), launcher)   # all on this host
     check_plan(launcher, place, [s.nranks for s in specs])
     cache = _llc(llc, specs, launcher, ctx)
-    if cache is not None and cache.used != ctx.llc_bytes:
-        ctx.llc_bytes = cache.used
+    nodes, launch_s = _timed(lambda: run_nodes(launcher, place, timeout_s))
+    if budget_s is not None and nodes is not None:
+        ctx.launch_s = launch_s         # this allocation's start-up, not the model's
+    if (cache is not None and cache.used != ctx.llc_bytes) or ctx.launch_s is not None:
+        ctx.llc_bytes = cache.used if cache is not None else ctx.llc_bytes
         specs = _plan(targets, sets, ctx, trace, budget_s)
     for note in ctx.notes:
         sys.stderr.write(f"hpceval: plan: {note}\n")
@@ -108,7 +115,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
                 "timeout_s": timeout_s, "trace": trace,
                 "build": str(paths.bin_dir()),          # which C core: pip's, hpceval build's, ...
                 "placement": place.settings() if place else None,
-                "nodes": run_nodes(launcher, place, timeout_s),
+                "nodes": nodes,
                 "llc": cache.settings() if cache else {"used": ctx.llc_bytes, "source": "reported"},
                 "budget_s": budget_s, "plan_notes": list(ctx.notes),
                 "allocation": {"nodes": ctx.nodes, "ppn": ctx.per_node},
@@ -117,29 +124,56 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     result = RunResult(run_id, "ok")
     display = progress or ProgressDisplay(len(specs))
     session = Session(store, run_id, launcher, ctx, display, timeout_s, place)
-    status = "ok"
+    deadline = None if budget_s is None else time.monotonic() + BUDGET_SLACK * budget_s
     try:
         with display, driver_signals():
-            for spec in specs:
-                if session.clock.ending():      # the job's time is up: keep what is done
-                    status = "incomplete"
-                    break
-                out = session.launch(spec)
-                if out.status == "interrupted":
-                    raise Interrupted(out.signum)
-                if out.status == "timeout" and session.clock.ending():
-                    status = "incomplete"          # cut short by the job's end, not a hang
-                    break
-                if out.status != "ok":
-                    status = "failed"
-                    (result.usage_errors if out.usage_error else result.failures).append(
-                        f"{spec.label}: {out.message}")
-            if headlines is not None and status == "ok" and not session.clock.ending():
+            status = launch_all(session, specs, result, deadline)
+            if headlines is not None and status == "ok" and not _past(deadline):
                 status = remeasure(session, headlines, result)
     except KeyboardInterrupt:
         store.finish_run(run_id, "interrupted")
         raise
-    store.finish_run(run_id, status)
+    if result.left_out:
+        store.set_settings(run_id, {"left_out": result.left_out})
+    store.finish_run(run_id, status, result.reason)
     result.status = status
     store.close()
     return result
+
+
+def _timed(fn):
+    start = time.monotonic()
+    return fn(), time.monotonic() - start
+
+
+def _past(deadline: Optional[float], need: float = 0.0) -> bool:
+    return deadline is not None and time.monotonic() + need > deadline
+
+
+def launch_all(session: Session, specs: List[LaunchSpec], result: RunResult,
+               deadline: Optional[float] = None) -> str:
+    """Every planned launch in order; the run's status. In a Slurm job it stops (timeout, the
+    reason naming the launches left out) when the time left cannot hold the next launch's
+    estimate, or when the job's end cut a launch short (hpceval/runner/jobtime.py). A run
+    with a --budget stops (incomplete) when what is left of it cannot hold the next launch's
+    estimate: the plan was fitted to it, so only a machine slower than the estimates gets
+    there, and the run says what it left out."""
+    for i, spec in enumerate(specs):
+        if _past(deadline, estimate_s(spec)):
+            result.reason = jobtime.left_out(f"{spec.label} may take {estimate_s(spec):.0f} s",
+                                             specs[i:], "at the end of the --budget")
+            result.left_out = [s.label for s in specs[i:]]
+            return "incomplete"
+        why = jobtime.no_room(session.clock, spec)
+        if why:
+            return result.timed_out(jobtime.left_out(why, specs[i:]), specs[i:])
+        out = session.launch(spec)
+        if out.status == "interrupted":
+            raise Interrupted(out.signum)
+        if out.status == "timeout" and session.clock.ending():   # the job's end, not a hang
+            why = jobtime.cut_short(session.clock, spec, out.elapsed_s)
+            return result.timed_out(jobtime.left_out(why, specs[i + 1:]), specs[i + 1:])
+        if out.status != "ok":
+            (result.usage_errors if out.usage_error else result.failures).append(
+                f"{spec.label}: {out.message}")
+    return "failed" if result.failures or result.usage_errors else "ok"

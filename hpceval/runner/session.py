@@ -13,6 +13,7 @@ from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext
 from hpceval.errors import Interrupted
 from hpceval.quality import mark_spread, worth_remeasuring
+from hpceval.runner import jobtime
 from hpceval.runner.execute import Outcome, execute
 from hpceval.runner.placement import Placement, emulates_nodes, launch_command, tag_records
 from hpceval.runner.progress import ProgressDisplay
@@ -31,7 +32,13 @@ class RunResult:
     failures: List[str] = field(default_factory=list)
     usage_errors: List[str] = field(default_factory=list)
     remeasured: int = 0                # launches that measured a headline point again
+    reason: Optional[str] = None       # why the run stopped short (the job's time limit)
+    left_out: List[str] = field(default_factory=list)   # labels of the launches not made
 
+    def timed_out(self, reason: str, rest: List[LaunchSpec]) -> str:
+        """The run stopped at its job's time limit: why, and what it left out."""
+        self.reason, self.left_out = reason, [s.label for s in rest]
+        return "timeout"
 
 
 def _launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:
@@ -134,6 +141,8 @@ def remeasure(session: Session, pick, result: "RunResult") -> str:
         todo = _to_remeasure(session, pick)
         session.display.total += len(todo)
         for spec in todo:
+            if jobtime.no_room(session.clock, spec):
+                return "ok"            # no time left in the job: the first measurements stand
             out = session.launch(spec, remeasure=attempt)
             result.remeasured += 1
             if out.status == "interrupted":

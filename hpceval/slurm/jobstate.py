@@ -22,18 +22,26 @@ def job_state(job_id: str) -> Optional[Tuple[str, str]]:
     info = scontrol_show("job", job_id)
     if info and "JobState" in info:
         return info["JobState"], _reason(info)
-    text = output(["sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State,Reason"])
+    text = output(["sacct", "-n", "-X", "-P", "-j", job_id, "-o",
+                   "State,Reason,ExitCode,Timelimit"])
     if text and text.strip():
-        state, _, why = text.strip().splitlines()[0].partition("|")
-        return state.split()[0], why
+        state, why, code, limit = (text.strip().splitlines()[0].split("|") + [""] * 4)[:4]
+        state = state.split()[0]
+        return state, _reason({"JobState": state, "Reason": why, "ExitCode": code,
+                               "TimeLimit": limit})
     return None
 
 
 def _reason(info: Dict[str, str]) -> str:
+    """Slurm's reason and the exit code when not 0:0; for a job that ran out of time (TIMEOUT,
+    DEADLINE) its time limit instead (the exit code is then Slurm's signal)."""
     why = info.get("Reason", "None")
+    if FINAL.get(info["JobState"]) == "timeout" and info.get("TimeLimit"):
+        return f"time limit {info['TimeLimit']}" + (f", {why}" if why not in (
+            "None", "", "TimeLimit") else "")
     code = info.get("ExitCode", "0:0")
-    return ", ".join(p for p in (why if why != "None" else "", f"exit code {code}"
-                                 if code != "0:0" else "") if p)
+    return ", ".join(p for p in (why if why not in ("None", "") else "",
+                                 f"exit code {code}" if code not in ("0:0", "") else "") if p)
 
 
 def describe(job_id: str, state: str, reason: str) -> str:

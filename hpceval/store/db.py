@@ -292,9 +292,11 @@ class Store:
                 insert_trace(c, run_id, lid, launch["benchmark"], launch["label"], trace)
             return lid
 
-    def finish_run(self, run_id: int, status: str) -> None:
+    def finish_run(self, run_id: int, status: str, reason: Optional[str] = None) -> None:
+        """Close a run; `reason` says why it ended short (kept when None)."""
         with self._write() as c:
-            c.execute("UPDATE runs SET status = ?, finished = ? WHERE id = ?", (status, now(), run_id))
+            c.execute("UPDATE runs SET status = ?, reason = coalesce(?, reason), finished = ?"
+                      " WHERE id = ?", (status, reason, now(), run_id))
 
     # -- reading ---------------------------------------------------------------------------
     def run_ids(self) -> List[int]:

@@ -55,8 +55,10 @@ def conf_text(cluster: Cluster) -> str:
         "SelectType=select/cons_tres", "SelectTypeParameters=CR_CPU",
         "SchedulerType=sched/builtin", "ReturnToService=2", "MpiDefault=none",
         # Finished jobs stay visible to scontrol for 10 minutes: `hpceval submit --wait` reads
-        # their end state there (there is no accounting database).
-        "MinJobAge=600", "KillWait=2", "InactiveLimit=0", "SlurmdTimeout=30",
+        # their end state there (there is no accounting database). KillWait: the seconds from
+        # SIGTERM (scancel, the time limit) to SIGKILL, in which the job's hpceval ends its launch
+        # and stores what it measured (Slurm's default is 30).
+        "MinJobAge=600", "KillWait=10", "InactiveLimit=0", "SlurmdTimeout=30",
         "MessageTimeout=10",
     ]
     lines += [f"NodeName={n.name} NodeAddr={n.addr} CPUs={len(n.cpus)} State=UNKNOWN"

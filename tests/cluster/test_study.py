@@ -19,7 +19,9 @@ def test_the_study_on_two_nodes(cluster, db, bindir):  # noqa: F811
     wall = time.monotonic() - start
     assert rc == 0, err
     run = stored_run(db)
-    assert run["status"] == "ok", run["status"]
+    story = (run["settings"]["plan_notes"], run["reason"] if "reason" in run else None,
+             [(l["label"], l["elapsed_s"]) for l in run["launches"]])
+    assert run["status"] == "ok", story
     assert run["settings"]["allocation"] == {"nodes": 2, "ppn": 1}
     assert run["settings"]["budget_s"] == 30 and run["settings"]["plan_notes"]
     hosts = [tuple(l["meta"]["hosts"]) for l in run["launches"] if l.get("meta")]

@@ -1,7 +1,9 @@
-"""The allocation from Slurm's variables, the --mpi plugin per MPI, the job's clock (no Slurm
-needed: these read what salloc/sbatch set and squeue prints)."""
+"""The allocation from Slurm's variables, the --mpi plugin per MPI, the job's clock and the
+launches it leaves out (no Slurm needed: these read what salloc/sbatch set and squeue prints)."""
+from hpceval.catalog import LaunchSpec
+from hpceval.runner.jobtime import left_out, no_room
 from hpceval.slurm.alloc import Allocation, expand_counts, mpi_plugin
-from hpceval.slurm.clock import JobClock, parse_left
+from hpceval.slurm.clock import JobClock, parse_left, parse_time_option
 
 ENV = {"SLURM_JOB_ID": "7", "SLURM_JOB_PARTITION": "debug", "SLURM_JOB_NODELIST": "node[1-3]",
        "SLURM_JOB_NUM_NODES": "3", "SLURM_TASKS_PER_NODE": "2(x2),1",
@@ -28,3 +30,19 @@ def test_time_left():
     assert parse_left("UNLIMITED") is None and parse_left("INVALID") is None
     clock = JobClock(job_id="", margin_s=15)                 # outside a job
     assert not clock.ending() and clock.cap(100.0) == 100.0
+    assert clock.query() == (None, "")
+
+
+def test_left_out_names_the_launches():
+    specs = [LaunchSpec("stream", f"stream {i}", "stream", [], 1, "core") for i in range(14)]
+    assert no_room(JobClock(job_id="", margin_s=15), specs[0]) is None   # outside a job
+    why = left_out("10 s left", specs)
+    assert why.startswith("stopped by the job's time limit: 10 s left; left out 14 launches: "
+                          "stream 0, stream 1,") and why.endswith("stream 11 and 2 more")
+    assert left_out("x", specs[:1]).endswith("left out 1 launch: stream 0")
+
+
+def test_sbatch_time_option():
+    assert [parse_time_option(t) for t in ("1", "1:30", "1:00:00", "2-3", "2-3:04", "2-3:04:05")] \
+        == [60, 90, 3600, 183600, 183840, 183845]
+    assert parse_time_option("1:xx") is None and parse_time_option("UNLIMITED") is None

@@ -3,7 +3,7 @@ database with both nodes and its job id; scancel marks the run cancelled and kee
 stored; bad input is refused in one line with Slurm's reason."""
 from __future__ import annotations
 
-import os
+import json
 import sqlite3
 import subprocess
 import sys
@@ -47,7 +47,7 @@ def test_quick_suite_as_a_job(slurm):
     assert status == "ok" and job.isdigit() and EVIL_TAG in tags
     assert f'"job_id": "{job}"' in settings and "#SBATCH --nodes=2" in settings
     hosts = {h for (meta,) in _query(db, "SELECT meta FROM launches") for h in
-             __import__("json").loads(meta)["hosts"]}
+             json.loads(meta)["hosts"]}
     assert hosts == {"node1", "node2"}
     assert not (ROOT / "hacked-by-tag").exists()
     runs = slurm.hpceval(db, "runs").stdout
@@ -122,17 +122,56 @@ def test_dry_run_quotes_every_word(tmp_path):
     assert not (tmp_path / "x.db").exists()                 # a dry run stores nothing
 
 
-@pytest.mark.skipif(os.environ.get("HPCEVAL_SLURM_SLOW") != "1",
-                    reason="a job killed at its time limit takes 60-90 s (Slurm's minimum --time "
-                           "is a minute): HPCEVAL_SLURM_SLOW=1 runs it")
+# One launch that cannot finish in a one-minute job: 10 sizes of 15 s each (the CI target is out
+# of reach, so every size spends its budget), 150 s; its first sizes are measured before the end.
+NEVER_ENDS = ["--set", "mem-latency.sizes=4K,8K,12K,16K,20K,24K,28K,32K,40K,48K",
+              "--set", "mem-latency.budget=15", "--set", "mem-latency.ci-target=0.0001",
+              "--set", "mem-latency.max-reps=1000000", "--set", "mem-latency.window=0"]
+
+
 def test_time_limit_marks_the_run_timeout(slurm):
-    # A negative margin lets the launch run past the job's end, as a clock that failed would.
+    # The job's clock would leave that launch out (its estimate exceeds the job): a negative
+    # margin lets it start, as a clock that failed or a launch that outlived its estimate would,
+    # and Slurm ends the job at its limit (it checks every 30 s: 60-90 s after the start).
     db = _db(slurm, "timeout")
+    t0 = time.monotonic()
     proc = slurm.hpceval(db, "submit", "pingpong", "mem-latency", "--nodes", "2", "--time", "1",
-                         "--wait", *SHORT, "--set", "mem-latency.budget=20",
-                         "--set", "mem-latency.max-reps=1000000", "--timeout", "300",
-                         env={"HPCEVAL_SLURM_MARGIN": "-120"}, timeout=200)
-    assert proc.returncode == 1, proc.stderr
-    (status, reason), = _query(db, "SELECT status, reason FROM runs")
-    assert status == "timeout" and "TIMEOUT" in reason
-    assert _query(db, "SELECT count(*) FROM records")[0][0] > 0
+                         "--wait", *SHORT, *NEVER_ENDS, "--timeout", "300",
+                         env={"HPCEVAL_SLURM_MARGIN": "-120"}, timeout=240)
+    print(f"time limit: submit to result {time.monotonic() - t0:.1f} s")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    line = one_line_error(proc.stderr)
+    assert proc.stderr.strip() == line, proc.stderr
+    assert "timeout" in line and "TIMEOUT" in line and "time limit 00:01:00" in line, line
+    (job, status, reason), = _query(db, "SELECT job_id, status, reason FROM runs")
+    state = slurm.job_state(job)
+    assert (state["JobState"], state["TimeLimit"]) == ("TIMEOUT", "00:01:00"), state
+    assert status == "timeout" and f"Slurm job {job} TIMEOUT" in reason
+    launches = dict(_query(db, "SELECT benchmark, status FROM launches"))
+    assert launches == {"pingpong": "ok", "mem-latency": "interrupted"}, launches
+    # Every record: the finished launch's, and the sizes measured before Slurm's SIGTERM.
+    counts = dict(_query(db, "SELECT l.benchmark, count(r.id) FROM launches l LEFT JOIN"
+                             " records r ON r.launch_id = l.id GROUP BY l.benchmark"))
+    assert counts["pingpong"] > 20 and 1 <= counts["mem-latency"] < 10, counts
+    assert slurm.strays() == []
+
+
+def test_study_past_its_time_leaves_launches_out(slurm):
+    # 30 s of the minute kept free: about 28 s for launches. pingpong fits; mem-latency (33
+    # sizes of 5 s, 2.8 min at most) does not, so neither it nor anything after it starts.
+    db = _db(slurm, "pastlimit")
+    proc = slurm.hpceval(db, "submit", "pingpong", "mem-latency", "stream", "--nodes", "2",
+                         "--time", "1", "--wait", *SHORT, "--set", "mem-latency.budget=5",
+                         env={"HPCEVAL_SLURM_MARGIN": "30"}, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    line = one_line_error(proc.stderr)
+    assert proc.stderr.strip() == line, proc.stderr
+    assert "timeout: stopped by the job's time limit: " in line and "job's 1:00" in line, line
+    assert "left out 3 launches: mem-latency random base, mem-latency window, stream" in line
+    assert "exceeds --time 1 less 30 s: the job starts only" in proc.stdout   # said at once
+    (status, reason, settings), = _query(db, "SELECT status, reason, settings FROM runs")
+    assert status == "timeout" and reason in line
+    assert json.loads(settings)["left_out"][0] == "mem-latency random base"
+    assert _query(db, "SELECT benchmark, status FROM launches") == [("pingpong", "ok")]
+    assert _query(db, "SELECT count(*) FROM records")[0][0] > 20
+    assert slurm.strays() == []
