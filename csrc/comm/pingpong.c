@@ -103,9 +103,10 @@ static void pingpong_params(hpc_json *r, const void *bytes)
     hpc_json_str(r, "ranks", "0-1");
 }
 
-/* Measures one size and writes its records; on rank 0, *out gets the
- * median one-way time (seconds) and its CI. */
-static void measure_size(MPI_Comm pair, int rank, int n, comm_sized *out)
+/* Measures one size and writes its records (unless record is 0: a
+ * refinement's check); on rank 0, *out gets the median one-way time
+ * (seconds) and its CI. */
+static void measure_size(MPI_Comm pair, int rank, int n, int record, comm_sized *out)
 {
     /* Choose k so that a batch lasts >= 50 us and >= 1000 timer ticks
      * (rank 0 decides, batch.h). These batches also warm up this size. Kept
@@ -116,8 +117,9 @@ static void measure_size(MPI_Comm pair, int rank, int n, comm_sized *out)
     while (hpc_batch_add_coll(&bt, sample(pair, rank, n, bt.k, idx++)))
         ;
     hpc_point pt = {pingpong_params, &n, "round_trips_per_sample", comm_record_extra};
-    hpc_batch_emit(&pt, "latency", "us", "lower", &bt, 1e6, 0, 0);
-    if (n > 0)
+    if (record)
+        hpc_batch_emit(&pt, "latency", "us", "lower", &bt, 1e6, 0, 0);
+    if (record && n > 0)
         hpc_batch_emit(&pt, "bandwidth", "MB/s", "higher", &bt, 1e6, 1, n);
     if (rank == 0) {
         hpc_stats st;
@@ -127,11 +129,11 @@ static void measure_size(MPI_Comm pair, int rank, int n, comm_sized *out)
     hpc_batch_free(&bt);
 }
 
-static void measure_cb(long long n, void *pair, comm_sized *out)
+static void measure_cb(long long n, int record, void *pair, comm_sized *out)
 {
     int rank;
     MPI_Comm_rank(*(MPI_Comm *)pair, &rank);
-    measure_size(*(MPI_Comm *)pair, rank, (int)n, out);
+    measure_size(*(MPI_Comm *)pair, rank, (int)n, record, out);
 }
 
 int main(int argc, char **argv)
@@ -162,7 +164,7 @@ int main(int argc, char **argv)
             abort();
         int npts = 0;
         for (int i = 0; i < nsizes; i++)
-            measure_size(pair, hpc_rank, (int)sizes[i], &pts[npts++]);
+            measure_size(pair, hpc_rank, (int)sizes[i], 1, &pts[npts++]);
         comm_refine_switches(pts, &npts, &rc, measure_cb, &pair, pair);
         free(pts);
         free(sbuf);

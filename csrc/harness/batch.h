@@ -13,11 +13,12 @@
  *     ... b.s.samples[0..b.s.n-1] are times of one operation, b.s.converged, b.k ...
  *     hpc_batch_free(&b);
  *
- * Calibration: k starts at 1. A sample shorter than the target sets k to
- * the power of two that sample's rate says reaches the target (at least
- * 2k); k is settled once HPC_BATCH_CONFIRM samples in a row at one k reach
- * the target (or k reaches the cap). A single cold first sample (first
- * touch, connection set-up, a late peer) therefore cannot lock k low. The
+ * Calibration: k starts at 1. HPC_BATCH_CONFIRM samples are taken at each
+ * k and their median decides: shorter than the target, it sets k to the
+ * power of two its rate says reaches the target (at least 2k); otherwise k
+ * is settled (as it is when k reaches the cap). A single cold sample (first
+ * touch, connection set-up, a late peer) cannot lock k low, and a single
+ * fast one cannot double it where a batch lasts about the target. The
  * calibration samples are warm-up and are not kept. Then an hpc_sampler
  * starts (with hpc_reps) and every sample is kept as t / (k * ops_per_k)
  * until hpc_sampler_more says stop (see sampler.h). After HPC_BATCH_CHECK
@@ -41,9 +42,10 @@
 
 #include <mpi.h>
 
-/* A sample lasts at least this long once calibrated (seconds). */
+/* The median calibration sample at the settled k lasts at least this long
+ * (seconds). */
 #define HPC_BATCH_MIN_S 50e-6
-/* Samples in a row at one k that must reach the target to settle k. */
+/* Calibration samples at one k whose median decides (odd). */
 #define HPC_BATCH_CONFIRM 3
 /* Kept samples after which k is checked once more, and how often it may
  * be corrected. */
@@ -54,7 +56,8 @@ typedef struct {
     hpc_sampler s;     /* kept samples (valid once calibration is over) */
     long k;            /* operations per sample */
     int calibrating;   /* 1 while k is still being chosen */
-    int at_k;          /* calibration samples in a row at this k that reached the target */
+    int at_k;          /* calibration samples taken at this k so far */
+    double at_k_t[HPC_BATCH_CONFIRM]; /* their times */
     int recalibrations;/* times k was corrected after sampling had started */
     double target;     /* sample time (s) at which calibration stops */
     long cap;          /* k at which calibration stops in any case */

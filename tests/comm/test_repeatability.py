@@ -1,9 +1,14 @@
-"""The same point measured five times agrees within 10% (issue: a cold first sample used to lock
+"""The same point measured five times agrees within 5% (issue: a cold first sample used to lock
 the batch length at one round trip, and 16 KiB came out at 3.1 us once and 2.0 us four times).
 
-Each launch within 10% of the five launches' median: a CI run on this 2-core VM measured 1.52,
-1.55, 1.57, 1.60 and 1.70 us (max / min 1.118: one launch 8% above the others' typical value,
-none below it), so max <= 1.1 min is more than this machine holds to between processes."""
+Each launch within 5% of the five launches' median. A CI run on this 2-core VM once measured
+1.52-1.70 us with the batch length flipping between 16 and 32 round trips: a 16-round-trip batch
+of 16 KiB lasts about 51 us there, at the 50 us target, and every calibration sample that fell
+under it doubled k. k no longer turns on one sample (the median of three at each k decides,
+csrc/harness/batch.h). k itself hardly moves the result: interleaved in one launch, ten points
+each at k = 16 and 32 gave 2.90 and 2.88 us (a busy machine, 16 KiB). The flip followed the
+launch's speed (a slower launch calibrates a smaller k) rather than causing it; what remains
+is the machine's own state between launches, which this bound is about."""
 import statistics
 
 from helpers_comm import launch
@@ -29,11 +34,11 @@ def measure_clean(bindir, tries: int = 4) -> dict:
     return rec
 
 
-def test_one_point_measured_five_times_agrees_within_ten_percent(bindir):
+def test_one_point_measured_five_times_agrees_within_five_percent(bindir):
     recs = [measure_clean(bindir) for _ in range(5)]
     runs = [(r["stats"]["median"], r["round_trips_per_sample"], r["disturbed"]) for r in recs]
     medians = [m for m, _, _ in runs]
     typical = statistics.median(medians)
-    assert all(abs(m / typical - 1) <= 0.10 for m in medians), runs
+    assert all(abs(m / typical - 1) <= 0.05 for m in medians), runs
     # ~2 us one way is ~4 us a round trip: a 50 us batch needs k >= 8, never the cold k = 1
     assert all(k >= 8 for _, k, _ in runs), runs

@@ -47,23 +47,27 @@ static int side_points(const comm_sized *d, int nd, int i, comm_sized lo[2], com
 
 /* Rank 0: the suspected interval outside the given-up ranges (closed[0..
  * nclosed-1], pairs of sizes) whose jump is largest (the smaller of the two
- * lines' misses), or -1. Largest first: a protocol switch is a big step,
- * and on a busy machine the noise makes small ones that must not use up
- * the refinement's budget before it. */
+ * lines' misses), or -1. Suspected: both lines miss by more than tol, or
+ * one of them by more than 3 tol (a step on a steep, bending curve, as the
+ * eager side on a busy machine, where the line through the eager points
+ * lands near the step's top). Largest first: a protocol switch is a big
+ * step, and on a busy machine the noise makes small ones that must not use
+ * up the refinement's budget before it. */
 static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
                    const long long *closed, int nclosed, comm_sized lo[2], comm_sized hi[2])
 {
     int pick = -1;
-    double best = cfg->tol;
+    double best = -1;
     for (int i = 0; i + 1 < nd; i++) {
         comm_sized l[2], h[2];
         if (d[i + 1].n - d[i].n <= cfg->resolution || !side_points(d, nd, i, l, h))
             continue;
-        double jump = fmin(miss(through(&l[0], &l[1]), &h[0]), miss(through(&h[0], &h[1]), &l[1]));
-        int inside = 0;
-        for (int c = 0; c < nclosed && !inside; c++)
-            inside = d[i].n >= closed[2 * c] && d[i + 1].n <= closed[2 * c + 1];
-        if (jump > best && !inside) {
+        double up = miss(through(&l[0], &l[1]), &h[0]), down = miss(through(&h[0], &h[1]), &l[1]);
+        double jump = fmin(up, down);
+        int skip = jump <= cfg->tol && fmax(up, down) <= 3 * cfg->tol;
+        for (int c = 0; c < nclosed && !skip; c++)
+            skip = d[i].n >= closed[2 * c] && d[i + 1].n <= closed[2 * c + 1];
+        if (jump > best && !skip) {
             best = jump;
             pick = i;
             lo[0] = l[0], lo[1] = l[1], hi[0] = h[0], hi[1] = h[1];
@@ -79,44 +83,84 @@ static int stepped(const comm_sized *a, const comm_sized *b)
     return a->hi < b->lo || b->hi < a->lo;
 }
 
+/* Measure n for the bisection: kept (a record, appended to pts) or a check
+ * that writes nothing. */
+static comm_sized measure(long long n, int keep, comm_sized *pts, int *npts, comm_measure_fn fn,
+                          void *ctx)
+{
+    comm_sized m = {n, 0, 0, 0};
+    comm_refining = keep;
+    fn(n, keep, ctx, &m);
+    comm_refining = 0;
+    if (keep)
+        pts[(*npts)++] = m;
+    return m;
+}
+
+/* Rank 0's verdicts on one bisection step (a, m, b measured together),
+ * broadcast: [0] 1 when the step lies in the upper half (m, b); [1] 0 when
+ * the interval is given up at once: on its first step (first), the ends
+ * measured now no longer differ by tol (relative) beyond their CIs (the
+ * suspicion came from points measured in another state of the machine). */
+static void verdict(const comm_sized *a, const comm_sized *m, const comm_sized *b, int first,
+                    double tol, MPI_Comm comm, int rank, int v[2])
+{
+    v[0] = rank == 0 && fabs(b->t - m->t) > fabs(m->t - a->t);
+    v[1] = rank != 0 || !first ||
+           (stepped(a, b) && fabs(b->t - a->t) > tol * fmin(a->t, b->t));
+    MPI_Bcast(v, 2, MPI_INT, 0, comm);
+}
+
+/* Rank 0's judgement, broadcast: do the bracket's ends still differ by a
+ * step? If not, both are measured again together (checks) and judged once
+ * more: one disturbed point, its CI blown wide, must not end a bracket. */
+static int still_stepped(comm_sized *a, comm_sized *b, comm_sized *pts, int *npts,
+                         comm_measure_fn fn, void *ctx, MPI_Comm comm, int rank)
+{
+    for (int tries = 0;; tries++) {
+        int step = rank == 0 && stepped(a, b);
+        MPI_Bcast(&step, 1, MPI_INT, 0, comm);
+        if (step || tries == 1)
+            return step;
+        *a = measure(a->n, 0, pts, npts, fn, ctx);
+        *b = measure(b->n, 0, pts, npts, fn, ctx);
+    }
+}
+
 /* Bisect (a, b): the midpoint is measured and the half whose ends differ
  * more keeps the bracket. A step adds its height to one half, while the
  * smooth change of the curve splits between the halves; unlike lines drawn
  * from outside the bracket, this does not need the region to be straight
- * (an eager region rarely is over a factor of two). Every measured point is
- * appended to pts. Returns 1 when the bracket was narrowed to the
- * resolution and its ends still differ by a step: a switch; 0 when the step
- * faded (noise, or a gradual change such as a cache filling up). */
+ * (an eager region rarely is over a factor of two). Both ends are measured
+ * again right beside the midpoint (a, m, b, back to back) and only those
+ * three decide: the machine's state drifts while a sweep runs (2-3x on the
+ * eager side on a busy machine), and an end measured seconds earlier would
+ * make that drift a step or hide the real one. The ends' checks write no
+ * records (each size keeps its first); every kept midpoint is appended to
+ * pts. Returns 1 when the bracket was narrowed to the resolution and its
+ * ends, measured together, still differ by a step: a switch; 0 when the
+ * step faded (noise, or a gradual change such as a cache filling up) or
+ * was not there when its ends were measured again (verdict). */
 static int bisect(comm_sized *pts, int *npts, int limit, comm_sized a, comm_sized b,
                   const comm_refine_cfg *cfg, comm_measure_fn fn, void *ctx, MPI_Comm comm,
                   int rank)
 {
-    for (;;) {
-        int go = b.n - a.n > cfg->resolution && *npts < limit;
-        if (rank == 0 && go)
-            go = stepped(&a, &b);
-        MPI_Bcast(&go, 1, MPI_INT, 0, comm);
-        if (!go)
-            break;
-        comm_sized m = {a.n + (b.n - a.n) / 2, 0, 0, 0};
-        comm_refining = 1;
-        fn(m.n, ctx, &m);
-        comm_refining = 0;
-        pts[(*npts)++] = m;
-        int upper = 0;
-        if (rank == 0)
-            upper = fabs(b.t - m.t) > fabs(m.t - a.t);
-        MPI_Bcast(&upper, 1, MPI_INT, 0, comm);
-        if (upper)
-            a = m;
+    for (int first = 1; b.n - a.n > cfg->resolution && *npts < limit; first = 0) {
+        if (!first && !still_stepped(&a, &b, pts, npts, fn, ctx, comm, rank))
+            return 0;
+        comm_sized lo = measure(a.n, 0, pts, npts, fn, ctx);
+        comm_sized m = measure(a.n + (b.n - a.n) / 2, 1, pts, npts, fn, ctx);
+        comm_sized hi = measure(b.n, 0, pts, npts, fn, ctx);
+        int v[2];
+        verdict(&lo, &m, &hi, first, cfg->tol, comm, rank, v);
+        if (!v[1])
+            return 0;
+        if (v[0])
+            a = m, b = hi;
         else
-            b = m;
+            a = lo, b = m;
     }
-    int step = 0;
-    if (rank == 0)
-        step = b.n - a.n <= cfg->resolution && stepped(&a, &b);
-    MPI_Bcast(&step, 1, MPI_INT, 0, comm);
-    return step;
+    return b.n - a.n <= cfg->resolution && still_stepped(&a, &b, pts, npts, fn, ctx, comm, rank);
 }
 
 int comm_refine_switches(comm_sized *pts, int *npts, const comm_refine_cfg *cfg,

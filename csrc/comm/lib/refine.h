@@ -6,10 +6,13 @@
  * line through the points below it misses b and the line through the
  * points above it misses a, both by more than tol (relative): a Hockney
  * region t = t0 + n / r is a straight line, a switch is a step or a kink.
- * Each suspected interval is bisected: the midpoint is measured and the
- * half whose ends differ more keeps the bracket, until b - a <= resolution
- * bytes, or until the CIs of the ends' medians overlap (no step: noise or a
- * gradual change; the interval is given up). So a switch is bracketed to
+ * Each suspected interval is bisected: the midpoint is measured between
+ * fresh measurements of the two ends (a, m, b back to back; the ends' are
+ * checks that write no records) and the half whose ends differ more keeps
+ * the bracket, until b - a <= resolution bytes, or until the CIs of the
+ * ends' medians overlap (no step: noise or a gradual change; the interval is
+ * given up). Only points measured together are compared: a sweep's point
+ * taken seconds earlier, in another state of the machine, never is. So a switch is bracketed to
  * within one refinement step at a cost of about log2((b - a) / resolution)
  * points, wherever it lies. Points measured while refining are written with
  * "refined": true (comm_refining).
@@ -26,8 +29,8 @@ typedef struct {
 } comm_sized;
 
 /* Measure size n (collective over the refinement's comm); on rank 0 fill
- * out->t, lo, hi. */
-typedef void (*comm_measure_fn)(long long n, void *ctx, comm_sized *out);
+ * out->t, lo, hi. With record 0 it is a check: no records are written. */
+typedef void (*comm_measure_fn)(long long n, int record, void *ctx, comm_sized *out);
 
 typedef struct {
     int max_points;        /* sizes added at most, over all switches */
