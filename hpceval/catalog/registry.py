@@ -105,8 +105,8 @@ def check_fits(spec: LaunchSpec, per_rank: float, ctx: PlanContext) -> None:
     need = per_rank * ranks
     if need > MEMORY_SHARE * ctx.mem_available_bytes:
         each = f" ({ranks} ranks x {_gib(per_rank)})" if ranks > 1 else ""
-        raise UsageError(f"{spec.label}: needs about {_gib(need)} of memory{each} but only "
-                         f"{_gib(ctx.mem_available_bytes)} is available here")
+        raise UsageError(f"{spec.label}: needs about {_gib(need)}{each} but only "
+                         f"{_gib(ctx.mem_available_bytes)} of memory is available")
 
 
 @dataclass(frozen=True)

@@ -57,15 +57,15 @@ def probe(seeded, tmp_path):
 
 
 @pytest.mark.parametrize("sets,says", [
-    (["sweep.grid=1100x1100x1100"], "GiB of memory"),
-    (["sweep.per-rank=780x780x780"], "GiB of memory"),
+    (["sweep.grid=1100x1100x1100"], "GiB of memory is available"),
+    (["sweep.per-rank=780x780x780"], "GiB of memory is available"),
     (["sweep.per-rank=3000000000x1x1"], "more than 2147483647"),
     (["sweep.per-rank=2000x1000x1001"], "more than the binary's"),
-    (["phold.lps=1000000000", "phold.end=0.001"], "GiB of memory"),
+    (["phold.lps=1000000000", "phold.end=0.001"], "GiB of memory is available"),
     (["phold.lps=1000000000"], "events per run"),
     (["hydro.cells=2000x2000x2000"], "GiB"),
-    (["sst.truncations=1000", "sst.levels=4096", "sst.copies=1"], "GiB of memory"),
-    (["psst.truncation=1000", "psst.levels=4096"], "GiB of memory"),
+    (["sst.truncations=1000", "sst.levels=4096", "sst.copies=1"], "GiB of memory is available"),
+    (["psst.truncation=1000", "psst.levels=4096"], "GiB of memory is available"),
     (["stream.n=68719476736"], "GiB"),
     (["mem-latency.sizes=1T"], "GiB"),
     (["collectives.sizes=256M", "collectives.nranks=64"], "GiB"),
