@@ -1,8 +1,10 @@
 """Test helpers: run the real command line against a private database; small, fast settings."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +46,17 @@ class CLI:
         return json.loads(p.stdout)
 
 
+
+
+def db_digest(path: Path) -> str:
+    """A hash of the database's content (schema and rows), or 'absent'."""
+    if not path.exists():
+        return "absent"
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return hashlib.sha256("\n".join(conn.iterdump()).encode()).hexdigest()
+    finally:
+        conn.close()
 
 
 def one_line_error(stderr: str) -> str:

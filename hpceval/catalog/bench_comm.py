@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, fits_memory, launch_timeout,
-                                    narrow_sizes, pair_ranks, pow2_sizes, repetition_args, words)
+from hpceval.catalog.common import (REPETITION, check_memory, fits_memory, harness_bytes,
+                                    launch_timeout, narrow_sizes, pair_ranks, pow2_sizes,
+                                    repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,
                                       register_benchmark, register_study, register_suite)
@@ -27,6 +28,11 @@ PROTOCOLS = ("send", "sendrecv", "isend", "ssend", "rsend", "persistent", "put-f
 PATTERNS = ("0-1", "intra-pairs", "0-k", "ring", "cross-pairs")
 COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "alltoallv")
 FULL_MATRIX_MAX_RANKS = 64   # n(n-1)/2 pairs, one at a time: beyond this it takes hours
+
+
+def _two_buffers(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    """A send and a receive buffer of the largest message (comm_bufs_init), and a flush area."""
+    return 2 * max(v["sizes"] + [1]) + int(v.get("flush", 0)) + harness_bytes(v)
 
 
 def _plan_pingpong(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -51,7 +57,8 @@ register_benchmark(Benchmark(
            "much (relative) suggests a switch", 0.001, 10.0),
      Param("resolution", "size", 16, "bracket a switch to this many bytes", 1, 1 << 30),
      ) + REPETITION,
-    _plan_pingpong, ranks=">=2 (--np, default 2)", narrow=narrow_sizes))
+    _plan_pingpong, ranks=">=2 (--np, default 2)", narrow=narrow_sizes, memory=_two_buffers,
+    tiny=("sizes=8,64K", "refine=0")))
 
 
 # ---------------------------------------------------------------- helpers
@@ -143,7 +150,8 @@ register_benchmark(Benchmark(
      Param("refine-tol", "float", 0.1, "refine where a point is this far (relative) off the line "
            "through its neighbours", 0.001, 10.0),
      RPN, NRANKS) + REPETITION,
-    _plan_p2p, ranks=">=2 (0-1: 2; other patterns: 4)"))
+    _plan_p2p, ranks=">=2 (0-1: 2; other patterns: 4)", memory=_two_buffers,
+    tiny=("sizes=8", "modes=pingpong,stream", "protocols=send,isend,put-fence")))
 
 
 # ---------------------------------------------------------------- collectives
@@ -176,7 +184,10 @@ register_benchmark(Benchmark(
      Param("sizes", "sizes", [4, 64, 1024, 16384, 262144, 1 << 20],
            "bytes per rank (reduce/allreduce: multiples of 4)", 0, 1 << 28),
      NRANKS) + REPETITION,
-    _plan_collectives, ranks=">=1 (nranks list; default --np or 2)"))
+    _plan_collectives, ranks=">=1 (nranks list; default --np or 2)",
+    # alltoall(v): a send and a receive buffer of ranks x size, and as much again of staging
+    memory=lambda spec, v: 4 * spec.nranks * max(v["sizes"]) + harness_bytes(v),
+    tiny=("sizes=8", "ops=barrier,allreduce,alltoall")))
 
 
 # ---------------------------------------------------------------- distance, hotspot, random2
@@ -207,7 +218,7 @@ register_benchmark(Benchmark(
      Param("protocol", "choice", "send", "ping-pong protocol",
            choices=tuple(p for p in PROTOCOLS if p != "sendrecv")),
      RPN, NRANKS) + REPETITION,
-    _plan_distance, ranks=">=2"))
+    _plan_distance, ranks=">=2", memory=_two_buffers, tiny=("sizes=8",)))
 
 
 def _plan_hotspot(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -227,7 +238,10 @@ register_benchmark(Benchmark(
     (Param("sizes", "sizes", [1024, 65536, 1 << 20], "message sizes in bytes", 1, (1 << 31) - 1),
      Param("window", "int", 16, "messages in flight per sender", 1, 1024),
      NRANKS) + REPETITION,
-    _plan_hotspot, ranks=">=2"))
+    _plan_hotspot, ranks=">=2",
+    # rank 0 receives from every sender at once into a buffer each (csrc/comm/hotspot.c)
+    memory=lambda spec, v: spec.nranks * max(v["sizes"]) + harness_bytes(v),
+    tiny=("sizes=1K",)))
 
 
 def _plan_random2(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -249,7 +263,7 @@ register_benchmark(Benchmark(
            (1 << 31) - 2),
      Param("seed", "int", 1, "seed of the random pairings", 0, (1 << 31) - 1),
      NRANKS) + REPETITION,
-    _plan_random2, ranks="even, >=2"))
+    _plan_random2, ranks="even, >=2", memory=_two_buffers, tiny=("sizes=8",)))
 
 
 # ---------------------------------------------------------------- halo
@@ -279,7 +293,11 @@ register_benchmark(Benchmark(
      Param("neighbours", "str", "4,8", "4 and/or 8"),
      Param("methods", "str", "pack,datatype,put", "pack, datatype, put, all"),
      NRANKS) + REPETITION,
-    _plan_halo, ranks=">=1"))
+    _plan_halo, ranks=">=1",
+    # the tile with its widest ghost ring, its copy, and packed edges of the ghost width
+    memory=lambda spec, v: (3 * 8 * (v["tile"] + 2 * max(v["widths"])) ** 2
+                            + harness_bytes(v)),
+    tiny=("tile=16", "widths=1", "neighbours=4", "methods=pack,datatype,put")))
 
 
 # ---------------------------------------------------------------- the suite

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, int_tuple,
-                                    launch_timeout, rank_counts, repetition_args, words)
+from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
+                                    int_tuple, launch_timeout, rank_counts, repetition_args,
+                                    spec_arg, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -57,6 +58,14 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     return specs
 
 
+def _memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    """BYTES_PER_CELL for every cell of a rank's largest block."""
+    strong = spec_arg(spec, "--grid")
+    cells = max(x * y * z for x, y, z in (int_tuple(g, "cells", "NXxNYxNZ", 3) for g in
+                                           (strong or spec_arg(spec, "--cells")).split(",")))
+    return BYTES_PER_CELL * -(-cells // (spec.nranks if strong else 1)) + harness_bytes(v)
+
+
 register_benchmark(Benchmark(
     "hydro", "proxies",
     "SAGE-like compressible hydrodynamics: 3-D Euler equations, MUSCL-Hancock with an HLLC "
@@ -77,7 +86,7 @@ register_benchmark(Benchmark(
     _plan, ranks="--np or the ranks sweep",
     # not sized by it, but its cell-rate figure marks the cache sizes hpceval detects: the
     # planner's probe records the last level with the run
-    sized_by_llc=True))
+    sized_by_llc=True, memory=_memory, tiny=("cells=8x8x8", "steps=2")))
 
 
 # ---------------------------------------------------------------- card, headline rows, figures

@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, counts, expected_seconds, launch_timeout,
-                                    parallel_seconds, process_grids, rank_counts, repetition_args,
-                                    words)
+from hpceval.catalog.common import (REPETITION, counts, expected_seconds, harness_bytes,
+                                    launch_timeout, parallel_seconds, process_grids, rank_counts,
+                                    repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
                                       register_study, register_suite)
@@ -88,6 +88,24 @@ def _plan_sst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchS
     return specs
 
 
+def sst_bytes(m: int, levels: int, nlon: int = 0, nlat: int = 0) -> int:
+    """The serial model's memory at T`m` (measured: 360 MB at T340 L1, 1.6 GB at T170 L64):
+    the Legendre table (half the latitudes, P and dP) and some 24 grid fields per level."""
+    nlon, nlat = (nlon or sst_grid(m)[0]), (nlat or sst_grid(m)[1])
+    return 4 * nlat * (m + 1) * (m + 2) + 192 * nlon * nlat * levels + 96 * (m + 1) * (m + 2) * levels
+
+
+def _sst_memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    return max(sst_bytes(m, l, v["nlon"], v["nlat"]) for m in v["truncations"]
+               for l in v["levels"]) + harness_bytes(v)
+
+
+def _psst_memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    """Rank 0 checks every variant against the serial model; the ranks share the rest."""
+    one = sst_bytes(int(v["truncation"]), int(v["levels"]))
+    return one + 2 * one // spec.nranks + harness_bytes(v)
+
+
 register_benchmark(Benchmark(
     "column", "kernels",
     "column-physics kernel (18-level columns, sqrt/exp/divide): MFlop/s vs longitude dimension",
@@ -95,7 +113,8 @@ register_benchmark(Benchmark(
      Param("ncols", "int", 512, "columns in all (fixed)", 1, 1 << 24),
      Param("levels", "int", 18, "levels per column", 2, 200),
      ) + REPETITION,
-    _plan_column))
+    _plan_column, memory=lambda spec, v: 8 * 32 * v["ncols"] * v["levels"] + harness_bytes(v),
+    tiny=("nlons=8", "ncols=16")))
 
 register_benchmark(Benchmark(
     "sst", "kernels",
@@ -119,7 +138,8 @@ register_benchmark(Benchmark(
      Param("nlon", "int", 0, "longitudes (0: smallest alias-free FFT-friendly)", 0, 1 << 16),
      Param("nlat", "int", 0, "Gaussian latitudes (0: nlon/2)", 0, 1 << 15),
      ) + REPETITION,
-    _plan_sst, ranks="copies (default 1 and all cores)"))
+    _plan_sst, ranks="copies (default 1 and all cores)", memory=_sst_memory,
+    tiny=("truncations=5", "levels=1", "copies=1", "alpha=0", "days=0.2")))
 
 def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     counts_ = rank_counts(v["ranks"], ctx)
@@ -179,7 +199,9 @@ register_benchmark(Benchmark(
            "(empty: --np, else 2); with 1 among them the report breaks the parallel overhead "
            "down"),
      ) + REPETITION,
-    _plan_psst, ranks="--np or the ranks sweep (default 2)"))
+    _plan_psst, ranks="--np or the ranks sweep (default 2)", memory=_psst_memory,
+    tiny=("truncation=5", "levels=1", "days=0.2", "grids=2x1", "mappings=row",
+          "transposes=alltoallv", "sums=allreduce")))
 
 
 # T5..T42 in a few minutes on 2 cores; T85 and T170 on request (--set sst.truncations=85,170).

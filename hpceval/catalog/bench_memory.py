@@ -5,12 +5,13 @@ latency) to at least 4x the last-level cache; the bandwidth sweep has 4 points p
 that the detector (hpceval.analysis.hierarchy) can place each cache's edge within a factor 2."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, counts, default_bytes,
-                                    launch_timeout, narrow_sizes, narrow_whole, pow2_sizes,
-                                    repetition_args, words)
+                                    harness_bytes, launch_timeout, narrow_sizes, narrow_whole,
+                                    pow2_sizes, repetition_args, spec_arg, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -99,6 +100,18 @@ def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
     return specs
 
 
+def _window_check(v: Dict[str, Any]) -> None:
+    if 0 < v["window"] < 64:
+        raise UsageError(f"--set window: {v['window']} is less than a cache line (64; 0: not "
+                         "measured)")
+
+
+def _sizes_memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    """A launch's largest working set (per thread, --sizes) times its threads."""
+    sizes = [int(x) for x in (spec_arg(spec, "--sizes") or "0").split(",")]
+    return int(spec_arg(spec, "--threads") or 1) * max(sizes) + harness_bytes(v)
+
+
 register_benchmark(Benchmark(
     "mem-latency", "memory",
     "dependent loads one cache line apart (random cycle or linear): ns per load vs working set; "
@@ -109,7 +122,7 @@ register_benchmark(Benchmark(
            "TLB-friendly windows), linear; comma-separated for several"),
      Param("pages", "str", "base", "page kinds, comma-separated: base, thp (madvise), huge (2 MiB "
            "hugetlb; base pages and a warning where none are reserved)"),
-     Param("cpu", "int", -1, "CPU to pin to (-1: the launcher's binding)", -1, 1 << 20),
+     Param("cpu", "int", -1, "CPU to pin to (-1: the launcher's binding)", -1, 1023),
      Param("node", "int", -1, "NUMA node of the memory (-1: first touch)", -1, 4095),
      Param("matrix", "choice", "no", "also the core x NUMA-node latency matrix at the largest size",
            choices=("no", "yes")),
@@ -118,7 +131,9 @@ register_benchmark(Benchmark(
            "many bytes (multichase's 64 pages), measured at the largest set beside the fully "
            "random chase (0: not measured); with order=window, the whole sweep", 0, 1 << 40),
      ) + REPETITION,
-    _plan_mem_latency, narrow=narrow_sizes, sized_by_llc=True))
+    _plan_mem_latency, narrow=narrow_sizes, sized_by_llc=True, memory=_sizes_memory,
+    check=_window_check,
+    tiny=("sizes=16K,1M",)))
 
 
 # ---------------------------------------------------------------- mem-bandwidth
@@ -158,10 +173,11 @@ register_benchmark(Benchmark(
      Param("threads", "str", "1", "thread counts ('max' = all cores, 'sweep' = 1, 2, 4 .. all)"),
      Param("bind", "choice", "close", "OMP_PROC_BIND policy with several threads",
            choices=("close", "spread")),
-     Param("cpu", "int", 0, "CPU a single thread is pinned to", 0, 1 << 20),
+     Param("cpu", "int", 0, "CPU a single thread is pinned to", 0, 1023),
      Param("pages", "str", "thp", "page kinds, comma-separated: base, thp, huge"),
      ) + REPETITION,
-    _plan_mem_bandwidth, sized_by_llc=True))
+    _plan_mem_bandwidth, sized_by_llc=True, memory=_sizes_memory,
+    tiny=("sizes=16K", "modes=read,triad")))
 
 
 # ---------------------------------------------------------------- mem-contention
@@ -181,6 +197,12 @@ def _plan_mem_contention(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> L
                        timeout_s=launch_timeout(v, points))]
 
 
+def _contention_memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    """Every streaming core's set and the chase's (0: as large)."""
+    ws, lat = int(spec_arg(spec, "--bytes")), int(spec_arg(spec, "--latency-bytes"))
+    return int(spec_arg(spec, "--threads")) * ws + (lat or ws) + harness_bytes(v)
+
+
 register_benchmark(Benchmark(
     "mem-contention", "memory",
     "one core's read bandwidth and latency while k = 0..n-1 other cores stream; the stream "
@@ -193,7 +215,8 @@ register_benchmark(Benchmark(
            choices=("both", "loaded", "per-core")),
      Param("bind", "choice", "close", "OMP_PROC_BIND policy", choices=("close", "spread")),
      ) + REPETITION,
-    _plan_mem_contention, sized_by_llc=True))
+    _plan_mem_contention, sized_by_llc=True, memory=_contention_memory,
+    tiny=("bytes=4M", "latency-bytes=64K")))
 
 
 # ---------------------------------------------------------------- STREAM
@@ -212,15 +235,25 @@ def _plan_stream(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Laun
     return specs
 
 
+# Values grow 15x per repetition of the four kernels: the binary keeps at most 200 samples and
+# 50 warm-ups (csrc/mem/stream.c), its own defaults 100 and 1.
+STREAM_REPETITION = tuple(
+    dataclasses.replace(p, **{"warmup": {"default": 1, "max": 50},
+                              "max-reps": {"default": 100, "max": 200}}.get(p.name, {}))
+    for p in REPETITION)
+
+
 register_benchmark(Benchmark(
     "stream", "memory",
     "STREAM copy/scale/add/triad with OpenMP threads, arrays >= 4x the last-level cache",
-    (Param("n", "int", 0, "elements per array (0: 4x LLC, at least 10M)", 0, 1 << 40),
+    (Param("n", "int", 0, "elements per array (0: 4x LLC, at least 10M)", 0, 1 << 36),
      Param("threads", "str", "1,max",
            "OpenMP thread counts, comma-separated ('max' = all cores, 'sweep' = 1, 2, 4 .. all)"),
      Param("bind", "str", "close", "OMP_PROC_BIND policies, comma-separated: close, spread"),
-     ) + REPETITION,
-    _plan_stream, narrow=narrow_whole, sized_by_llc=True))
+     ) + STREAM_REPETITION,
+    _plan_stream, narrow=narrow_whole, sized_by_llc=True,
+    memory=lambda spec, v: 3 * 8 * int(spec_arg(spec, "--n")) + harness_bytes(v),
+    tiny=("n=200000",)))
 
 
 # ---------------------------------------------------------------- card and headline rows

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, expected_seconds, launch_timeout, parallel_seconds,
-                                    rank_counts, repetition_args)
+from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, launch_timeout,
+                                    parallel_seconds, rank_counts, repetition_args)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -42,6 +42,23 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     return specs
 
 
+MAX_REGIONS = 16                 # csrc/kernels/lib/mc_transport.h
+
+
+def _check(v: Dict[str, Any]) -> None:
+    """One material value per region, or one for every region (the binary's rules)."""
+    if v["geometry"] == "spheres" and v["source"] != "normal":
+        raise UsageError("--set source: spheres have a point source at the centre (source= is "
+                         "for slabs)")
+    shape = "thickness" if v["geometry"] == "slab" else "radii"
+    regions = len(v[shape])
+    for name in ("sigma-t", "scatter"):
+        if len(v[name]) not in (1, regions):
+            raise UsageError(f"--set {name}: {len(v[name])} values for {regions} region"
+                             f"{'s' if regions > 1 else ''} ({shape}): give one, or one per "
+                             "region")
+
+
 register_benchmark(Benchmark(
     "montecarlo", "proxies",
     "MCNP-like master-worker Monte Carlo transport: the master hands out particle histories in "
@@ -55,17 +72,24 @@ register_benchmark(Benchmark(
            "centre)", choices=("slab", "spheres")),
      Param("source", "choice", "normal", "slab source: normally incident or isotropic",
            choices=("normal", "isotropic")),
-     Param("thickness", "str", "2", "slab layer thicknesses in cm, comma list"),
-     Param("radii", "str", "1,2", "sphere outer radii in cm, increasing, comma list"),
-     Param("sigma-t", "str", "1", "total cross section per region (1/cm), comma list"),
-     Param("scatter", "str", "0.5", "scattering ratio per region in [0, 1], comma list"),
-     Param("seed", "int", 12345, "random key: the same seed, the same histories", 0, 2**62),
+     Param("thickness", "floats", [2.0], "slab layer thicknesses in cm, comma list", 0, 1e15,
+           above=True, max_items=MAX_REGIONS),
+     Param("radii", "floats", [1.0, 2.0], "sphere outer radii in cm, increasing, comma list", 0,
+           1e15, above=True, increasing=True, max_items=MAX_REGIONS),
+     Param("sigma-t", "floats", [1.0], "total cross section per region (1/cm), comma list", 0,
+           1e30, max_items=MAX_REGIONS),
+     Param("scatter", "floats", [0.5], "scattering ratio per region in [0, 1], comma list", 0, 1,
+           max_items=MAX_REGIONS),
+     Param("seed", "int", 12345, "random key: the same seed, the same histories", 0, 4 * 10**18),
      Param("master-sleep", "float", 0.0, "us the master sleeps between probes (0: blocks in "
            "MPI_Recv)", 0.0, 1e6),
      Param("ranks", "str", "", "rank counts to sweep (master + workers), comma-separated, "
            "'max' = all cores (empty: --np, else 1)"),
      ) + REPETITION,
-    _plan, ranks="--np or the ranks sweep (1 = the master tracks alone)"))
+    _plan, ranks="--np or the ranks sweep (1 = the master tracks alone)", check=_check,
+    # histories are tracked one at a time; the master keeps a chunk's tallies per worker
+    memory=lambda spec, v: 64 * spec.nranks * MAX_REGIONS + harness_bytes(v),
+    tiny=("particles=2000", "cycles=2")))
 
 
 # ---------------------------------------------------------------- card, headline rows, figures

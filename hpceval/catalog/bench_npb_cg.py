@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, launch_timeout,
-                                    parallel_seconds, rank_counts, repetition_args)
+from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
+                                    launch_timeout, parallel_seconds, rank_counts, repetition_args)
 from hpceval.catalog.nas_common import NasHooks, power_of_two
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
@@ -48,6 +48,12 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     return specs
 
 
+def _matrix_bytes(cls: str) -> int:
+    """A rank's: the generated elements (every rank makes them all) and two vectors."""
+    na, nonzer, _ = CLASSES[cls]
+    return na * (nonzer + 1) ** 2 * BYTES_PER_ELEMENT + na * 8 * 2
+
+
 register_benchmark(Benchmark(
     "npb-cg", "nas",
     "NAS Parallel Benchmarks CG: inverse power iteration with 25 conjugate-gradient steps per "
@@ -58,7 +64,9 @@ register_benchmark(Benchmark(
      Param("ranks", "str", "", "rank counts to sweep, powers of two, comma-separated, 'max' = "
            "all cores (empty: --np, else 2)"),
      ) + REPETITION,
-    _plan, ranks="--np or the ranks sweep (powers of two)"))
+    _plan, ranks="--np or the ranks sweep (powers of two)",
+    memory=lambda spec, v: _matrix_bytes(v["class"]) + harness_bytes(v),
+    tiny=("class=S",)))
 
 
 # ---------------------------------------------------------------- card, headline rows, figures

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, launch_timeout,
-                                    parallel_seconds, rank_counts, repetition_args)
+from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
+                                    launch_timeout, parallel_seconds, rank_counts, repetition_args)
 from hpceval.catalog.nas_common import NasHooks, power_of_two
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
@@ -56,7 +56,11 @@ register_benchmark(Benchmark(
      Param("ranks", "str", "", "rank counts to sweep (powers of two), comma-separated, 'max' = "
            "all cores (empty: --np, else 2)"),
      ) + REPS,
-    _plan, ranks="--np or the ranks sweep (powers of two)"))
+    _plan, ranks="--np or the ranks sweep (powers of two)",
+    # a z-slab of every level, with ghost planes: half as much again
+    memory=lambda spec, v: (int(1.5 * ARRAYS * 8 * CLASSES[v["class"]][0] ** 3 / spec.nranks)
+                            + harness_bytes(v)),
+    tiny=("class=S",)))
 
 
 # ---------------------------------------------------------------- card, headline rows, figures

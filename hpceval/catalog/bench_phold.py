@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, expected_seconds, launch_timeout, parallel_seconds,
-                                    rank_counts, repetition_args, words)
+from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, launch_timeout,
+                                    parallel_seconds, rank_counts, repetition_args, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -73,6 +73,12 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     return specs
 
 
+def _memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    """Rank 0 also runs the sequential reference over every LP (measured on one rank: 16 B an
+    LP and 21 B an event; twice that for the queues' growth by doubling)."""
+    return int(v["lps"]) * (32 + 48 * int(v["population"])) + harness_bytes(v)
+
+
 register_benchmark(Benchmark(
     "phold", "proxies",
     "PHOLD parallel discrete-event simulation (like the SP2 study's PS simulator): LPs in blocks "
@@ -89,11 +95,12 @@ register_benchmark(Benchmark(
            "own), in [0, 1], comma list"),
      Param("sync", "str", "yawns,null", "conservative synchronisation, comma list: yawns "
            "(windows, allreduce), null (null messages)"),
-     Param("seed", "int", 12345, "random key: the same seed, the same events", 0, 2**62),
+     Param("seed", "int", 12345, "random key: the same seed, the same events", 0, 4 * 10**18),
      Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
            "(empty: --np, else 2)"),
      ) + REPETITION,
-    _plan, ranks="--np or the ranks sweep (default 2)"))
+    _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
+    tiny=("lps=64", "end=4", "lookahead=0.5", "remote=0.5")))
 
 
 # ---------------------------------------------------------------- card, headline rows, figures

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, int_item, int_pair,
-                                    launch_timeout, parallel_seconds, process_grids, rank_counts,
-                                    repetition_args, words)
+from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
+                                    int_item, int_pair, launch_timeout, parallel_seconds,
+                                    process_grids, rank_counts, repetition_args, spec_arg, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
                                       register_study, register_suite)
@@ -108,6 +108,20 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
     return specs
 
 
+def _memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    """Rank 0's: the global mask and depths (9 bytes a point, every rank), about 12 fields of
+    its block and 13 global reference fields."""
+    block = spec_arg(spec, "--weak-block")
+    if block:
+        bx, by = int_pair(block, "weak-block", "BXxBY")
+        points = max(bx * p * by * q for p, q in (int_pair(g, "pgrids", "PxQ") for g in
+                                                  spec_arg(spec, "--pgrids").split(",")))
+    else:
+        points = max(nx * ny for nx, ny in (int_pair(g, "grids", "NXxNY") for g in
+                                            spec_arg(spec, "--grids").split(",")))
+    return (9 + 104) * points + 96 * points // spec.nranks + harness_bytes(v)
+
+
 register_benchmark(Benchmark(
     "barotropic", "proxies",
     "POP-like barotropic solver: diagonally preconditioned conjugate gradient on a 9-point "
@@ -138,7 +152,9 @@ register_benchmark(Benchmark(
      Param("trace", "choice", "no", "run under the PMPI trace library and store the trace",
            choices=("yes", "no")),
      ) + REPETITION,
-    _plan_barotropic, ranks="--np or the ranks sweep (default 2)"))
+    _plan_barotropic, ranks="--np or the ranks sweep (default 2)", memory=_memory,
+    tiny=("grids=32x32", "pgrids=2x1", "halos=pack", "sums=allreduce", "land=none",
+          "mappings=row")))
 
 
 _FAST = {"budget": "0.2", "min-reps": "3", "max-reps": "10", "warmup": "1"}

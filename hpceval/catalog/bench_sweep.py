@@ -6,9 +6,9 @@ from __future__ import annotations
 import itertools
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, expected_seconds, int_item, int_tuple,
-                                    launch_timeout, parallel_seconds, rank_counts, repetition_args,
-                                    words)
+from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, int_item,
+                                    int_tuple, launch_timeout, parallel_seconds, rank_counts,
+                                    repetition_args, spec_arg, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -57,6 +57,28 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     return specs
 
 
+MAX_CELLS = 2e9                  # the binary's bound on the global grid (csrc/kernels/sweep.c)
+
+
+def _memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    """Rank 0's memory: its block's fluxes, sources and faces (measured: 32 B a cell on one
+    rank; 48 here), the global flux it gathers (16 B a global cell) and the serial reference."""
+    weak = spec_arg(spec, "--per-rank")
+    i, j, k = int_tuple(weak or spec_arg(spec, "--grid"), "grid", "IxJxK", 3)
+    glob = i * j * k * (spec.nranks if weak else 1)
+    if glob > MAX_CELLS:
+        raise UsageError(f"{spec.label}: {glob:.3g} cells in all, more than the binary's "
+                         f"{MAX_CELLS:.0e}")
+    local = glob // spec.nranks
+    return 48 * local + 16 * glob + (64 << 20) + harness_bytes(v)
+
+
+def _check(v: Dict[str, Any]) -> None:
+    if v["sigma-s"] >= v["sigma-t"]:
+        raise UsageError(f"sweep: sigma-s {v['sigma-s']:g} must be below sigma-t "
+                         f"{v['sigma-t']:g} (a medium that absorbs)")
+
+
 register_benchmark(Benchmark(
     "sweep", "proxies",
     "Sweep3D-like discrete-ordinates transport: level-symmetric S_N, diamond differencing, "
@@ -77,7 +99,8 @@ register_benchmark(Benchmark(
      Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
            "(empty: --np, else 1)"),
      ) + REPETITION,
-    _plan, ranks="--np or the ranks sweep"))
+    _plan, ranks="--np or the ranks sweep", check=_check, memory=_memory,
+    tiny=("per-rank=6x6x6", "sn=4")))
 
 
 # ---------------------------------------------------------------- card, headline rows, figures

@@ -12,7 +12,7 @@ from hpceval.errors import UsageError
 REPETITION = (
     Param("warmup", "int", 2, "warm-up samples discarded before measuring", 0, 1000),
     Param("min-reps", "int", 10, "samples kept at least per point", 1, 1_000_000),
-    Param("max-reps", "int", 1000, "samples kept at most per point", 1, 10_000_000),
+    Param("max-reps", "int", 1000, "samples kept at most per point", 1, 1_000_000),
     Param("ci-target", "float", 0.02,
           "stop when the 95% CI of the median is within this fraction of it", 0.0001, 1.0),
     Param("budget", "float", 1.0, "seconds spent at most per measured point", 0.001, 3600.0),
@@ -139,6 +139,9 @@ def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) 
     return sorted(set(out))
 
 
+INT_MAX = (1 << 31) - 1        # a C int: the binaries' grid dimensions
+
+
 def int_tuple(text: str, what: str, form: str, n: int) -> Tuple[int, ...]:
     """'30x30x15' -> (30, 30, 15): a --set value of the form AxB(xC...) of n positive integers."""
     try:
@@ -149,6 +152,8 @@ def int_tuple(text: str, what: str, form: str, n: int) -> Tuple[int, ...]:
         raise UsageError(f"--set {what}: '{text}' is not {form}")
     if min(items) < 1:
         raise UsageError(f"--set {what}: '{text}' is not {form} with positive numbers")
+    if max(items) > INT_MAX:
+        raise UsageError(f"--set {what}: '{text}': {max(items)} is more than {INT_MAX}")
     return items
 
 
@@ -232,6 +237,18 @@ def rank_counts(text: Any, ctx: PlanContext) -> List[int]:
 def fits_memory(need: int, ctx: PlanContext) -> bool:
     """A node's ranks may hold `need` bytes together (80% of its available memory)."""
     return not ctx.mem_available_bytes or need <= 0.8 * ctx.mem_available_bytes
+
+
+def spec_arg(spec: LaunchSpec, option: str) -> Optional[str]:
+    """The value a planned launch passes for `option` (None: not passed)."""
+    args = spec.args
+    return args[args.index(option) + 1] if option in args[:-1] else None
+
+
+def harness_bytes(values: Dict[str, Any]) -> int:
+    """A rank's memory besides its benchmark's own arrays: the sampler's kept samples (two
+    doubles each, max-reps of them) and a few MiB of harness and records."""
+    return 16 * int(values.get("max-reps", 1000)) + (8 << 20)
 
 
 def check_memory(need: int, ctx: PlanContext, what: str) -> None:

@@ -32,13 +32,16 @@ def format_size(n: int) -> str:
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str                      # int | float | size | sizes | choice | str
+    kind: str                      # int | float | floats | size | sizes | choice | str
     default: Any
     help: str
     min: Optional[float] = None
     max: Optional[float] = None
     choices: Sequence[str] = field(default_factory=tuple)
     option: Optional[str] = None   # the C option, when it differs from --name
+    above: bool = False            # min is excluded: a value must be above it (> 0: positive)
+    increasing: bool = False       # floats: each item above the one before
+    max_items: int = 4096          # floats: at most this many items
 
     def parse(self, text: str) -> Any:
         """Parse a --set value; raise UsageError with a one-line reason."""
@@ -47,11 +50,19 @@ class Param:
         except ValueError as exc:
             raise UsageError(f"--set {self.name}: {exc}") from None
         for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, (int, float)):
-                if (self.min is not None and v < self.min) or (self.max is not None and v > self.max):
-                    raise UsageError(
-                        f"--set {self.name}: {text} is out of range [{self._fmt(self.min)}, {self._fmt(self.max)}]")
+            if isinstance(v, (int, float)) and not self._in_range(v):
+                shown = text if self.kind != "floats" else f"{v:g}"
+                raise UsageError(f"--set {self.name}: {shown} is out of range "
+                                 f"{'(' if self.above else '['}{self._fmt(self.min)}, "
+                                 f"{self._fmt(self.max)}]")
+        if self.increasing and any(b <= a for a, b in zip(value, value[1:])):
+            raise UsageError(f"--set {self.name}: {text} is not increasing")
         return value
+
+    def _in_range(self, v: float) -> bool:
+        if self.min is not None and (v <= self.min if self.above else v < self.min):
+            return False
+        return self.max is None or v <= self.max
 
     def _convert(self, text: str) -> Any:
         if self.kind == "int":
@@ -67,6 +78,8 @@ class Param:
             if not math.isfinite(value):    # nan passes every range check; inf is no setting
                 raise ValueError(f"'{text}' is not a finite number")
             return value
+        if self.kind == "floats":
+            return self._floats(text)
         if self.kind == "size":
             return parse_size(text)
         if self.kind == "sizes":
@@ -80,6 +93,24 @@ class Param:
             return text
         return str(text)
 
+    def _floats(self, text: str) -> list:
+        """'1,0.5' -> [1.0, 0.5]: a comma list of finite numbers, in the order given."""
+        items = [t.strip() for t in str(text).split(",")]
+        if not any(items):
+            raise ValueError("empty list of numbers")
+        if len(items) > self.max_items:
+            raise ValueError(f"{len(items)} numbers, at most {self.max_items}")
+        out = []
+        for t in items:
+            try:
+                v = float(t)
+            except ValueError:
+                raise ValueError(f"'{t}' is not a number (in the comma list '{text}')") from None
+            if not math.isfinite(v):
+                raise ValueError(f"'{t}' is not a finite number")
+            out.append(v)
+        return out
+
     def _fmt(self, v: Optional[float]) -> str:
         if v is None:
             return "..."
@@ -88,12 +119,14 @@ class Param:
     def to_arg(self, value: Any) -> list[str]:
         opt = self.option or f"--{self.name}"
         if isinstance(value, list):
-            return [opt, ",".join(str(v) for v in value)]
+            return [opt, ",".join(repr(v) if isinstance(v, float) else str(v) for v in value)]
         return [opt, str(value)]
 
     def describe(self) -> str:
         d = self.default
-        if isinstance(d, list):
+        if isinstance(d, list) and self.kind == "floats":
+            d = ",".join(f"{x:g}" for x in d)
+        elif isinstance(d, list):
             d = f"{format_size(d[0])}..{format_size(d[-1])} ({len(d)} values)" if d else "auto"
         elif d is None:
             d = "auto"

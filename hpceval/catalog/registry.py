@@ -70,6 +70,16 @@ class Benchmark:
     # Its default working sets follow the last-level cache: the runner checks the reported
     # size with a quick probe before planning it (hpceval/runner/llcprobe.py).
     sized_by_llc: bool = False
+    # Relations between parameters that their declarations cannot say (sigma-s below sigma-t,
+    # one value per region): raises UsageError; called before planning.
+    check: Optional[Callable[[Dict[str, Any]], None]] = None
+    # Bytes each rank of a planned launch may need at most, from the launch and the settings:
+    # a launch whose ranks on one node would not fit its available memory is refused after
+    # planning, before anything runs (MEMORY_SHARE).
+    memory: Optional[Callable[[LaunchSpec, Dict[str, Any]], float]] = None
+    # --set settings that make the benchmark's launches last a second or so with otherwise its
+    # defaults (tests/catalog/test_defaults_run.py runs every benchmark with them).
+    tiny: Tuple[str, ...] = ()
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -91,7 +101,35 @@ class Benchmark:
         if merged.get("min-reps", 0) > merged.get("max-reps", float("inf")):
             raise UsageError(f"{self.name}: min-reps {merged['min-reps']} is more than "
                              f"max-reps {merged['max-reps']}")
-        return self.planner(self, merged, ctx)
+        if self.check:
+            self.check(merged)
+        specs = self.planner(self, merged, ctx)
+        if self.memory:
+            for spec in specs:
+                check_fits(spec, self.memory(spec, merged), ctx)
+        return specs
+
+
+# A launch's ranks on one node may take this share of its available memory at most (the rest:
+# the OS, the MPI runtime, page cache); the same bound as common.check_memory.
+MEMORY_SHARE = 0.8
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 / 10 else f"{n / 2**20:.0f} MiB"
+
+
+def check_fits(spec: LaunchSpec, per_rank: float, ctx: PlanContext) -> None:
+    """Refuse a launch whose ranks on one node need more than MEMORY_SHARE of the memory
+    available (it would swap, be OOM-killed, or take the machine down with it)."""
+    if not ctx.mem_available_bytes:
+        return
+    ranks = ctx.ranks_per_node(spec.nranks)
+    need = per_rank * ranks
+    if need > MEMORY_SHARE * ctx.mem_available_bytes:
+        each = f" ({ranks} ranks x {_gib(per_rank)})" if ranks > 1 else ""
+        raise UsageError(f"{spec.label}: needs about {_gib(need)}{each} but only "
+                         f"{_gib(ctx.mem_available_bytes)} of memory is available")
 
 
 @dataclass(frozen=True)

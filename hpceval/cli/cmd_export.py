@@ -7,12 +7,13 @@ import csv
 import math
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-from hpceval.cli.common import add_db, db_path, open_store, resolve_runs
+from hpceval.cli.common import add_db, no_db_yet, open_store, resolve_runs
 from hpceval.outfiles import output_errors
 from hpceval.errors import UsageError
 from hpceval.store import STATS, dump_json
@@ -50,6 +51,7 @@ def _text(v):
 
 
 def _export_otf2(args: argparse.Namespace) -> int:
+    from hpceval.trace.chrome import TraceError, check_ranks, validate
     from hpceval.trace.otf2export import check_target, write_otf2
     if not args.output:
         raise UsageError("--format otf2 needs -o DIR (a new directory for the archives)")
@@ -59,11 +61,19 @@ def _export_otf2(args: argparse.Namespace) -> int:
     traces = [(run["id"], n, t) for run in runs for n, t in enumerate(run["traces"], 1)]
     if not traces:
         raise UsageError("no stored traces in these runs (record them with 'hpceval run --trace')")
+    for run_id, n, t in traces:
+        try:
+            validate(t["trace"])
+            check_ranks(t["trace"])
+        except TraceError as exc:
+            raise UsageError(f"run {run_id}: stored trace {n} is damaged: {exc}") from None
     # All archives are built in a sibling directory renamed into place: all or nothing.
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.resolve().parent))
     try:
         for run_id, n, t in traces:
-            write_otf2(t["trace"], work / f"{run_id}-{n}-{t['benchmark']}")
+            # a plain file name whatever the stored benchmark name says
+            name = re.sub(r"[^A-Za-z0-9._+-]", "_", str(t["benchmark"]))[:64].lstrip(".")
+            write_otf2(t["trace"], work / f"{run_id}-{n}-{name}")
         with output_errors(f"-o {target}"):
             os.rename(work, target)
     finally:
@@ -77,7 +87,7 @@ def execute(args: argparse.Namespace) -> int:
         return _export_otf2(args)
     if args.output:
         raise UsageError("-o is for --format otf2 (JSON and CSV go to stdout)")
-    if not args.runs and not os.path.exists(db_path(args)):
+    if not args.runs and no_db_yet(args):
         runs = []                      # nothing stored yet: an empty export, and no new file
     else:
         store = open_store(args)

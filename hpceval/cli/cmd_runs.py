@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import os
 
-from hpceval.cli.common import add_db, db_path, open_store
+from hpceval.cli.common import add_db, db_path, no_db_yet, open_store
 from hpceval.slurm.jobstate import reconcile_all
 
 NAME = "runs"
@@ -17,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     path = db_path(args)
-    if not os.path.exists(path):               # listing creates nothing
+    if no_db_yet(args):                        # listing creates nothing
         print(f"no runs in {path}")
         return 0
     store = open_store(args)

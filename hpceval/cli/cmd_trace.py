@@ -19,6 +19,7 @@ from typing import Dict, List
 
 from hpceval.outfiles import check_output_dir, check_output_file, output_errors, whole_file
 from hpceval.errors import HpcevalError, Interrupted, UsageError
+from hpceval.fingerprint import mem_available_bytes
 from hpceval.launch import CHOICES, find_launcher
 from hpceval.runner import Outcome, check_ranks, driver_signals
 from hpceval.runner.program import DEFAULT_TIMEOUT_S, run_program
@@ -60,6 +61,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help="the program and its arguments")
 
 
+EVENT_BYTES = 40             # one event in a rank's buffer (csrc/trace/trace.h)
+
+
+def _check_max_events(n: int, nranks: int) -> None:
+    """Every rank allocates its buffer whole: one that cannot fit here is refused before the
+    program starts, not found out by its ranks."""
+    if n < 1:
+        raise UsageError(f"--max-events {n}: must be at least 1")
+    have = mem_available_bytes()
+    if have and n * EVENT_BYTES * nranks > 0.8 * have:
+        raise UsageError(f"--max-events {n}: {nranks} rank(s) x {n * EVENT_BYTES / 2**30:.1f} "
+                         f"GiB of event buffer, but {have / 2**30:.1f} GiB of memory is "
+                         "available")
+
+
 def _check_usage(args: argparse.Namespace) -> List[str]:
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
@@ -70,8 +86,8 @@ def _check_usage(args: argparse.Namespace) -> List[str]:
         raise UsageError(f"--np {args.np}: must be at least 1")
     if not (math.isfinite(args.timeout) and args.timeout > 0):
         raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
-    if args.max_events is not None and args.max_events < 1:
-        raise UsageError(f"--max-events {args.max_events}: must be at least 1")
+    if args.max_events is not None:
+        _check_max_events(args.max_events, args.np or 1)
     if args.figures:
         check_output_dir(args.figures, "--figures")
     if args.output is None:

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from hpceval import paths
 from hpceval.analysis import headlines, value
+from hpceval.errors import UsageError
 from hpceval.quality import verdict
 from hpceval.store import Store
 
@@ -22,6 +23,20 @@ def add_db(parser: argparse.ArgumentParser) -> None:
 
 def db_path(args: argparse.Namespace) -> str:
     return str(args.db or paths.default_db())
+
+
+def no_db_yet(args: argparse.Namespace) -> bool:
+    """True when nothing is stored yet (no database at the path, which could be made); a path
+    that no database can ever be at (under a regular file) is bad input."""
+    path = os.path.abspath(db_path(args))
+    if os.path.lexists(path):
+        return False
+    above = os.path.dirname(path)
+    while not os.path.lexists(above):
+        above = os.path.dirname(above)
+    if not os.path.isdir(above):
+        raise UsageError(f"--db {db_path(args)}: {above} is not a directory")
+    return True
 
 
 def open_store(args: argparse.Namespace, create: bool = False) -> Store:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from hpceval.errors import UsageError
+from hpceval.infiles import read_regular
 
 # Set by `scripts/vcluster exec` on every virtual node. Its nodes share one machine: each node's
 # MPI daemon believes it owns every CPU, so an explicit bind-to-core would put the first rank of
@@ -49,13 +50,19 @@ class Placement:
         return {"hosts": list(self.hosts), "nodes": len(self.hosts), "ppn": self.ppn}
 
 
+MAX_HOSTFILE_BYTES = 16 << 20       # a million hosts of 16 characters
+
+
 def read_hostfile(path: str) -> List[str]:
     """Host names from a hostfile: the first word of each line, '#' comments and Open MPI's
     'slots=' words ignored (the placement is --ppn's)."""
+    data = read_regular(path, f"--hostfile {path}", MAX_HOSTFILE_BYTES)
     try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise UsageError(f"--hostfile {path}: {exc.strerror or exc}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"--hostfile {path}: not UTF-8 text; not a list of host names") from None
+    if "\0" in text:
+        raise UsageError(f"--hostfile {path}: holds NUL bytes; not a list of host names")
     hosts = [line.split("#", 1)[0].split()[0] for line in text.splitlines()
              if line.split("#", 1)[0].strip()]
     if not hosts:

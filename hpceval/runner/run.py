@@ -90,12 +90,14 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
         raise UsageError(f"--llc {llc}: expected one of {', '.join(LLC_CHOICES)}")
     nranks = slurm_runs.default_ranks(nranks)
     ctx = plan_context(nranks, place)
+    launcher = find_launcher(launcher_choice, ctx.cores)
+    if place is None and nranks:
+        check_ranks(nranks, launcher)                 # said before planning memory for them
     specs = _plan(targets, sets, ctx, trace, budget_s)  # bad settings fail here, before any run
     for binary in {s.binary for s in specs}:
         paths.binary(binary)
     if any(s.trace for s in specs):
         paths.trace_library()                         # missing: one line now, not mid-run
-    launcher = find_launcher(launcher_choice, ctx.cores)
     if place is None:
         check_ranks(max((s.nranks for s in specs), default=0), launcher)   # all on this host
     check_plan(launcher, place, [s.nranks for s in specs])

@@ -19,8 +19,10 @@ import jsonschema
 
 from hpceval.catalog import BENCHMARKS
 from hpceval.errors import UsageError
+from hpceval.infiles import read_regular
 from hpceval.records import stats_in_order
 from hpceval.store.db import Store, insert_records, insert_trace
+from hpceval.trace.chrome import TraceError, check_ranks, validate
 
 
 @lru_cache(maxsize=1)
@@ -122,6 +124,19 @@ def _record_problem(rec: Dict[str, Any]) -> Optional[str]:
     return None
 
 
+def _trace_problem(t: Dict[str, Any]) -> Optional[str]:
+    """A stored trace is drawn by the report and written by the OTF2 export: it must be the
+    merged Chrome trace that `run --trace` stores."""
+    if t["benchmark"] not in BENCHMARKS:
+        return f"unknown benchmark '{t['benchmark'][:40]}' in a trace"
+    try:
+        validate(t["trace"])
+        check_ranks(t["trace"])
+    except TraceError as exc:
+        return f"trace of {t['benchmark']}: {str(exc)[:160]}"
+    return None
+
+
 def run_problem(run: Dict[str, Any]) -> Optional[str]:
     """What makes a run that has the export's shape meaningless, or None: dates that are not
     dates, unknown benchmarks, statistics out of order, negative times or rates."""
@@ -131,6 +146,7 @@ def run_problem(run: Dict[str, Any]) -> Optional[str]:
         if launch["benchmark"] not in BENCHMARKS:
             checks.append(f"unknown benchmark '{launch['benchmark'][:40]}' in a launch")
     checks += [_record_problem(r) for r in run["records"]]
+    checks += [_trace_problem(t) for t in run.get("traces") or []]
     return next((c for c in checks if c), None)
 
 
@@ -178,10 +194,7 @@ def import_runs(store: Store, runs: List[Dict[str, Any]]) -> Tuple[List[int], Li
 def read_export(path: Path | str) -> List[Dict[str, Any]]:
     """The runs of an export file, checked; UsageError with a one-line reason otherwise."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{path}: {exc.strerror or exc}") from None
+    raw = read_regular(str(path), str(path))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -84,6 +84,23 @@ def validate(trace: dict) -> None:
         _check_nesting(pid, tid, evs)
 
 
+def check_ranks(trace: dict) -> None:
+    """What the OTF2 export and the report take from otherData: the rank count, a host per
+    rank when hosts are named, and every track a rank below that count (TraceError otherwise)."""
+    od = trace.get("otherData")
+    if not isinstance(od, dict):
+        raise TraceError("no otherData object")
+    n, hosts = od.get("nranks"), od.get("hosts")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise TraceError(f"otherData.nranks {str(n)[:20]!r} is not a positive integer")
+    if hosts is not None and (not isinstance(hosts, list) or len(hosts) != n
+                              or not all(isinstance(h, str) for h in hosts)):
+        raise TraceError(f"otherData.hosts is not {n} host names")
+    for ev in trace["traceEvents"]:
+        if ev["ph"] in ("X", "M") and not (isinstance(ev.get("tid"), int) and 0 <= ev["tid"] < n):
+            raise TraceError(f"an event of track {str(ev.get('tid'))[:20]} outside ranks 0..{n - 1}")
+
+
 def _check_nesting(pid: int, tid: int, evs: List[dict]) -> None:
     evs = sorted(evs, key=lambda e: (e["ts"], -e["dur"]))
     stack: List[dict] = []

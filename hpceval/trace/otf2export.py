@@ -107,7 +107,7 @@ def _definitions(otf2, archive, trace: dict):
     hosts: Dict[str, object] = {}
     locations = []
     for rank in range(od["nranks"]):
-        host = od["hosts"][rank]
+        host = (od.get("hosts") or ["unknown host"] * od["nranks"])[rank]
         if host not in hosts:
             hosts[host] = defs.system_tree_node(host, parent=root)
         group = defs.location_group(f"rank {rank}", system_tree_parent=hosts[host])

@@ -17,7 +17,7 @@ USAGE = ("usage: vcluster up N [--slurm] | down | status | exec [ssh options] NO
 def _up(args: List[str]) -> int:
     slurm = "--slurm" in args
     args = [a for a in args if a != "--slurm"]
-    if len(args) != 1 or not args[0].isdigit():
+    if len(args) != 1 or not (args[0].isascii() and args[0].isdigit()) or len(args[0]) > 6:
         raise VclusterError("up takes the number of nodes: vcluster up N [--slurm]")
     cluster = up(int(args[0]), slurm=slurm)
     for node in cluster.nodes:

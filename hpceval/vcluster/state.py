@@ -85,8 +85,12 @@ def load(directory: Optional[Path] = None) -> Optional[Cluster]:
         return None
     except (OSError, ValueError) as exc:
         raise VclusterError(f"unreadable cluster state {directory}/state.json: {exc}") from exc
-    raw["nodes"] = [Node(**n) for n in raw["nodes"]]
-    return Cluster(**raw)
+    try:
+        raw["nodes"] = [Node(**n) for n in raw["nodes"]]
+        return Cluster(**raw)
+    except (TypeError, KeyError, IndexError) as exc:      # not the state vcluster writes
+        raise VclusterError(f"damaged cluster state {directory}/state.json ({exc}): remove "
+                            "it, and the namespaces by hand if a cluster is up") from None
 
 
 def cpu_sets(n: int, cpus: List[int]) -> List[List[int]]:

@@ -2,7 +2,6 @@
 one line on stderr (no traceback), and leave the database exactly as it was."""
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import sqlite3
@@ -11,18 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import BIN, CLI, FAST
-
-
-def db_digest(path: Path) -> str:
-    """A hash of the database's content (schema and rows), or 'absent'."""
-    if not path.exists():
-        return "absent"
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return hashlib.sha256("\n".join(conn.iterdump()).encode()).hexdigest()
-    finally:
-        conn.close()
+from helpers import BIN, CLI, FAST, db_digest
 
 
 def single_line(stderr: str) -> str:
