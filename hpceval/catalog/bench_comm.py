@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, fits_memory, harness_bytes,
                                     launch_timeout, narrow_sizes, pair_ranks, pow2_sizes,
-                                    repetition_args, words)
+                                    repetition_args, spec_arg, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,
                                       register_benchmark, register_study, register_suite)
@@ -186,7 +186,9 @@ register_benchmark(Benchmark(
      NRANKS) + REPETITION,
     _plan_collectives, ranks=">=1 (nranks list; default --np or 2)",
     # alltoall(v): a send and a receive buffer of ranks x size, and as much again of staging
-    memory=lambda spec, v: 4 * spec.nranks * max(v["sizes"]) + harness_bytes(v),
+    # the sizes a rung kept (the largest may not fit a node at thousands of ranks)
+    memory=lambda spec, v: 4 * spec.nranks * max(map(int, spec_arg(spec, "--sizes").split(",")))
+    + harness_bytes(v),
     tiny=("sizes=8", "ops=barrier,allreduce,alltoall")))
 
 
@@ -240,7 +242,8 @@ register_benchmark(Benchmark(
      NRANKS) + REPETITION,
     _plan_hotspot, ranks=">=2",
     # rank 0 receives from every sender at once into a buffer each (csrc/comm/hotspot.c)
-    memory=lambda spec, v: spec.nranks * max(v["sizes"]) + harness_bytes(v),
+    memory=lambda spec, v: (spec.nranks * max(v["sizes"]) + harness_bytes(v),
+                            v["window"] * max(v["sizes"]) + harness_bytes(v)),
     tiny=("sizes=1K",)))
 
 

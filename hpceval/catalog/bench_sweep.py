@@ -60,9 +60,10 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
 MAX_CELLS = 2e9                  # the binary's bound on the global grid (csrc/kernels/sweep.c)
 
 
-def _memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
-    """Rank 0's memory: its block's fluxes, sources and faces (measured: 32 B a cell on one
-    rank; 48 here), the global flux it gathers (16 B a global cell) and the serial reference."""
+def _memory(spec: LaunchSpec, v: Dict[str, Any]) -> tuple:
+    """(rank 0's, each other rank's): its block's fluxes, sources and faces (measured: 32 B a
+    cell on one rank; 48 here), and on rank 0 the global flux it gathers (16 B a global cell)
+    and the serial reference."""
     weak = spec_arg(spec, "--per-rank")
     i, j, k = int_tuple(weak or spec_arg(spec, "--grid"), "grid", "IxJxK", 3)
     glob = i * j * k * (spec.nranks if weak else 1)
@@ -70,7 +71,8 @@ def _memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
         raise UsageError(f"{spec.label}: {glob:.3g} cells in all, more than the binary's "
                          f"{MAX_CELLS:.0e}")
     local = glob // spec.nranks
-    return 48 * local + 16 * glob + (64 << 20) + harness_bytes(v)
+    mine = 48 * local + (64 << 20) + harness_bytes(v)
+    return mine + 16 * glob, mine
 
 
 def _check(v: Dict[str, Any]) -> None:

@@ -119,13 +119,17 @@ def _gib(n: float) -> str:
     return f"{n / 2**30:.1f} GiB" if n >= 2**30 / 10 else f"{n / 2**20:.0f} MiB"
 
 
-def check_fits(spec: LaunchSpec, per_rank: float, ctx: PlanContext) -> None:
+def check_fits(spec: LaunchSpec, per_rank, ctx: PlanContext) -> None:
     """Refuse a launch whose ranks on one node need more than MEMORY_SHARE of the memory
-    available (it would swap, be OOM-killed, or take the machine down with it)."""
+    available (it would swap, be OOM-killed, or take the machine down with it). per_rank: the
+    bytes of every rank, or (rank 0's, each other rank's) where rank 0 holds global arrays
+    the others do not (a gathered field, a reference solution): rank 0's node is the fullest."""
     if not ctx.mem_available_bytes:
         return
     ranks = ctx.ranks_per_node(spec.nranks)
-    need = per_rank * ranks
+    first, other = per_rank if isinstance(per_rank, tuple) else (per_rank, per_rank)
+    need = first + other * (ranks - 1)
+    per_rank = max(first, other)
     if need > MEMORY_SHARE * ctx.mem_available_bytes:
         each = f" ({ranks} ranks x {_gib(per_rank)})" if ranks > 1 else ""
         raise UsageError(f"{spec.label}: needs about {_gib(need)}{each} but only "
