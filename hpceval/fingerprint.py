@@ -135,8 +135,29 @@ def build_info() -> Dict[str, Any]:
         return {"error": "unreadable buildinfo.json"}
 
 
+# Recorded but not part of the machine's identity: a field added later must not make the same
+# machine a new one in `history`.
+NOT_HASHED = ("hash", "max_mhz")
+
+
+def _max_mhz() -> Optional[float]:
+    """The CPU's clock: cpufreq's maximum (stable under frequency scaling), else /proc/cpuinfo's
+    'cpu MHz' (a VM's fixed clock)."""
+    khz = _read(Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"))
+    if khz and khz.strip().isdigit():
+        return int(khz.strip()) / 1000.0
+    for line in (_read(Path("/proc/cpuinfo")) or "").splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "cpu MHz":
+            try:
+                return round(float(value), 1)
+            except ValueError:
+                return None
+    return None
+
+
 def fingerprint_hash(fp: Dict[str, Any]) -> str:
-    body = {k: v for k, v in fp.items() if k != "hash"}
+    body = {k: v for k, v in fp.items() if k not in NOT_HASHED}
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
@@ -147,6 +168,7 @@ def machine_fingerprint(mpi: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         "hostname": socket.gethostname(),
         "arch": platform.machine(),
         "cpu_model": _cpu_model(),
+        "max_mhz": _max_mhz(),
         **_topology(),
         "numa_nodes": _numa_nodes(),
         "caches": caches,

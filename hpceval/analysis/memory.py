@@ -82,6 +82,16 @@ def _triad(records: List[Record]) -> Dict[Any, Record]:
     return {t: r for (k, t), r in stream_points(records).items() if k == "triad"}
 
 
+def _llc_bytes(run: Run) -> Optional[int]:
+    """The last-level cache the run's arrays were sized by: the probed one (a VM often reports
+    its host's), else the fingerprint's."""
+    used = ((run.get("settings") or {}).get("llc") or {}).get("used")
+    if isinstance(used, int) and used > 0:
+        return used
+    caches = data_caches(_fp(run))
+    return caches[-1]["size_bytes"] if caches else None
+
+
 def stream_triad(threads: str) -> Callable[[Run], Optional[Cell]]:
     def get(run: Run) -> Optional[Cell]:
         triad = _triad(run.get("records") or [])
@@ -91,9 +101,9 @@ def stream_triad(threads: str) -> Callable[[Run], Optional[Cell]]:
         t = 1 if threads == "one" else max(ints)
         if t not in triad or (threads == "all" and t == 1 and len(ints) == 1 and (_fp(run).get("cores") or 1) > 1):
             return None
-        caches = data_caches(_fp(run))
+        llc = _llc_bytes(run)
         arrays = (triad[t].get("params") or {}).get("array_bytes")
-        if caches and isinstance(arrays, (int, float)) and arrays < 2 * caches[-1]["size_bytes"]:
+        if llc and isinstance(arrays, (int, float)) and arrays < 2 * llc:
             return None                  # arrays that fit in the caches do not measure memory
         return Cell(value(triad[t]), f"triad, {t} thread{'s' if t != 1 else ''}", triad[t])
     return get

@@ -10,12 +10,19 @@ from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES, find_launcher
 
 NAME = "experiment"
-HELP = ("measure one benchmark under several variants (binding, copies, sharing, pages), "
-        "interleaved")
+HELP = ("measure one benchmark under several variants (binding, copies, sharing, pages, builds, "
+        "...: 'hpceval experiment --help'), interleaved")
+
+
+def _kinds() -> str:
+    """The registered kinds with their descriptions: the help says what exists."""
+    from hpceval.experiment import EXPERIMENTS
+    return "; ".join(f"{e.name}: {e.description}" for e in sorted(EXPERIMENTS.values(),
+                                                                    key=lambda e: e.name))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("kind", metavar="KIND", help="binding, copies, sharing or pages")
+    p.add_argument("kind", metavar="KIND", help=_kinds())
     p.add_argument("benchmark", metavar="BENCHMARK", help="see 'hpceval list'")
     p.add_argument("--variants", default="", metavar="A,B,...",
                    help="the variants, the baseline first (binding: consecutive,alternating,"

@@ -135,3 +135,19 @@ def test_intra_and_inter_node_rows_from_one_run_that_spans_nodes():
     assert c[("Collectives", "Barrier across nodes")]["value"] == 40.0
     barrier["where"]["nodes"] = ["n1"]
     assert not card({"fingerprint": {}, "records": [barrier]})[("Collectives", "Barrier across nodes")]["measured"]
+
+
+def test_what_the_quick_suite_measures_is_on_the_card():
+    """A VM reports its host's 480 MiB LLC; the probe found 16 MiB and STREAM's arrays were
+    sized by it: the all-cores row is measured. The clock comes from the fingerprint."""
+    caches = CACHES[:3] + [{"level": 3, "type": "Unified", "size_bytes": 480 << 20}]
+    triad = [rec("stream", "bandwidth", v, "higher", "GB/s", kernel="triad", threads=t,
+                 array_bytes=64 << 20) for t, v in ((1, 14.5), (2, 28.0))]
+    run = {"fingerprint": {"cpu_model": "Xeon", "cores": 2, "caches": caches, "max_mhz": 2600.0},
+           "settings": {"llc": {"used": 16 << 20, "source": "probe"}}, "launches": [],
+           "records": triad}
+    c = card(run)
+    assert c[("System", "Clock")]["value"] == 2600.0
+    assert c[("Memory bandwidth", "Main memory, all cores (STREAM)")]["value"] == 28.0
+    del run["settings"]                 # sized by the reported 480 MiB: they sat in the cache
+    assert not card(run)[("Memory bandwidth", "Main memory, all cores (STREAM)")]["measured"]

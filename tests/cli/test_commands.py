@@ -37,3 +37,14 @@ def test_db_default_from_environment(cli, tmp_path):
     p = cli("runs", env={"HPCEVAL_DB": str(other)})
     # listing creates nothing (issue 18): the path shows which database was meant
     assert p.returncode == 0 and f"no runs in {other}" in p.stdout and not other.exists()
+
+
+def test_experiment_help_lists_every_registered_kind():
+    import subprocess
+    import sys
+    from helpers import ROOT
+    from hpceval.experiment import EXPERIMENTS
+    out = subprocess.run([sys.executable, "-m", "hpceval", "experiment", "--help"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=60,
+                         env={"COLUMNS": "400", "PATH": "/usr/bin:/bin"}).stdout
+    assert EXPERIMENTS and all(f"{name}:" in out for name in EXPERIMENTS), out
