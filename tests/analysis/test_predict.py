@@ -104,7 +104,9 @@ def test_missing_parameters_are_one_line_errors():
     from hpceval.errors import UsageError
     from hpceval.analysis.predict import machine_params
     am = model("barotropic")
-    with pytest.raises(UsageError, match="no one-rank barotropic record"):
+    # the hint is a command that makes the record the model needs (no land, the same grid)
+    with pytest.raises(UsageError, match="no one-rank barotropic record.*barotropic.ranks=1 "
+                                         "--set barotropic.land=none --set barotropic.grids=96x64"):
         predict(am, read_options(am, {}), [2], machine())
     with pytest.raises(UsageError, match="ping-pong"):
         machine_params([{"id": 1, "records": [], "fingerprint": {"hash": "h"}}])

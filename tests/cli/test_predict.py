@@ -25,7 +25,7 @@ def measured(tmp_path_factory, bindir):
 
 
 @pytest.mark.parametrize("proxy,args", [("barotropic", ["--grid", "48x32"]),
-                                        ("psst", ["--set", "truncation=21"])])
+                                        ("psst", ["--set", "truncation=21", "--set", "levels=1"])])
 def test_prediction_against_measurement(measured, proxy, args):
     p = measured("predict", proxy, "--ranks", "1,2", *args, "--json")
     assert p.returncode == 0, p.stderr

@@ -50,7 +50,9 @@ def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
     t_pt, src = one_rank_rate(m.runs, "barotropic", "iteration_time",
                               lambda r: extra(r, "ocean_points"),
                               lambda r: phase_time(r, "compute"),
-                              cfg["nx"] * cfg["ny"] / p, keep=lambda q: q.get("land") == "none")
+                              cfg["nx"] * cfg["ny"] / p, keep=lambda q: q.get("land") == "none",
+                              hint=f" --set barotropic.land=none --set barotropic.grids="
+                                   f"{cfg['nx']}x{cfg['ny']}")
     m.sources["barotropic compute per point"] = src
 
     def on(P: int, Q: int) -> Dict[str, float]:

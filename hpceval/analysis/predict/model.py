@@ -60,9 +60,11 @@ def model(name: str) -> AppModel:
 
 def one_rank_rate(runs: List[dict], bench: str, metric: str, work: Callable[[dict], float],
                   time: Callable[[dict], Optional[float]], size: float,
-                  keep: Callable[[dict], bool] = lambda p: True) -> Tuple[float, str]:
+                  keep: Callable[[dict], bool] = lambda p: True,
+                  hint: str = "") -> Tuple[float, str]:
     """us per unit of work from the one-rank record whose work is nearest `size` (in log: the
-    rate at the cache level the ranks will work in), newest run first; and its source."""
+    rate at the cache level the ranks will work in), newest run first; and its source. `hint`:
+    the --set words that make such a record (what `keep` asks of it), for the error."""
     best = None
     for run in runs:
         for r in select(run.get("records") or [], bench, metric):
@@ -75,7 +77,7 @@ def one_rank_rate(runs: List[dict], bench: str, metric: str, work: Callable[[dic
                 best = (d, t / w, f"{bench} one-rank run ({_shape(p)}) of run {run.get('id')}")
     if best is None:
         raise UsageError(f"no one-rank {bench} record in this machine's runs: run "
-                         f"'hpceval run {bench} --set {bench}.ranks=1' first")
+                         f"'hpceval run {bench} --set {bench}.ranks=1{hint}' first")
     return best[1], best[2]
 
 
