@@ -66,14 +66,14 @@ def test_psst_by_hand():
         P=1, Q=1, transpose="alltoallv", sum="allreduce", test=2)
     m = machine(one)
     am = model("psst")
-    (two,) = predict(am, read_options(am, {"truncation": 21}), [2], m)
+    (two,) = predict(am, read_options(am, {"truncation": 21, "levels": 1}), [2], m)
     # 1x2: the transform work halves (50 + 25 + 7), spectral 6 / Q = 3; transposes over 2 ranks:
     # 2 nh / P x L / Q = 16 units x 22 / 2 wavenumbers x 8 B = 1408 B per double, 8 and 10
     # doubles: message(11264) + message(14080) = 12.264 + 15.08; no sum (P = 1). 2x1 would sum
     # 14 x 253 coefficients x 8 B = 28336 B over 2 ranks: 29.336, more.
     assert two.parts == pytest.approx({"Legendre": 50.0, "FFT": 25.0, "grid and copies": 7.0,
                                        "spectral": 3.0, "transposes": 27.344, "global sum": 0.0})
-    assert predict(am, read_options(am, {"truncation": 21}), [1], m)[0].measured == pytest.approx(1000.0)
+    assert predict(am, read_options(am, {"truncation": 21, "levels": 1}), [1], m)[0].measured == pytest.approx(1000.0)
 
 
 def test_sweep_by_hand():
