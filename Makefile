@@ -15,7 +15,7 @@ quick: setup build
 
 test: setup build build-mpich
 	@HPCEVAL_BROWSER=1 HPCEVAL_MPICH=1 HPCEVAL_VCLUSTER=1 HPCEVAL_SLURM=1 HPCEVAL_OTF2=1 HPCEVAL_BUILDS=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
-	HPCEVAL_REQUIRE_BROWSER=1 $(VENV)/bin/python -m pytest
+	HPCEVAL_REQUIRE_BROWSER=1 HPCEVAL_REQUIRE_CLUSTER=1 HPCEVAL_REQUIRE_SLURM=1 $(VENV)/bin/python -m pytest
 
 deps:
 	@MPICC="$(MPICC)" sh scripts/install-deps.sh

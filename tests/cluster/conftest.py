@@ -11,6 +11,8 @@ from typing import Iterator
 
 import pytest
 
+from helpers import skip_unless_required  # noqa: E402
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # --import-mode=importlib adds no test dirs
 from cluster_helpers import VCluster  # noqa: E402
 from hpceval import vcluster  # noqa: E402
@@ -34,7 +36,7 @@ def _state_dir(name: str) -> Path:
 def _cluster(name: str, nodes: int) -> Iterator[VCluster]:
     reason = _unusable()
     if reason:
-        pytest.skip(reason)
+        skip_unless_required(reason, "HPCEVAL_REQUIRE_CLUSTER")
     directory = _state_dir(name)
     vcluster.down(directory)                   # a crashed earlier session's leftovers
     cluster = vcluster.up(nodes, directory)
@@ -61,7 +63,7 @@ def fresh_dir() -> Iterator[Path]:
     """A state directory for a test's own short-lived cluster, cleaned up whatever happens."""
     reason = _unusable()
     if reason:
-        pytest.skip(reason)
+        skip_unless_required(reason, "HPCEVAL_REQUIRE_CLUSTER")
     directory = _state_dir("fresh")
     yield directory
     vcluster.down(directory)

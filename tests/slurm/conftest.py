@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # --import-mode=importlib adds no test dirs
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cluster"))
 from slurm_helpers import SlurmCluster  # noqa: E402
-from helpers import ROOT  # noqa: E402
+from helpers import ROOT, skip_unless_required  # noqa: E402
 from hpceval import vcluster  # noqa: E402
 from hpceval.vcluster.slurm import PROGRAMS  # noqa: E402
 
@@ -39,7 +39,7 @@ def _directory(name: str) -> Iterator[Path]:
     """A state directory, cleared before and torn down after (skips where Slurm cannot run)."""
     reason = unusable()
     if reason:
-        pytest.skip(reason)
+        skip_unless_required(reason, "HPCEVAL_REQUIRE_SLURM")
     directory = state_dir(name)
     vcluster.down(directory)                   # a crashed earlier session's leftovers
     try:
