@@ -1,6 +1,7 @@
 /* harness.c - start-up, usage errors, fault injection and shutdown. */
 #include "harness.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,23 @@ void hpc_usage_check(int bad, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     hpc_usage_error("%s", msg);
+}
+
+int hpc_opt_numbers(const char *name, double *out, int max)
+{
+    const char *p = hpc_opt_str(name);
+    int n = 0;
+    for (;;) {
+        char *end;
+        double v = strtod(p, &end);
+        int bad = end == p || !isfinite(v) || (*end != ',' && *end != '\0') || n >= max;
+        hpc_usage_check(bad, "option --%s: '%s' is not a comma list of at most %d numbers", name,
+                        hpc_opt_str(name), max);
+        out[n++] = v;
+        if (*end == '\0')
+            return n;
+        p = end + 1;
+    }
 }
 
 static const char *thread_level_name(int level)

@@ -61,6 +61,9 @@ void hpc_begin(int nthreads, void (*extra)(hpc_json *options));
 void hpc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Collective: if rank 0's bad is true, hpc_usage_error(fmt, ...). */
 void hpc_usage_check(int bad, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A comma list of at most max finite numbers (any option type, read as given) into out;
+ * returns the count. Anything else is a usage error naming the option. */
+int hpc_opt_numbers(const char *name, double *out, int max);
 
 /* A HPC_GRIDS option of process grids PxQ: "all" (.all) is every P x Q = hpc_nranks,
  * P ascending; a grid that does not fit hpc_nranks is a usage error. Returns a malloc'd

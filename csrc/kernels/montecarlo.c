@@ -87,28 +87,11 @@ static const char *const SOURCE_NAMES[] = {"normal", "isotropic"};
 static const double NSIGMA = 4;  /* a correct code fails a check 6e-5 of the time */
 
 /* A comma list of finite numbers into out; the count, or a usage error. */
-static int parse_doubles(const char *opt, double *out, int max)
-{
-    const char *p = hpc_opt_str(opt);
-    int n = 0;
-    for (;;) {
-        char *end;
-        double v = strtod(p, &end);
-        int bad = end == p || !isfinite(v) || (*end != ',' && *end != '\0') || n >= max;
-        hpc_usage_check(bad, "option --%s: '%s' is not a comma list of at most %d numbers", opt,
-                        hpc_opt_str(opt), max);
-        out[n++] = v;
-        if (*end == '\0')
-            return n;
-        p = end + 1;
-    }
-}
-
 /* Per-region material values: one per region, or one for every region. */
 static void region_values(const char *opt, int nreg, double lo, double hi, double *out)
 {
     double v[MC_MAX_REGIONS];
-    int n = parse_doubles(opt, v, MC_MAX_REGIONS);
+    int n = hpc_opt_numbers(opt, v, MC_MAX_REGIONS);
     hpc_usage_check(n != 1 && n != nreg, "option --%s: %d values for %d regions", opt, n, nreg);
     for (int r = 0; r < nreg; r++) {
         out[r] = v[n == 1 ? 0 : r];
@@ -126,7 +109,7 @@ static void parse_problem(mc_problem *p)
                     "spheres have a point source at the centre (slab only)");
     const char *opt = p->shape == MC_SLAB ? "thickness" : "radii";
     double v[MC_MAX_REGIONS];
-    p->nreg = parse_doubles(opt, v, MC_MAX_REGIONS);
+    p->nreg = hpc_opt_numbers(opt, v, MC_MAX_REGIONS);
     for (int r = 0; r < p->nreg; r++) {
         /* slab: faces are running sums of the thicknesses; spheres: the radii themselves */
         double prev = p->bound[r];

@@ -62,21 +62,11 @@ static const double MAX_EVENTS = 1e11;  /* a bound on a run's events: a typo is 
 /* A comma list of numbers in [lo, hi] (lo itself excluded when open); the count. */
 static int parse_list(const char *opt, double *out, double lo, double hi, int open)
 {
-    const char *p = hpc_opt_str(opt);
-    int n = 0;
-    for (;;) {
-        char *end;
-        double v = strtod(p, &end);
-        int bad = end == p || !isfinite(v) || (*end != ',' && *end != '\0') || n >= MAX_VALUES;
-        hpc_usage_check(bad, "option --%s: '%s' is not a comma list of at most %d numbers", opt,
-                        hpc_opt_str(opt), MAX_VALUES);
-        hpc_usage_check(v < lo || v > hi || (open && v == lo), "option --%s: %g is outside "
-                        "%s%g, %g]", opt, v, open ? "(" : "[", lo, hi);
-        out[n++] = v;
-        if (*end == '\0')
-            return n;
-        p = end + 1;
-    }
+    int n = hpc_opt_numbers(opt, out, MAX_VALUES);
+    for (int k = 0; k < n; k++)
+        hpc_usage_check(out[k] < lo || out[k] > hi || (open && out[k] == lo), "option --%s: %g "
+                        "is outside %s%g, %g]", opt, out[k], open ? "(" : "[", lo, hi);
+    return n;
 }
 
 typedef struct {
