@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import json
-import math
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Dict
 
 import jsonschema
+
+from hpceval import strictjson
 
 RECORD_VERSION = 1
 
@@ -22,24 +23,12 @@ def _validator() -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"non-finite number {name}")
-
-
-def _finite_float(text: str) -> float:
-    # json turns a literal too large for a double (1e999) into inf without a word.
-    x = float(text)
-    if not math.isfinite(x):
-        raise ValueError(f"non-finite number {text}")
-    return x
-
-
 def parse_record(line: str) -> Dict[str, Any]:
     """One output line -> a validated record, or RecordError. Every number must be finite:
     NaN, Infinity and overflowing literals are refused here, nulls (where older binaries put
     a non-finite number) by the schema."""
     try:
-        rec = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
+        rec = strictjson.loads(line)
     except ValueError as exc:
         raise RecordError(f"not JSON ({getattr(exc, 'msg', exc)}): {line[:80]!r}") from None
     if not isinstance(rec, dict):

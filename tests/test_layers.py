@@ -14,7 +14,7 @@ PACKAGE = ROOT / "hpceval"
 # Upstream first. A module's layer is its first package below hpceval (or the module itself).
 LAYERS = (
     {"errors", "paths", "outfiles", "infiles", "areas", "levels", "quality", "fingerprint",
-     "records", "cbuild", "buildvariants", "vcluster", "__init__"},
+     "records", "strictjson", "cbuild", "buildvariants", "vcluster", "__init__"},
     {"catalog"},
     {"trace"},
     {"store"},

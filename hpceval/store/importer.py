@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import jsonschema
 
+from hpceval import strictjson
 from hpceval.catalog import BENCHMARKS
 from hpceval.errors import UsageError
 from hpceval.infiles import read_regular
@@ -31,31 +32,6 @@ def _validator() -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-class _NotFinite(ValueError):
-    pass
-
-
-def _no_constant(name: str) -> float:
-    # json accepts NaN/Infinity by default; the export format never holds them (docs/records.md).
-    raise ValueError(f"non-finite number {name}")
-
-
-def _finite_float(text: str) -> float:
-    # json reads 1e400 as inf without complaint: out of a double's range is no measurement
-    value = float(text)
-    if not math.isfinite(value):
-        raise _NotFinite(f"number {text[:40]} is out of range")
-    return value
-
-
-def _int64(text: str) -> int:
-    # SQLite stores 64-bit integers; a longer one would fail half-way through the import
-    value = int(text)
-    if not -2 ** 63 <= value < 2 ** 63:
-        raise _NotFinite(f"integer {text[:40]}... is out of range")
-    return value
-
-
 def _where(err: jsonschema.ValidationError) -> str:
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
     return path.lstrip(".") or "top level"
@@ -66,9 +42,8 @@ def parse_export(text: str, name: str = "input") -> List[Dict[str, Any]]:
     if not text.strip():
         raise UsageError(f"{name}: empty file, not an hpceval export")
     try:
-        runs = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float,
-                          parse_int=_int64)
-    except _NotFinite as exc:
+        runs = strictjson.loads(text)
+    except strictjson.OutOfRange as exc:
         raise UsageError(f"{name}: {exc}; an hpceval export holds finite numbers only") from None
     except RecursionError:
         raise UsageError(f"{name}: nested too deeply; not an hpceval export") from None

@@ -220,7 +220,7 @@ def _set(where, key, value):
 
 
 @pytest.mark.parametrize("change,message", [
-    (_stat("median", "MEDIAN_1E400"), "number 1e400 is out of range"),
+    (_stat("median", "MEDIAN_1E400"), "non-finite number 1e400"),
     (_set("run", "started", "not-a-date"), "started 'not-a-date' is not an ISO 8601 date"),
     (_set("run", "finished", "yesterday"), "finished 'yesterday' is not an ISO 8601 date"),
     (_set("launches", "started", "13/13/2026"), "launch started"),
@@ -252,8 +252,8 @@ def test_import_negative_latency(hostile):
     ("[" * 200_000 + "]" * 200_000, "nested too deeply"),
     ("[" * 200_000, "nested too deeply"),
     ('{"a":' * 100_000 + "1" + "}" * 100_000, "nested too deeply"),
-    ("[NaN]", "not valid JSON"),
-    ("[1e400]", "number 1e400 is out of range"),
+    ("[NaN]", "non-finite number NaN"),
+    ("[1e400]", "non-finite number 1e400"),
     ("null", "not an hpceval export"),
     ("", "empty file"),
     ('{"export_version": 1}', "not an hpceval export"),
