@@ -26,6 +26,7 @@ MODES = ("pingpong", "swap", "stream", "bistream")
 PROTOCOLS = ("send", "sendrecv", "isend", "ssend", "rsend", "persistent", "put-fence",
              "get-fence", "put-lock", "get-lock")
 PATTERNS = ("0-1", "intra-pairs", "0-k", "ring", "cross-pairs")
+INTRA_PATTERNS = ("0-1", "intra-pairs")       # pairs on one node
 COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "alltoallv")
 FULL_MATRIX_MAX_RANKS = 64   # n(n-1)/2 pairs, one at a time: beyond this it takes hours
 
@@ -118,6 +119,10 @@ def _plan_p2p(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchS
     sizes = v["sizes"]
     specs = []
     for pattern in patterns:
+        if ctx.nodes > 1 and ctx.per_node < 2 and pattern in INTRA_PATTERNS:
+            ctx.note(f"p2p pattern {pattern} left out: with one rank per node no pair shares a "
+                     "node")
+            continue
         for n in _rank_counts(v["nranks"], ctx, 2 if pattern == "0-1" else 4, 2, "p2p"):
             if pattern in ("intra-pairs", "cross-pairs") and n % 2:
                 raise UsageError(f"p2p pattern {pattern} needs an even number of ranks, {n} given")
