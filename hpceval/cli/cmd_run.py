@@ -51,6 +51,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(nothing is launched or stored)")
     p.add_argument("--build", metavar="NAME", default=None,
                    help="run a named build of the C core ('hpceval build --name NAME')")
+    p.add_argument("--simulate", metavar="nodes=N,ppn=K,...", default=None,
+                   help="run on a simulated cluster (SimGrid SMPI): nodes, ppn, latency, "
+                        "bandwidth, topology=flat|fat-tree|torus|dragonfly, flops, memory, "
+                        "model=ideal|smpi (docs/simulate.md)")
+    p.add_argument("--platform", metavar="FILE.xml", default=None,
+                   help="run on a simulated platform from a SimGrid platform file (hosts in "
+                        "order; --nodes, --ppn)")
     p.add_argument("--trace", action="store_true",
                    help="trace every launch (PMPI library, docs/trace.md) and store the traces; "
                         "timings then include the tracing overhead")
@@ -62,8 +69,8 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.build:
         _use_build(args.build)
-    place = placement_from_args(args.nodes, args.ppn, args.hosts, args.hostfile, args.np,
-                                plan_only=args.dry_run)
+    place = _simulated(args) or placement_from_args(args.nodes, args.ppn, args.hosts,
+                                                    args.hostfile, args.np, plan_only=args.dry_run)
     if args.dry_run:
         return _dry_run(args, place)
     db = db_path(args)
@@ -83,6 +90,20 @@ def execute(args: argparse.Namespace) -> int:
     if result.failures or result.usage_errors:
         raise BenchmarkFailed(f"run {run['id']} failed: " + "; ".join(result.failures + result.usage_errors))
     return 0
+
+
+def _simulated(args: argparse.Namespace):
+    """A run on a simulated platform: its placement, the platform active (docs/simulate.md)."""
+    if args.simulate is None and args.platform is None:
+        return None
+    if args.hosts is not None or args.hostfile is not None:
+        raise UsageError("--simulate/--platform place ranks on simulated hosts: no --hosts "
+                         "or --hostfile")
+    if args.launcher not in ("auto", "smpi"):
+        raise UsageError(f"--launcher {args.launcher}: a simulated run is launched by smpirun")
+    from hpceval.simulate.session import prepare
+    args.launcher = "smpi"
+    return prepare(args.simulate, args.platform, args.nodes, args.ppn, args.np, args.dry_run)
 
 
 def _use_build(name: str) -> None:

@@ -18,14 +18,17 @@ from hpceval.runner.placement import Placement, check_plan
 from hpceval.runner.progress import ProgressDisplay
 from hpceval.runner.session import RunResult, Session, remeasure
 from hpceval.runner.signals import driver_signals
+from hpceval.simulate.session import simulated_allocation
 from hpceval.slurm import runs as slurm_runs
 from hpceval.store import Store
 
 
 def plan_context(nranks: Optional[int], place: Optional[Placement] = None) -> PlanContext:
     fp = machine_fingerprint()
-    return PlanContext(cores=fp["cores"], llc_bytes=llc_bytes(fp["caches"]),
-                       mem_available_bytes=mem_available_bytes(),
+    sim = simulated_allocation()          # a simulated platform's nodes (docs/simulate.md)
+    return PlanContext(cores=sim["cores_per_node"] if sim else fp["cores"],
+                       llc_bytes=llc_bytes(fp["caches"]),
+                       mem_available_bytes=sim["memory_bytes"] if sim else mem_available_bytes(),
                        nranks=place.nranks if place else nranks,
                        nodes=len(place.hosts) if place else 1, ppn=place.ppn if place else None)
 
@@ -83,7 +86,8 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     if place is None:
         check_ranks(max((s.nranks for s in specs), default=0), launcher)   # all on this host
     check_plan(launcher, place, [s.nranks for s in specs])
-    cache = _llc(llc, specs, launcher, ctx)
+    cache = _llc("reported" if getattr(launcher, "simulated", False) else llc, specs, launcher,
+                 ctx)
     if cache is not None and cache.used != ctx.llc_bytes:
         ctx.llc_bytes = cache.used
         specs = _plan(targets, sets, ctx, trace)
