@@ -73,7 +73,7 @@ typedef struct {
  * computation (netgauge spins on its clock the same way). */
 static void compute(double d)
 {
-#ifdef SMPI_SHARED_MALLOC
+#ifdef HPC_SMPI
     /* SimGrid SMPI (smpicc): simulated time does not pass while spinning on the clock; the
      * computation is charged to the simulated host instead. */
     smpi_execute(d);

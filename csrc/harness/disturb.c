@@ -60,7 +60,7 @@ const char *hpc_disturb_judge(hpc_disturbance *d, int n)
     d->preemptions = w.gathered >= 0 ? w.gathered : involuntary_switches() - w.nivcsw;
     /* 10 ms jiffies: below 20 of them (all CPUs together) the share means nothing. */
     d->steal = total >= w.total + 20 ? (double)(steal - w.steal) / (double)(total - w.total) : -1;
-#ifdef SMPI_SHARED_MALLOC
+#ifdef HPC_SMPI
     /* SimGrid SMPI (smpicc's mpi.h): the ranks are contexts of one simulator process and time
      * is simulated, so the host's preemptions and steal time do not reach the measurement. */
     return NULL;

@@ -47,8 +47,9 @@ class SMPILauncher(Launcher):
                 slots: Sequence[Tuple[str, int]] = ()) -> List[str]:
         if nranks > self.max_ranks():
             raise UsageError(f"{nranks} ranks: refused, {self.max_ranks_reason()}")
+        from hpceval.simulate.session import launch_cfg
         return [self.program, "-np", str(nranks), "-platform", self.sim["platform_file"],
-                "-hostfile", self.sim["hostfile"], *self.sim["cfg"],
+                "-hostfile", self.sim["hostfile"], *launch_cfg(self.sim, argv),
                 "--log=root.thres:critical", *argv]
 
     def describe(self) -> Dict[str, str]:

@@ -27,8 +27,11 @@ HOST_SPEED = "10Gf"
 # not charged: without it a timed loop picks up the host's noise.
 CPU_THRESHOLD = "1e-5"
 # Allocations from this size up are shared by the ranks (SMPI_SHARED_MALLOC): hundreds of ranks
-# fit in memory, the data they exchange is not what they wrote.
+# fit in memory, the data they exchange is not what they wrote. Only for the communication
+# benchmarks, whose buffers are messages: a proxy computes with its arrays (its checks fail).
 SHARED_MALLOC = str(1 << 20)
+SHARED_MALLOC_BINARIES = frozenset(f"hpceval-{b}" for b in (
+    "pingpong", "p2p", "loggp", "distance", "hotspot", "random2", "collectives", "halo"))
 MODEL_CFG = {"ideal": ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1"], "smpi": []}
 
 
@@ -105,7 +108,7 @@ def _write(plat: Platform) -> Path:
     (where / "platform.xml").write_text(plat.xml)
     (where / "hosts.txt").write_text("".join(f"{h}\n" for h in plat.hosts for _ in range(plat.ppn)))
     cfg = [f"--cfg=smpi/host-speed:{HOST_SPEED}", f"--cfg=smpi/cpu-threshold:{CPU_THRESHOLD}",
-           f"--cfg=smpi/auto-shared-malloc-thresh:{SHARED_MALLOC}", *plat.cfg]
+           *plat.cfg]
     info = {"name": plat.name, "platform_file": str(where / "platform.xml"),
             "hostfile": str(where / "hosts.txt"), "source": plat.source,
             "description": plat.description.settings() if plat.description else None,
@@ -113,6 +116,14 @@ def _write(plat: Platform) -> Path:
             "allocation": allocation(plat), "sha256": hashlib.sha256(plat.xml.encode()).hexdigest()}
     (where / "simulation.json").write_text(json.dumps(info, indent=1) + "\n")
     return where
+
+
+def launch_cfg(sim: Dict[str, Any], argv: List[str]) -> List[str]:
+    """The SimGrid options of one launch: the platform's, and shared large buffers for the
+    communication benchmarks."""
+    shared = bool(argv) and Path(argv[0]).name in SHARED_MALLOC_BINARIES
+    return sim["cfg"] + ([f"--cfg=smpi/auto-shared-malloc-thresh:{SHARED_MALLOC}"] if shared
+                         else [])
 
 
 def _flavour(bindir: Path) -> Optional[str]:
