@@ -66,8 +66,8 @@ def measure(argv: List[str], env: Dict[str, str], timeout: float) -> Dict[str, f
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", default="64,256", help="simulated rank counts (default 64,256)")
-    ap.add_argument("--ppn", type=int, default=2, help="ranks per simulated node (default 2: the
-                    "suite's 4-rank patterns need 2 nodes)")
+    ap.add_argument("--ppn", type=int, default=2, help="ranks per simulated node (default 2: "
+                    "the suite's 4-rank patterns need 2 nodes)")
     ap.add_argument("--topology", default="fat-tree")
     ap.add_argument("--timeout", type=float, default=1800, help="per rank count, seconds")
     args = ap.parse_args()
