@@ -83,3 +83,14 @@ def test_smpi_build_missing(sim):
 def test_smpi_build_without_simulation(sim):
     p = sim("run", "pingpong", "--np", "2")
     assert p.returncode == 2 and "give --simulate or --platform" in one_line_error(p.stderr)
+
+
+def test_smpicc_missing(sim, tmp_path):
+    p = sim("build", "--name", "smpi-x", "--mpicc", str(tmp_path / "smpicc"))
+    assert p.returncode == 2 and "install libsimgrid-dev" in one_line_error(p.stderr)
+
+
+def test_dry_run_plans_for_the_simulated_allocation(sim):
+    p = sim("run", "pingpong", "distance", "--dry-run", "--simulate", "nodes=64,ppn=4")
+    assert p.returncode == 0, p.stderr
+    assert "distance np=256" in p.stdout and "pingpong np=256" in p.stdout

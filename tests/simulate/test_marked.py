@@ -71,3 +71,12 @@ def test_simulated_allocation(tmp_path, monkeypatch):
     ctx = plan_context(None, session.placement(json.loads((where / "simulation.json")
                                                            .read_text()), None))
     assert (ctx.nodes, ctx.ppn, ctx.nranks, ctx.cores) == (8, 4, 32, 4)
+
+
+def test_history_never_mixes_simulated_and_real():
+    from hpceval.analysis.history import machine_runs
+    real = {"id": 1, "started": "1", "tags": ["t"], "fingerprint": {"hash": "a"}}
+    sim = {"id": 2, "started": "2", "tags": ["t"],
+           "fingerprint": {"hash": "b", "simulated": {"name": "flat-2x1"}}}
+    assert [r["id"] for r in machine_runs([real, sim], tag="t")] == [2]
+    assert [r["id"] for r in machine_runs([sim, {**real, "started": "3"}], tag="t")] == [1]
