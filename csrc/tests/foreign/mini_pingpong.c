@@ -13,8 +13,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (int a = 1; a < argc; a++) {
-        int n = atoi(argv[a]);
+    /* Two passes over the sizes, the second printed: the first size's first pass pays the
+     * process's cold start (page faults, SMPI's first calls), charged as computation. */
+    for (int a = 1; a < 2 * argc - 1; a++) {
+        int n = atoi(argv[1 + (a - 1) % (argc - 1)]);
         char *buf = calloc((size_t)n + 1, 1);
         double t0 = 0;
         for (int i = 0; i < WARMUP + REPS; i++) {
@@ -28,7 +30,7 @@ int main(int argc, char **argv)
                 MPI_Send(buf, n, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
             }
         }
-        if (rank == 0)
+        if (rank == 0 && a >= argc)
             printf("%d %.6f\n", n, (MPI_Wtime() - t0) / REPS / 2 * 1e6);
         free(buf);
     }
