@@ -36,11 +36,16 @@ def _mini_times(sim, mini, run):
     sim_info = run["fingerprint"]["simulated"]
     where = next((sim.data / "hpceval" / "simulated").glob(f"{sim_info['name']}"))
     info = json.loads((where / "simulation.json").read_text())
-    p = subprocess.run(["smpirun", "-np", "2", "-platform", info["platform_file"], "-hostfile",
-                        info["hostfile"], *info["cfg"], "--log=root.thres:critical", str(mini),
-                        *map(str, SIZES)], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
-    return {int(b): float(t) for b, t in (l.split() for l in p.stdout.splitlines())}
+    best = {}
+    for _ in range(3):       # computation charged from a loaded host only adds: the fastest
+        p = subprocess.run(["smpirun", "-np", "2", "-platform", info["platform_file"],
+                            "-hostfile", info["hostfile"], *info["cfg"],
+                            "--log=root.thres:critical", str(mini), *map(str, SIZES)],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        for b, t in (l.split() for l in p.stdout.splitlines()):
+            best[int(b)] = min(best.get(int(b), float("inf")), float(t))
+    return best
 
 
 def _hpceval_times(run):
