@@ -7,14 +7,14 @@ VENV   := .venv
 STAMP  := $(VENV)/.hpceval-installed
 REPORT ?= hpceval-report.html
 
-.PHONY: quick test deps setup build build-mpich clean
+.PHONY: quick test deps setup build build-mpich build-smpi clean
 
 quick: setup build
 	$(VENV)/bin/hpceval run quick
 	$(VENV)/bin/hpceval report -o $(REPORT)
 
-test: setup build build-mpich
-	@HPCEVAL_BROWSER=1 HPCEVAL_MPICH=1 HPCEVAL_VCLUSTER=1 HPCEVAL_SLURM=1 HPCEVAL_OTF2=1 HPCEVAL_BUILDS=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
+test: setup build build-mpich build-smpi
+	@HPCEVAL_BROWSER=1 HPCEVAL_MPICH=1 HPCEVAL_SMPI=1 HPCEVAL_VCLUSTER=1 HPCEVAL_SLURM=1 HPCEVAL_OTF2=1 HPCEVAL_BUILDS=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
 	HPCEVAL_REQUIRE_BROWSER=1 HPCEVAL_REQUIRE_CLUSTER=1 HPCEVAL_REQUIRE_SLURM=1 $(VENV)/bin/python -m pytest
 
 deps:
@@ -41,7 +41,14 @@ build-mpich:
 	@HPCEVAL_MPICH=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
 	@$(MAKE) -s --no-print-directory -C csrc MPICC="$(MPICC_MPICH)" BUILD=../build-mpich
 
+# The same binaries built with SimGrid's smpicc (SMPI, docs/simulate.md): build-smpi/bin, which
+# the simulated runs' tests use (hpceval itself: 'hpceval build --name smpi').
+build-smpi:
+	@HPCEVAL_SMPI=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
+	@$(MAKE) -s --no-print-directory -C csrc core MPICC=smpicc BUILD=../build-smpi
+
 clean:
 	$(MAKE) -C csrc clean
 	$(MAKE) -C csrc clean BUILD=../build-mpich
+	$(MAKE) -C csrc clean BUILD=../build-smpi
 	rm -rf $(VENV) *.egg-info build/pip

@@ -26,12 +26,14 @@ class Recipe:
     cflags: str = NATIVE
     cc: Optional[str] = None          # the compiler under the MPI wrapper (None: the wrapper's)
     blas: str = "openblas"            # a key of BLAS
+    mpicc: Optional[str] = None       # the MPI wrapper (None: $MPICC, else mpicc); smpicc: SMPI
 
 
 VARIANTS: Dict[str, Recipe] = {r.name: r for r in (
     Recipe("gcc-O2", "-O2"), Recipe("gcc-O3", "-O3"), Recipe("gcc-native"),
     Recipe("gcc-Ofast", "-Ofast -march=native"), Recipe("clang-native", cc="clang"),
-    Recipe("refblas", blas="reference"), Recipe("blis", blas="blis"))}
+    Recipe("refblas", blas="reference"), Recipe("blis", blas="blis"),
+    Recipe("smpi", mpicc="smpicc"))}
 
 
 def _debian_dir(sub: str, lib: str, package: str) -> str:
@@ -106,7 +108,8 @@ def _remove(path: Path) -> None:
 
 
 def _stamp(r: Recipe) -> str:
-    return hashlib.sha256(json.dumps(asdict(r), sort_keys=True).encode()).hexdigest()[:16]
+    body = {k: v for k, v in asdict(r).items() if k != "mpicc" or v}   # older stamps kept
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def ensure_built(r: Recipe, benchmarks: Optional[List[str]] = None) -> Path:
@@ -126,7 +129,7 @@ def ensure_built(r: Recipe, benchmarks: Optional[List[str]] = None) -> Path:
         _remove(work)
     goals = [g.replace(str(target), str(work), 1) for g in goals]
     goals = goals + [str(work / "bin" / "buildinfo.json")] if goals else None
-    cbuild.build(str(paths.source_csrc()), str(work), str(work / "obj"), None, r.cflags,
+    cbuild.build(str(paths.source_csrc()), str(work), str(work / "obj"), r.mpicc, r.cflags,
                  r.cc, blas_flags(r.blas), goals)
     (work / "recipe.json").write_text(json.dumps({"stamp": _stamp(r), **asdict(r)}) + "\n")
     if not fresh:

@@ -46,6 +46,9 @@ def find_mpicc(requested: Optional[str] = None) -> str:
     found = shutil.which(name)
     if found:
         return found
+    if os.path.basename(name).startswith("smpi"):
+        raise BuildError(f"SimGrid's {name!r} not found: install libsimgrid-dev (Debian), "
+                         "docs/simulate.md")
     if requested or os.environ.get("MPICC"):
         raise BuildError(f"MPI compiler wrapper {name!r} (MPICC) not found or not executable: "
                          f"set MPICC to your MPI's mpicc, or {_MPI_PACKAGES}")

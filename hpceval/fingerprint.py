@@ -20,7 +20,7 @@ SYS_NODE = Path("/sys/devices/system/node")
 # lists) are left out so the same machine and setup keep one fingerprint.
 ENV_PREFIXES = ("OMP_", "GOMP_", "KMP_", "OMPI_MCA_", "PMIX_MCA_", "MPICH_", "MPIR_CVAR_", "I_MPI_",
                 "UCX_", "FI_", "PSM2_", "HPCEVAL_")
-ENV_EXCLUDE = ("HPCEVAL_DB", "HPCEVAL_BINDIR", "HPCEVAL_CATALOG_PATH")
+ENV_EXCLUDE = ("HPCEVAL_DB", "HPCEVAL_BINDIR", "HPCEVAL_CATALOG_PATH", "HPCEVAL_SIMULATION")
 SLURM_KEEP = ("SLURM_NNODES", "SLURM_NTASKS", "SLURM_NTASKS_PER_NODE", "SLURM_CPUS_PER_TASK",
               "SLURM_CPU_BIND", "SLURM_DISTRIBUTION", "SLURM_CLUSTER_NAME", "SLURM_JOB_PARTITION")
 
@@ -156,6 +156,12 @@ def _max_mhz() -> Optional[float]:
     return None
 
 
+def _simulated() -> Dict[str, Any]:
+    """A simulated run's platform (hpceval/simulate): its own machine, never this one."""
+    from hpceval.simulate.session import fingerprint_fields
+    return fingerprint_fields()
+
+
 def fingerprint_hash(fp: Dict[str, Any]) -> str:
     body = {k: v for k, v in fp.items() if k not in NOT_HASHED}
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
@@ -180,6 +186,7 @@ def machine_fingerprint(mpi: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         "mpi": mpi or {},
         "compiler": build_info(),
         "environment": _environment(),
+        **_simulated(),
     }
     fp["hash"] = fingerprint_hash(fp)
     return fp

@@ -8,6 +8,7 @@
 # with HPCEVAL_SLURM=1 (make test) Debian's Slurm and munge for `vcluster up N --slurm`; with
 # HPCEVAL_OTF2=1 (make test) otf2-tools (otf2-print).
 # HPCEVAL_BUILDS=1 (make test) the reference BLAS and LAPACK (libblas3, liblapack3).
+# HPCEVAL_SMPI=1 (make test, make build-smpi) SimGrid's SMPI (smpicc, smpirun: libsimgrid-dev).
 set -eu
 MPICC="${MPICC:-mpicc}"
 pkgs=""
@@ -47,6 +48,11 @@ fi
 if [ "${HPCEVAL_BUILDS:-0}" = 1 ]; then
     ls /usr/lib/*/blas/libblas.so.3 >/dev/null 2>&1 || pkgs="$pkgs libblas3"
     ls /usr/lib/*/lapack/liblapack.so.3 >/dev/null 2>&1 || pkgs="$pkgs liblapack3"
+fi
+# SimGrid SMPI: simulated platforms (docs/simulate.md; make test sets HPCEVAL_SMPI=1).
+if [ "${HPCEVAL_SMPI:-0}" = 1 ] && { ! command -v smpicc >/dev/null 2>&1 \
+        || ! command -v smpirun >/dev/null 2>&1; }; then
+    pkgs="$pkgs libsimgrid-dev"
 fi
 if [ "${HPCEVAL_SLURM:-0}" = 1 ]; then
     command -v slurmctld >/dev/null 2>&1 || pkgs="$pkgs slurmctld"

@@ -60,6 +60,11 @@ const char *hpc_disturb_judge(hpc_disturbance *d, int n)
     d->preemptions = w.gathered >= 0 ? w.gathered : involuntary_switches() - w.nivcsw;
     /* 10 ms jiffies: below 20 of them (all CPUs together) the share means nothing. */
     d->steal = total >= w.total + 20 ? (double)(steal - w.steal) / (double)(total - w.total) : -1;
+#ifdef HPC_SMPI
+    /* SimGrid SMPI (smpicc's mpi.h): the ranks are contexts of one simulator process and time
+     * is simulated, so the host's preemptions and steal time do not reach the measurement. */
+    return NULL;
+#endif
     if (d->steal > HPC_DISTURB_STEAL) {
         snprintf(why, sizeof why, "the hypervisor stole %.0f%% of the CPU time", 100 * d->steal);
         return why;

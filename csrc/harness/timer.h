@@ -2,6 +2,12 @@
 #ifndef HPC_TIMER_H
 #define HPC_TIMER_H
 
+/* Built with SimGrid's smpicc (SMPI: simulated ranks and time, docs/simulate.md), which
+ * includes smpi_helpers.h in every file. */
+#if defined(SMPI_HELPERS_H) || defined(SMPI_SHARED_MALLOC)
+#define HPC_SMPI 1
+#endif
+
 /* Seconds from clock_gettime(CLOCK_MONOTONIC): not affected by NTP steps. */
 double hpc_now(void);
 

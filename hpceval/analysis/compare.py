@@ -15,6 +15,7 @@ import numpy as np
 from hpceval.analysis import significance as sig
 from hpceval.analysis.headlines import headlines, value
 from hpceval.quality import best_points
+from hpceval.simulate import mark
 
 Key = Tuple[str, str, str]          # (benchmark, metric, params as sorted JSON)
 
@@ -54,7 +55,9 @@ def _row(label: str, recs: List[Dict[str, Any]]) -> Dict[str, Any]:
             # Each run against the first (the baseline), from the stored CIs; a deficit alone
             # says nothing about whether the difference is real.
             "verdicts": ["baseline"] + [sig.judge(recs[0], r) for r in recs[1:]],
-            "why": [sig.why_not_comparable(r) for r in recs]}
+            "why": [sig.why_not_comparable(r) or ("simulated vs real" if mark.mismatch(recs[0], r)
+                                                 else None) for r in recs],
+            "simulated": [mark.record_simulated(r) for r in recs]}
 
 
 def compare(runs: List[Dict[str, Any]]) -> Dict[str, Any]:

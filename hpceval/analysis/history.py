@@ -21,6 +21,7 @@ import numpy as np
 from hpceval.analysis import significance as sig
 from hpceval.analysis.headlines import headlines, value
 from hpceval.quality import disturbed
+from hpceval.simulate import mark
 
 MAD_SIGMA = 1.4826      # MAD of a normal sample times this estimates its standard deviation
 
@@ -71,7 +72,11 @@ def machine_runs(runs: Sequence[Dict[str, Any]], fingerprint: Optional[str] = No
     fingerprint hash starts with `fingerprint` (default: the latest run's machine)."""
     runs = sorted(runs, key=lambda r: (str(r.get("started") or ""), r.get("id") or 0))
     if tag is not None:
-        return [r for r in runs if tag in (r.get("tags") or [])]
+        tagged = [r for r in runs if tag in (r.get("tags") or [])]
+        # A simulated platform's runs never join a real machine's series, nor the reverse: the
+        # kind of the latest tagged run decides (docs/simulate.md).
+        kind = bool(tagged) and bool(mark.platform(tagged[-1]))
+        return [r for r in tagged if bool(mark.platform(r)) == kind]
     if fingerprint is None and runs:
         fingerprint = (runs[-1].get("fingerprint") or {}).get("hash") or ""
     return [r for r in runs if str((r.get("fingerprint") or {}).get("hash") or "").startswith(fingerprint or "")]

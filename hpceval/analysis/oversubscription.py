@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Dict, List, Optional
 
+from hpceval.simulate import mark
+
 Run = Dict[str, Any]
 Record = Dict[str, Any]
 
@@ -19,7 +21,8 @@ def _launch_ranks(launch: Dict[str, Any]) -> Optional[int]:
 def _over(run: Run, launch: Dict[str, Any]) -> bool:
     if any("oversubscribed" in str(w) for w in launch.get("warnings") or []):
         return True
-    cores = (run.get("fingerprint") or {}).get("cores")
+    # a simulated host has the platform's cores (ranks per host), not this machine's
+    cores = (mark.platform(run) or {}).get("ppn") or (run.get("fingerprint") or {}).get("cores")
     hosts = (launch.get("meta") or {}).get("hosts") or []
     if not isinstance(cores, int) or cores <= 0:
         return False

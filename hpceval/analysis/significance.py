@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Dict, Iterable, List, Optional
 
 from hpceval.quality import at_floor, clean, disturbed, verdict
+from hpceval.simulate import mark
 
 Record = Dict[str, Any]
 
@@ -59,7 +60,7 @@ def why_not_comparable(rec: Record) -> Optional[str]:
 def judge(base: Record, other: Record) -> str:
     """`other` against `base`: better, worse, no significant change (CIs overlap) or not
     comparable (either point unconverged, disturbed or without a CI)."""
-    if why_not_comparable(base) or why_not_comparable(other):
+    if why_not_comparable(base) or why_not_comparable(other) or mark.mismatch(base, other):
         return NOT_COMPARABLE
     (alo, ahi), (blo, bhi) = _ci(base), _ci(other)
     if blo <= ahi and alo <= bhi:

@@ -9,6 +9,7 @@ from typing import Any, Dict, List
 from hpceval.analysis import significance as sig
 from hpceval.analysis.card import data_caches, machine_card
 from hpceval.analysis.headlines import size_label
+from hpceval.simulate import mark
 
 Run = Dict[str, Any]
 
@@ -19,6 +20,8 @@ SKIP_SECTIONS = ("System",)
 def machine_line(run: Run) -> str:
     """'Intel Xeon ..., 2 cores, L1d 48 KiB / L2 1.25 MiB / L3 ..., Open MPI 4.1.4'"""
     fp = run.get("fingerprint") or {}
+    if mark.platform(run):
+        return f"{mark.platform_line(run)} (on {fp.get('hostname')})"
     caches = " / ".join(f"L{c.get('level')} {size_label(c['size_bytes'], approx=True)}"
                         for c in data_caches(fp))
     mpi = " ".join(str(v) for v in ((fp.get("mpi") or {}).get("version"),) if v)
@@ -40,7 +43,8 @@ def summary_rows(run: Run) -> List[Dict[str, Any]]:
             q = r["warning"] if q == "ok" else f"{r['warning']}; {q}"
         out.append({"section": r["section"], "quantity": r["quantity"], "value": r["value"],
                     "unit": r["unit"], "ci_low": s.get("ci_low"), "ci_high": s.get("ci_high"),
-                    "point": r["point"], "quality": q})
+                    "point": r["point"], "quality": q,
+                    "simulated": mark.record_simulated(r["record"])})
     return out
 
 
@@ -59,6 +63,13 @@ def comparison_lines(result: Dict[str, Any], runs: List[Run]) -> List[Dict[str, 
         if q["disturbed"]:
             lines.append({"kind": "bad", "text": f"Run {name} was disturbed: {q['disturbed']} of "
                           f"{q['points']} points ({', '.join(q['reasons'])}); those are not compared."})
+    real = [n for n, r in zip(names, runs) if not mark.platform(r)]
+    for name, run in zip(names, runs):
+        if mark.platform(run) and real:
+            lines.append({"kind": "info", "text": (
+                f"Run {name} is simulated (platform {mark.platform(run)['name']}): its figures "
+                f"stand beside run(s) {', '.join(real)} but are not compared with a real "
+                "machine's (not comparable).")})
     for i, (name, s) in enumerate(zip(names, result["summary"])):
         if i == 0:
             continue

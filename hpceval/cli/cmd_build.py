@@ -23,8 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "one pip installed (or the checkout's build/bin) again")
     p.add_argument("--name", metavar="NAME", help="a named build beside the others (run it with "
                    "'hpceval run --build NAME'): one of hpceval/buildvariants.py's "
-                   "(gcc-O2, gcc-O3, gcc-native, gcc-Ofast, clang-native, refblas, blis) or a "
-                   "new name with --cflags/--cc/--blas")
+                   "(gcc-O2, gcc-O3, gcc-native, gcc-Ofast, clang-native, refblas, blis, smpi: "
+                   "SimGrid's smpicc, docs/simulate.md) or a new name with "
+                   "--cflags/--cc/--blas/--mpicc")
     p.add_argument("--cc", metavar="COMPILER", help="with --name: the compiler under the MPI "
                    "wrapper (OMPI_CC, MPICH_CC), e.g. clang")
     p.add_argument("--blas", choices=("openblas", "reference", "blis"),
@@ -34,11 +35,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _named(args: argparse.Namespace) -> int:
     from hpceval import buildvariants as bv
     bv.check_name(args.name)
-    if args.remove or args.mpicc:
-        raise UsageError("--name builds with the default wrapper: no --remove or --mpicc")
-    custom = args.cflags or args.cc or args.blas
-    r = bv.Recipe(args.name, args.cflags or bv.NATIVE, args.cc, args.blas or "openblas") \
-        if custom else bv.recipe(args.name)
+    if args.remove:
+        raise UsageError("--name takes no --remove")
+    known = bv.VARIANTS.get(args.name)
+    custom = args.cflags or args.cc or args.blas or (
+        args.mpicc and not (known and known.mpicc == args.mpicc))
+    r = bv.Recipe(args.name, args.cflags or bv.NATIVE, args.cc, args.blas or "openblas",
+                  args.mpicc) if custom else bv.recipe(args.name)
     try:
         bindir = bv.ensure_built(r)
     except cbuild.BuildError as exc:

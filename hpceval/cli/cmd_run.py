@@ -60,6 +60,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "ppn, parameters and estimate_s; the total estimate_s)")
     p.add_argument("--build", metavar="NAME", default=None,
                    help="run a named build of the C core ('hpceval build --name NAME')")
+    p.add_argument("--simulate", metavar="nodes=N,ppn=K,...", default=None,
+                   help="run on a simulated cluster (SimGrid SMPI): nodes, ppn, latency, "
+                        "bandwidth, topology=flat|fat-tree|torus|dragonfly, flops, memory, "
+                        "model=ideal|smpi (docs/simulate.md)")
+    p.add_argument("--platform", metavar="FILE.xml", default=None,
+                   help="run on a simulated platform from a SimGrid platform file (hosts in "
+                        "order; --nodes, --ppn)")
     p.add_argument("--trace", action="store_true",
                    help="trace every launch (PMPI library, docs/trace.md) and store the traces; "
                         "timings then include the tracing overhead")
@@ -74,8 +81,8 @@ def execute(args: argparse.Namespace) -> int:
     budget_s = _budget(args)
     if args.build:
         _use_build(args.build)
-    place = placement_from_args(args.nodes, args.ppn, args.hosts, args.hostfile, args.np,
-                                plan_only=args.dry_run)
+    place = _simulated(args) or placement_from_args(args.nodes, args.ppn, args.hosts,
+                                                    args.hostfile, args.np, plan_only=args.dry_run)
     if args.dry_run:
         return _dry_run(args, place, budget_s)
     db = db_path(args)
@@ -100,6 +107,20 @@ def execute(args: argparse.Namespace) -> int:
     if result.status == "incomplete":       # its --budget spent: kept, and said
         sys.stderr.write(f"hpceval: warning: run {run['id']} incomplete: {result.reason}\n")
     return 0
+
+
+def _simulated(args: argparse.Namespace):
+    """A run on a simulated platform: its placement, the platform active (docs/simulate.md)."""
+    if args.simulate is None and args.platform is None:
+        return None
+    if args.hosts is not None or args.hostfile is not None:
+        raise UsageError("--simulate/--platform place ranks on simulated hosts: no --hosts "
+                         "or --hostfile")
+    if args.launcher not in ("auto", "smpi"):
+        raise UsageError(f"--launcher {args.launcher}: a simulated run is launched by smpirun")
+    from hpceval.simulate.session import prepare
+    args.launcher = "smpi"
+    return prepare(args.simulate, args.platform, args.nodes, args.ppn, args.np, args.dry_run)
 
 
 def _use_build(name: str) -> None:

@@ -14,6 +14,7 @@ from hpceval.quality import verdict
 from hpceval.cli.cmd_machine import fingerprint_table
 from hpceval.cli.summaryview import summary_table, warning_lines
 from hpceval.store import dump_json
+from hpceval.simulate import mark
 
 NAME = "show"
 HELP = "show one run: machine card, fingerprint, headline figures and every result"
@@ -58,7 +59,8 @@ def execute(args: argparse.Namespace) -> int:
     for r in run["records"]:
         s = r["stats"]
         params = " ".join(f"{k}={v}" for k, v in r["params"].items())
-        rows.append([r["benchmark"], params, r["metric"], r["unit"], r["statistic"], str(s["n"]),
+        rows.append([r["benchmark"], params, r["metric"], r["unit"] + mark.tag(r), r["statistic"],
+                     str(s["n"]),
                      *(fmt_value(s[k]) for k in ("min", "median", "mean", "max")),
                      f"{fmt_value(s['ci_low'])}..{fmt_value(s['ci_high'])}", verdict(r)])
     print_rows(con, "results", ["benchmark", "params", "metric", "unit", "stat", "n", "min", "median",

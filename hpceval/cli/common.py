@@ -14,6 +14,7 @@ from hpceval.analysis import headlines, value
 from hpceval.errors import UsageError
 from hpceval.quality import verdict
 from hpceval.store import Store
+from hpceval.simulate import mark
 
 
 def add_db(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +80,7 @@ def headline_table(records: list, title: str, width: Optional[int] = None) -> Ta
     for h in headlines(records):
         r = h["record"]
         s = r["stats"]
-        rows.append([escape(h["label"]), fmt_value(value(r)), r["unit"], r["statistic"], str(s["n"]),
+        rows.append([escape(h["label"]), fmt_value(value(r)) + mark.tag(r), r["unit"], r["statistic"], str(s["n"]),
                      f"{fmt_value(s['ci_low'])} .. {fmt_value(s['ci_high'])}", escape(verdict(r))])
     cols = list(HEADLINE_COLUMNS)
     natural = {c: max([len(c)] + [len(row[i]) for row in rows]) for i, c in enumerate(cols)}

@@ -11,6 +11,7 @@ from hpceval.analysis import significance as sig
 from hpceval.analysis.summary import comparison_lines, machine_line, summary_rows
 from hpceval.analysis.warnings import warnings
 from hpceval.cli.common import fmt_value
+from hpceval.simulate import mark
 
 STYLE = {sig.BETTER: "green", sig.WORSE: "red", sig.SAME: "dim", sig.NOT_COMPARABLE: "yellow",
          "baseline": "dim"}
@@ -27,7 +28,8 @@ def summary_table(run: Dict[str, Any]) -> Table:
         t.add_column(col, justify=just, overflow="fold")
     for r in summary_rows(run):
         q = escape(r["quality"])
-        t.add_row(escape(f"{r['section']}: {r['quantity']}"), fmt_value(float(r["value"])),
+        t.add_row(escape(f"{r['section']}: {r['quantity']}"),
+                  fmt_value(float(r["value"])) + (mark.SUFFIX if r.get("simulated") else ""),
                   escape(r["unit"]), _ci(r["ci_low"], r["ci_high"]), escape(r["point"]),
                   q if r["quality"] == "ok" else f"[yellow]{q}[/yellow]")
     return t
@@ -49,8 +51,9 @@ def comparison_table(result: Dict[str, Any], runs: List[Dict[str, Any]], rows: L
     t.add_column("quantity", overflow="fold")
     t.add_column("unit")
     for run in runs:
-        t.add_column(f"#{run.get('id')}", justify="right", overflow="fold")
+        t.add_column(f"#{run.get('id')}{mark.run_tag(run)}", justify="right", overflow="fold")
     for r in rows:
+        sims = r.get("simulated") or [False] * len(r["values"])
         label = r["label"] if not r.get("show_params") else f"{r['label']} " + " ".join(
             f"{k}={v}" for k, v in r["params"].items())
         cells = []
@@ -59,7 +62,7 @@ def comparison_table(result: Dict[str, Any], runs: List[Dict[str, Any]], rows: L
             change = (f" {100 * (v / base - 1):+.0f}%" if verdict in (sig.BETTER, sig.WORSE) and base
                       else "")
             word = "" if i == 0 else {sig.SAME: "same", sig.NOT_COMPARABLE: "n/c"}.get(verdict, verdict)
-            cells.append(f"{fmt_value(v)}" + (f" [{STYLE.get(verdict, '')}]{word}{change}[/]"
+            cells.append(f"{fmt_value(v)}{mark.SUFFIX if sims[i] else ''}" + (f" [{STYLE.get(verdict, '')}]{word}{change}[/]"
                                               if word else ""))
         t.add_row(escape(label), escape(r["unit"]), *cells)
     return t

@@ -10,10 +10,10 @@ from hpceval import paths
 from hpceval.errors import UsageError
 from hpceval.launch.base import LAUNCHERS, Launcher, version_text, which
 
-CHOICES = ("auto", "mpirun", "mpiexec", "srun")
+CHOICES = ("auto", "mpirun", "mpiexec", "srun", "smpi")
 # The launcher names each choice looks for, in order; the built MPI's own names follow these.
 _NAMES = {"auto": ("mpirun", "mpiexec"), "mpirun": ("mpirun",), "mpiexec": ("mpiexec",),
-          "srun": ("srun",)}
+          "srun": ("srun",), "smpi": ("smpirun",)}
 
 
 def _from_program(name: str, cores: int) -> Optional[Launcher]:

@@ -18,6 +18,7 @@ from hpceval.analysis.nodes import node_lines
 from hpceval.analysis.summary import machine_line, summary_rows
 from hpceval.analysis.warnings import warnings
 from hpceval.quality import at_floor, verdict
+from hpceval.simulate import mark
 
 MISSING = "—"
 
@@ -71,7 +72,7 @@ def converged(rec: dict) -> bool:
 
 def run_label(run: dict) -> str:
     host = (run.get("fingerprint") or {}).get("hostname")
-    return f"#{run.get('id', '?')}" + (f" {host}" if host else "")
+    return f"#{run.get('id', '?')}" + (f" {host}" if host else "") + mark.run_tag(run)
 
 
 FIG_LABEL_WIDTH = 28
@@ -102,7 +103,7 @@ def cache_marks(fp: dict | None) -> list[tuple[str, int]]:
 def _headline_row(quantity: str, rec: dict) -> dict:
     stats = rec["stats"]
     return {"quantity": quantity, "point": fmt_params(rec.get("params")),
-            "value": fmt_num(value(rec)), "unit": rec.get("unit") or "",
+            "value": fmt_num(value(rec)) + mark.tag(rec), "unit": rec.get("unit") or "",
             "statistic": rec.get("statistic") or "median", "n": fmt_num(stats.get("n")),
             "ci": fmt_ci(stats), "converged": converged(rec), "quality": verdict(rec)}
 
@@ -179,7 +180,7 @@ def result_tables(run: dict) -> list[dict]:
         tables.setdefault(str(rec.get("benchmark")), []).append({
             "quality": raw_beside(run, rec) if floor else verdict(rec), "floor": floor,
             "metric": rec.get("metric"),
-            "params": fmt_params(rec.get("params")), "unit": rec.get("unit") or "",
+            "params": fmt_params(rec.get("params")), "unit": (rec.get("unit") or "") + mark.tag(rec),
             "statistic": rec.get("statistic") or "", "converged": converged(rec),
             "stats": [fmt_num(stats.get(k)) for k in RESULT_STATS], "ci": fmt_ci(stats),
         })
@@ -241,7 +242,7 @@ def card_rows(card: list[dict]) -> list[dict]:
         rows.append({
             "section": r["section"] if r["section"] != last else "", "quantity": r["quantity"],
             "measured": r["measured"],
-            "value": (fmt_num(r["value"]) if r["measured"] else r["missing"]),
+            "value": (fmt_num(r["value"]) + mark.tag(rec) if r["measured"] else r["missing"]),
             "unit": r["unit"] if r["measured"] else "", "point": r["point"],
             "statistic": f"{rec.get('statistic') or 'median'}, n={fmt_num((rec.get('stats') or {}).get('n'))}"
                          if rec else "",
@@ -269,9 +270,11 @@ def compare_rows(rows: list[dict]) -> list[dict]:
     for r in rows:
         base, whys = r["values"][0], r.get("why") or [None] * len(r["values"])
         why = lambda i: whys[0] or whys[i]      # either side makes a pair not comparable
+        sims = r.get("simulated") or [False] * len(r["values"])
         out.append({"label": r["label"], "point": fmt_params(r["params"]), "unit": r["unit"],
                     "better": r["better"],
-                    "cells": [{"value": fmt_num(v), "change": _change(v, base, verdict, why(i)),
+                    "cells": [{"value": fmt_num(v) + (mark.SUFFIX if sims[i] else ""),
+                               "change": _change(v, base, verdict, why(i)),
                                "cls": VERDICT_CLASS.get(verdict, "")}
                               for i, (v, verdict) in enumerate(zip(r["values"], r["verdicts"]))]})
     return out
@@ -317,6 +320,7 @@ def summary_view(run: dict) -> dict:
     rows = []
     for r in summary_rows(run):
         ci = MISSING if r["ci_low"] is None else f"{fmt_num(r['ci_low'])} – {fmt_num(r['ci_high'])}"
-        rows.append({**r, "value": fmt_num(r["value"]), "ci": ci, "ok": r["quality"] == "ok"})
+        rows.append({**r, "value": fmt_num(r["value"]) + (mark.SUFFIX if r.get("simulated") else ""),
+                     "ci": ci, "ok": r["quality"] == "ok"})
     return {"machine": machine_line(run), "rows": rows,
             "warnings": [w._asdict() for w in warnings(run)]}

@@ -81,7 +81,7 @@ def gather(launcher, hosts: Tuple[str, ...], timeout_s: float) -> Dict[str, Any]
 
 def run_nodes(launcher, place, timeout_s: Optional[float]) -> Optional[Dict[str, Any]]:
     """The nodes part of a run's settings: None for a run on this machine only."""
-    if place is None:
+    if place is None or getattr(launcher, "simulated", False):   # simulated hosts: no nodes
         return None
     return gather(launcher, place.hosts, min(timeout_s or 60.0, 60.0))
 

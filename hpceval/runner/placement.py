@@ -149,6 +149,8 @@ def tag_records(records: List[Dict[str, Any]], meta: Optional[Dict[str, Any]],
     cpus = list((meta or {}).get("cpus") or [])
     nodes = list(dict.fromkeys(hosts))
     kind = "emulated" if emulated else ("real" if len(nodes) > 1 else "one node")
+    if os.environ.get("HPCEVAL_SIMULATION"):     # SimGrid SMPI's hosts (docs/simulate.md)
+        kind = "simulated"
     for rec in records:
         where: Dict[str, Any] = {"nodes": nodes, "placement": kind}
         pair = _pair(rec.get("params") or {}, len(hosts))

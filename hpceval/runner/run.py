@@ -21,6 +21,7 @@ from hpceval.runner.placement import Placement, check_plan
 from hpceval.runner.progress import ProgressDisplay
 from hpceval.runner.session import RunResult, Session, remeasure
 from hpceval.runner.signals import driver_signals
+from hpceval.simulate.session import simulated_allocation
 from hpceval.slurm import runs as slurm_runs
 from hpceval.slurm.alloc import Allocation
 from hpceval.store import Store
@@ -31,9 +32,11 @@ def plan_context(nranks: Optional[int], place: Optional[Placement] = None) -> Pl
     the placement (--hosts/--hostfile, --ppn), else from Slurm's allocation, else this machine
     (one node, K = its cores); the launch node's caches and memory stand for every node's."""
     fp = machine_fingerprint()
+    sim = simulated_allocation()          # a simulated platform's nodes (docs/simulate.md)
     nodes, ppn = (len(place.hosts), place.ppn) if place else _slurm_nodes()
-    return PlanContext(cores=fp["cores"], llc_bytes=llc_bytes(fp["caches"]),
-                       mem_available_bytes=mem_available_bytes(),
+    return PlanContext(cores=sim["cores_per_node"] if sim else fp["cores"],
+                       llc_bytes=llc_bytes(fp["caches"]),
+                       mem_available_bytes=sim["memory_bytes"] if sim else mem_available_bytes(),
                        nranks=place.nranks if place else nranks, nodes=nodes, ppn=ppn)
 
 
@@ -101,7 +104,8 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     if place is None:
         check_ranks(max((s.nranks for s in specs), default=0), launcher)   # all on this host
     check_plan(launcher, place, [s.nranks for s in specs])
-    cache = _llc(llc, specs, launcher, ctx)
+    cache = _llc("reported" if getattr(launcher, "simulated", False) else llc, specs, launcher,
+                 ctx)
     nodes, launch_s = _timed(lambda: run_nodes(launcher, place, timeout_s))
     if budget_s is not None and nodes is not None:
         ctx.launch_s = launch_s         # this allocation's start-up, not the model's

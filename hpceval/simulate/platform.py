@@ -1,0 +1,165 @@
+"""A simulated machine (SimGrid SMPI, docs/simulate.md): a platform described on the command line
+(`--simulate nodes=256,ppn=4,latency=1.5us,bandwidth=25GBps,topology=fat-tree`) or read from a
+SimGrid platform file (`--platform FILE.xml`), and the allocation it offers to planning.
+
+A description's `latency` is the one-way latency between two nearest nodes and `bandwidth` a
+node's link bandwidth: what a ping-pong between two nodes would see on an ideal network. The
+topology writers (hpceval/simulate/topology.py) turn them into SimGrid links."""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from hpceval.errors import UsageError
+
+# Units of the description's values, to SI (seconds, bytes/s, flop/s, bytes).
+_UNITS = {
+    "latency": {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9},
+    "bandwidth": {"Bps": 1.0, "kBps": 1e3, "KBps": 1e3, "MBps": 1e6, "GBps": 1e9, "TBps": 1e12,
+                  "bps": 1 / 8, "kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8,
+                  "Tbps": 1e12 / 8},
+    "flops": {"f": 1.0, "kf": 1e3, "Mf": 1e6, "Gf": 1e9, "Tf": 1e12},
+    "memory": {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+               "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12},
+}
+_KIND = {"latency": "latency", "intra_latency": "latency", "bandwidth": "bandwidth",
+         "intra_bandwidth": "bandwidth", "flops": "flops", "memory": "memory"}
+MODELS = ("ideal", "smpi")
+# The most nodes a description may ask for: far beyond what one process simulates (docs).
+MAX_NODES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Description:
+    nodes: int
+    ppn: int = 1
+    latency: float = 1.5e-6          # s, one way between two nearest nodes
+    bandwidth: float = 12.5e9        # B/s, a node's link
+    topology: str = "flat"
+    flops: float = 10e9              # flop/s per core
+    memory: float = 16 * (1 << 30)   # bytes per node (planning only: SimGrid has no memory)
+    intra_latency: float = 0.3e-6    # s, two ranks of one node
+    intra_bandwidth: float = 20e9    # B/s, two ranks of one node
+    model: str = "ideal"             # ideal: links as described; smpi: SMPI's calibrated factors
+
+    def settings(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
+def _number(key: str, text: str) -> float:
+    units = _UNITS[_KIND[key]]
+    m = re.fullmatch(r"\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*", text)
+    if not m or (m.group(2) and m.group(2) not in units):
+        raise UsageError(f"--simulate {key}={text}: expected a number with a unit "
+                         f"({', '.join(units)})")
+    scale = units[m.group(2)] if m.group(2) else 1.0
+    value = float(m.group(1)) * scale
+    if not value > 0 or value == float("inf"):
+        raise UsageError(f"--simulate {key}={text}: must be positive")
+    return value
+
+
+def _count(key: str, text: str, top: int) -> int:
+    if not text.strip().isdigit() or not 1 <= int(text) <= top:
+        raise UsageError(f"--simulate {key}={text}: expected a whole number from 1 to {top}")
+    return int(text)
+
+
+def _choice(key: str, text: str, choices) -> str:
+    if text not in choices:
+        raise UsageError(f"--simulate {key}={text}: expected one of {', '.join(choices)}")
+    return text
+
+
+def _parsers() -> Dict[str, Callable[[str, str], Any]]:
+    from hpceval.simulate.topology import TOPOLOGIES
+    out: Dict[str, Callable[[str, str], Any]] = {k: _number for k in _KIND}
+    out["nodes"] = lambda k, t: _count(k, t, MAX_NODES)
+    out["ppn"] = lambda k, t: _count(k, t, 1024)
+    out["topology"] = lambda k, t: _choice(k, t, tuple(TOPOLOGIES))
+    out["model"] = lambda k, t: _choice(k, t, MODELS)
+    return out
+
+
+def parse_description(text: str) -> Description:
+    """`nodes=256,ppn=4,latency=1.5us,...` -> Description; one-line UsageError on anything
+    missing, unknown, repeated or absurd."""
+    parsers = _parsers()
+    values: Dict[str, Any] = {}
+    for item in (text or "").split(","):
+        key, sep, raw = item.strip().partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not raw.strip():
+            raise UsageError(f"--simulate {item.strip() or '(empty)'}: expected NAME=VALUE "
+                             f"(names: {', '.join(parsers)})")
+        if key not in parsers:
+            raise UsageError(f"--simulate {key}: unknown (names: {', '.join(parsers)})")
+        if key in values:
+            raise UsageError(f"--simulate {key}: given twice")
+        values[key] = parsers[key](key, raw.strip())
+    if "nodes" not in values:
+        raise UsageError("--simulate: nodes=N is required (e.g. nodes=64,ppn=4,latency=1.5us,"
+                         "bandwidth=25GBps)")
+    return Description(**values)
+
+
+@dataclass
+class Platform:
+    """A platform file and what hpceval knows of it: its hosts in order, ranks per node, the
+    description it was written from (None for a file given with --platform)."""
+    xml: str
+    hosts: List[str]
+    ppn: int
+    name: str
+    description: Optional[Description] = None
+    source: Optional[str] = None          # the --platform file's path
+    cfg: List[str] = field(default_factory=list)   # SimGrid --cfg options of every launch
+
+    @property
+    def cores_per_node(self) -> int:
+        return self.ppn
+
+    def allocation(self) -> Dict[str, Any]:
+        return allocation(self)
+
+
+def allocation(platform: Platform) -> Dict[str, Any]:
+    """The simulated allocation, for planning: nodes, ranks per node, cores and memory per node
+    (memory from the description; a platform file states none, so 16 GiB is assumed)."""
+    desc = platform.description
+    return {"nodes": len(platform.hosts), "ppn": platform.ppn,
+            "cores_per_node": platform.cores_per_node,
+            "memory_bytes": int(desc.memory) if desc else 16 << 30,
+            "simulated": platform.name}
+
+
+def expand_radical(radical: str) -> List[str]:
+    """SimGrid's cluster radical '0-3,7,9-10' -> ['0', '1', '2', '3', '7', '9', '10']."""
+    out: List[str] = []
+    for part in radical.split(","):
+        lo, sep, hi = part.strip().partition("-")
+        if not lo.strip().isdigit() or (sep and not hi.strip().isdigit()):
+            raise ValueError(f"radical '{radical}'")
+        out += [str(i) for i in range(int(lo), int(hi) + 1)] if sep else [lo.strip()]
+    return out
+
+
+def hosts_of(xml: str) -> Tuple[List[str], Optional[int]]:
+    """The hosts a platform file declares, in document order (<host>, and the hosts of every
+    <cluster> and <cabinet>), and the core count of the first of them when stated."""
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(xml)
+    hosts: List[str] = []
+    cores: Optional[int] = None
+    for el in root.iter():
+        if el.tag == "host" and el.get("id"):
+            hosts.append(el.get("id", ""))
+        elif el.tag in ("cluster", "cabinet") and el.get("radical") is not None:
+            hosts += [f"{el.get('prefix', '')}{i}{el.get('suffix', '')}"
+                      for i in expand_radical(el.get("radical", ""))]
+        else:
+            continue
+        if cores is None and (el.get("core") or "").isdigit():
+            cores = int(el.get("core", "1"))
+    return hosts, cores

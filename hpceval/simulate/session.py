@@ -1,0 +1,223 @@
+"""A run on a simulated platform: the platform written (or read) and kept, checked by SimGrid
+itself, and made the run's: `HPCEVAL_SIMULATION` names the directory that holds the platform
+file, the hostfile and simulation.json (what the launcher, the planner and the fingerprint read).
+
+Everything here happens before a run opens: a platform SimGrid rejects, a bad description, more
+ranks than the hosts allow, no smpirun or no SMPI build is one line and exit 2."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from hpceval import paths
+from hpceval.errors import UsageError
+from hpceval.simulate.platform import Platform, allocation, hosts_of, parse_description
+
+ENV = "HPCEVAL_SIMULATION"
+# The speed this host's computation is taken to run at: SMPI charges a computation burst's real
+# duration x HOST_SPEED / the simulated core's flops.
+HOST_SPEED = "10Gf"
+# Computation bursts shorter than this (the harness's own bookkeeping between MPI calls) are
+# not charged: without it a timed loop picks up the host's noise.
+CPU_THRESHOLD = "1e-5"
+# Allocations from this size up are shared by the ranks (SMPI_SHARED_MALLOC): hundreds of ranks
+# fit in memory, the data they exchange is not what they wrote. Only for the communication
+# benchmarks, whose buffers are messages: a proxy computes with its arrays (its checks fail).
+SHARED_MALLOC = str(1 << 20)
+SHARED_MALLOC_BINARIES = frozenset(f"hpceval-{b}" for b in (
+    "pingpong", "p2p", "loggp", "distance", "hotspot", "random2", "collectives", "halo"))
+MODEL_CFG = {"ideal": ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1"], "smpi": []}
+
+
+def active() -> Optional[Dict[str, Any]]:
+    """The simulation of this process's run (simulation.json), or None."""
+    where = os.environ.get(ENV)
+    if not where:
+        return None
+    try:
+        return json.loads((Path(where) / "simulation.json").read_text())
+    except (OSError, ValueError):
+        raise UsageError(f"{ENV}={where}: not a simulated platform directory") from None
+
+
+def simulated_allocation() -> Optional[Dict[str, Any]]:
+    """nodes, ppn, cores_per_node, memory_bytes (and the platform's name) of the active
+    simulation, for planning; None on a real machine."""
+    sim = active()
+    return None if sim is None else dict(sim["allocation"])
+
+
+def _from_file(path: str, ppn: Optional[int]) -> Platform:
+    try:
+        xml = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--platform {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        hosts, cores = hosts_of(xml)
+    except Exception as exc:           # ElementTree's ParseError, a bad radical
+        raise UsageError(f"--platform {path}: not a SimGrid platform file ({exc})") from None
+    if not hosts:
+        raise UsageError(f"--platform {path}: declares no hosts (<host> or <cluster>)")
+    return Platform(xml, hosts, ppn or cores or 1, f"{Path(path).stem}", source=str(path),
+                    cfg=[])
+
+
+def _from_description(text: str) -> Platform:
+    from hpceval.simulate.topology import platform_xml
+    d = parse_description(text)
+    name = f"{d.topology}-{d.nodes}x{d.ppn}"
+    return Platform(platform_xml(d), [f"node-{i}.sim" for i in range(d.nodes)], d.ppn, name,
+                    description=d, cfg=list(MODEL_CFG[d.model]))
+
+
+def platform_from_args(simulate: Optional[str], platform: Optional[str],
+                       nodes: Optional[int], ppn: Optional[int]) -> Optional[Platform]:
+    if simulate is None and platform is None:
+        return None
+    if simulate is not None and platform is not None:
+        raise UsageError("--simulate and --platform: give one of them")
+    if ppn is not None and ppn < 1:
+        raise UsageError(f"--ppn {ppn}: need at least 1 rank per node")
+    if platform is not None:
+        plat = _from_file(platform, ppn)
+    else:
+        if ppn is not None or nodes is not None:
+            raise UsageError("--simulate describes the nodes: give nodes= and ppn= there")
+        plat = _from_description(simulate)
+    if nodes is not None:
+        if not 1 <= nodes <= len(plat.hosts):
+            raise UsageError(f"--nodes {nodes}: the platform has {len(plat.hosts)} hosts")
+        plat.hosts = plat.hosts[:nodes]
+    return plat
+
+
+def _write(plat: Platform) -> Path:
+    """The platform's directory under the data directory, named by its content (kept: the
+    fingerprint names it, a later run on the same platform finds it)."""
+    digest = hashlib.sha256((plat.xml + "\n".join(plat.hosts) + str(plat.ppn)
+                             + " ".join(plat.cfg)).encode()).hexdigest()[:12]
+    plat.name = f"{re.sub(r'[^A-Za-z0-9._-]', '_', plat.name)[:40]}-{digest}"
+    where = paths.data_dir() / "simulated" / plat.name
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "platform.xml").write_text(plat.xml)
+    (where / "hosts.txt").write_text("".join(f"{h}\n" for h in plat.hosts for _ in range(plat.ppn)))
+    cfg = [f"--cfg=smpi/host-speed:{HOST_SPEED}", f"--cfg=smpi/cpu-threshold:{CPU_THRESHOLD}",
+           *plat.cfg]
+    info = {"name": plat.name, "platform_file": str(where / "platform.xml"),
+            "hostfile": str(where / "hosts.txt"), "source": plat.source,
+            "description": plat.description.settings() if plat.description else None,
+            "nodes": len(plat.hosts), "ppn": plat.ppn, "cfg": cfg,
+            "allocation": allocation(plat), "sha256": hashlib.sha256(plat.xml.encode()).hexdigest()}
+    (where / "simulation.json").write_text(json.dumps(info, indent=1) + "\n")
+    return where
+
+
+def launch_cfg(sim: Dict[str, Any], argv: List[str]) -> List[str]:
+    """The SimGrid options of one launch: the platform's, and shared large buffers for the
+    communication benchmarks."""
+    shared = bool(argv) and Path(argv[0]).name in SHARED_MALLOC_BINARIES
+    return sim["cfg"] + ([f"--cfg=smpi/auto-shared-malloc-thresh:{SHARED_MALLOC}"] if shared
+                         else [])
+
+
+def _flavour(bindir: Path) -> Optional[str]:
+    try:
+        return json.loads((bindir / "buildinfo.json").read_text()).get("mpi")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def smpi_bindir() -> Path:
+    """The SMPI build a simulated run uses: the current build when it is one (HPCEVAL_BINDIR,
+    --build), else the named build 'smpi'."""
+    if _flavour(paths.bin_dir()) == "smpi":
+        return paths.bin_dir()
+    from hpceval.buildvariants import build_dir
+    named = build_dir("smpi") / "bin"
+    if _flavour(named) == "smpi":
+        return named
+    raise UsageError(f"{paths.bin_dir()} is not an SMPI build and there is no named build "
+                     "'smpi': make it with 'hpceval build --name smpi' (SimGrid's smpicc, "
+                     "Debian libsimgrid-dev)")
+
+
+def _first_error(text: str) -> str:
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    errors = [re.sub(r"^\[[^]]*\]\s*(\S+:\d+:\s*)?(\[[^]]*\]\s*)?", "", l) for l in lines
+              if "ERROR]" in l or "CRITICAL]" in l or "rror" in l]
+    return (errors or lines or ["no output"])[0][:200]
+
+
+def check_with_simgrid(info: Dict[str, Any], bindir: Path, timeout_s: float = 120) -> None:
+    """SimGrid loads the platform and runs one tiny launch on its first host: a platform it
+    rejects is found here, before the run opens."""
+    probe = [str(bindir / "hpceval-collectives"), "--ops", "barrier", "--sizes", "8",
+             "--warmup", "0", "--min-reps", "1", "--max-reps", "1", "--budget", "0.001"]
+    argv = ["smpirun", "-np", "1", "-platform", info["platform_file"], "-hostfile",
+            info["hostfile"], *info["cfg"], "--log=root.thres:error", *probe]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"SimGrid did not load platform {info['source'] or info['name']} in "
+                         f"{timeout_s:.0f} s") from None
+    if proc.returncode != 0 or '"type": "end"' not in proc.stdout:
+        raise UsageError(f"SimGrid rejects platform {info['source'] or info['platform_file']}: "
+                         f"{_first_error(proc.stderr + proc.stdout)}")
+
+
+def placement(info: Dict[str, Any], np: Optional[int]):
+    """The run's placement on the simulated hosts: K ranks per host, in order; --np N takes
+    the first N / K hosts (fewer than K: one host)."""
+    from hpceval.runner.placement import Placement
+    hosts: List[str] = [l for l in Path(info["hostfile"]).read_text().splitlines()[::info["ppn"]]]
+    nodes, ppn = info["nodes"], info["ppn"]
+    if np is None:
+        return Placement(tuple(hosts), ppn)
+    if np < 1 or np > nodes * ppn:
+        raise UsageError(f"--np {np}: the simulated platform has {nodes} hosts x {ppn} ranks "
+                         f"per host = {nodes * ppn} ranks")
+    if np <= ppn:
+        return Placement(tuple(hosts[:1]), np)
+    if np % ppn:
+        raise UsageError(f"--np {np} is not a whole number of simulated hosts of {ppn} ranks")
+    return Placement(tuple(hosts[:np // ppn]), ppn)
+
+
+def prepare(simulate: Optional[str], platform: Optional[str], nodes: Optional[int],
+            ppn: Optional[int], np: Optional[int], plan_only: bool = False):
+    """For `hpceval run --simulate/--platform`: the run's Placement on the simulated hosts,
+    with the platform written, checked and made active (this process and its launches); None
+    for a run on this machine."""
+    plat = platform_from_args(simulate, platform, nodes, ppn)
+    if plat is None:
+        return None
+    if not plan_only and not shutil.which("smpirun"):
+        raise UsageError("smpirun not found on PATH: install SimGrid (Debian libsimgrid-dev; "
+                         "docs/simulate.md)")
+    bindir = None if plan_only else smpi_bindir()
+    where = _write(plat)
+    info = json.loads((where / "simulation.json").read_text())
+    place = placement(info, np)
+    if bindir is not None:
+        check_with_simgrid(info, bindir)
+        os.environ["HPCEVAL_BINDIR"] = str(bindir)
+    os.environ[ENV] = str(where)
+    return place
+
+
+def fingerprint_fields() -> Dict[str, Any]:
+    """What a simulated run's fingerprint adds: the platform (its name, description or source
+    file, the hosts, the SMPI settings and the platform file itself)."""
+    sim = active()
+    if sim is None:
+        return {}
+    xml = Path(sim["platform_file"]).read_text()
+    keep = ("name", "source", "description", "nodes", "ppn", "cfg", "sha256")
+    return {"simulated": {**{k: sim.get(k) for k in keep}, "platform_xml": xml}}

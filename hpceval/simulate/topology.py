@@ -1,0 +1,80 @@
+"""SimGrid platform files (XML, version 4.1) from a description, one writer per topology.
+
+Every writer makes one <cluster> of `nodes` hosts named node-0.sim ... with `ppn` cores at
+`flops` each, the node's intra-node (loopback) link, and links whose latencies add up to the
+description's `latency` between two nearest nodes:
+
+- flat: a crossbar; each node's private link (split duplex) is crossed twice: latency / 2 each.
+- fat-tree: two levels (leaf switches of k nodes, k up-links each, non-blocking); nearest
+  nodes share a leaf: two links, latency / 2 each.
+- torus: up to three dimensions, nodes joined directly; neighbours are one link apart:
+  `latency` per link, a hop more per dimension crossed.
+- dragonfly: groups of chassis of routers of nodes; nearest nodes share a router: two links,
+  latency / 2 each."""
+from __future__ import annotations
+
+from typing import Callable, Dict, List
+
+from hpceval.simulate.platform import Description
+
+HEADER = ("<?xml version='1.0'?>\n"
+          '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+          '<platform version="4.1">\n')
+
+
+def _num(v: float) -> str:
+    return f"{v:.9g}"
+
+
+def _common(d: Description, link_lat: float) -> str:
+    return (f'id="sim" prefix="node-" suffix=".sim" radical="0-{d.nodes - 1}" '
+            f'speed="{_num(d.flops)}f" core="{d.ppn}" bw="{_num(d.bandwidth)}Bps" '
+            f'lat="{_num(link_lat)}s" loopback_bw="{_num(d.intra_bandwidth)}Bps" '
+            f'loopback_lat="{_num(d.intra_latency)}s"')
+
+
+def factors(n: int, parts: int) -> List[int]:
+    """n as a product of `parts` factors as even as possible, largest first (1s allowed)."""
+    out: List[int] = []
+    left = n
+    for k in range(parts, 0, -1):
+        target = round(left ** (1.0 / k))
+        best = min((f for f in range(1, left + 1) if left % f == 0),
+                   key=lambda f: (abs(f - target), -f))
+        out.append(best)
+        left //= best
+    out[-1] *= left
+    return sorted(out, reverse=True)
+
+
+def flat(d: Description) -> str:
+    return f'  <cluster {_common(d, d.latency / 2)} sharing_policy="SPLITDUPLEX"/>\n'
+
+
+def fat_tree(d: Description) -> str:
+    leaf, tops = factors(d.nodes, 2)
+    params = f"2;{leaf},{tops};1,{leaf};1,1" if tops > 1 else f"1;{leaf};1;1"
+    return (f'  <cluster {_common(d, d.latency / 2)} sharing_policy="SPLITDUPLEX" '
+            f'topology="FAT_TREE" topo_parameters="{params}"/>\n')
+
+
+def torus(d: Description) -> str:
+    dims = ",".join(map(str, factors(d.nodes, 3)))
+    return (f'  <cluster {_common(d, d.latency)} sharing_policy="SPLITDUPLEX" '
+            f'topology="TORUS" topo_parameters="{dims}"/>\n')
+
+
+def dragonfly(d: Description) -> str:
+    groups, chassis, routers, nodes = factors(d.nodes, 4)
+    params = f"{groups},1;{chassis},1;{routers},1;{nodes}"
+    return (f'  <cluster {_common(d, d.latency / 2)} sharing_policy="SPLITDUPLEX" '
+            f'topology="DRAGONFLY" topo_parameters="{params}"/>\n')
+
+
+TOPOLOGIES: Dict[str, Callable[[Description], str]] = {
+    "flat": flat, "fat-tree": fat_tree, "torus": torus, "dragonfly": dragonfly}
+
+
+def platform_xml(d: Description) -> str:
+    return HEADER + TOPOLOGIES[d.topology](d) + "</platform>\n"
+

@@ -1,0 +1,36 @@
+"""Simulated runs (SimGrid SMPI, docs/simulate.md): the SMPI build (make build-smpi) and
+smpirun; a private data directory so platforms and named builds stay in the test's."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import CLI, ROOT
+
+SMPI_BIN = ROOT / "build-smpi" / "bin"
+
+
+@pytest.fixture(scope="session")
+def smpi_bin() -> Path:
+    if not shutil.which("smpirun") or not os.access(SMPI_BIN / "hpceval-pingpong", os.X_OK):
+        pytest.fail(f"{SMPI_BIN} or smpirun missing: run 'make build-smpi' (make test does; "
+                    "it installs libsimgrid-dev)")
+    return SMPI_BIN
+
+
+class SimCLI(CLI):
+    def __init__(self, db: Path, data: Path, bindir: Path):
+        super().__init__(db)
+        self.data, self.bindir = data, bindir
+
+    def env(self, extra: dict | None = None) -> dict:
+        return super().env({"XDG_DATA_HOME": str(self.data), "HPCEVAL_BINDIR": str(self.bindir),
+                            "COLUMNS": "200", **(extra or {})})
+
+
+@pytest.fixture
+def sim(tmp_path: Path, smpi_bin: Path) -> SimCLI:
+    return SimCLI(tmp_path / "results.sqlite", tmp_path / "data", smpi_bin)

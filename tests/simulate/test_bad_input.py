@@ -1,0 +1,96 @@
+"""Bad input for a simulated run: one line, exit 2, before anything runs (no database)."""
+import os
+import shutil
+
+import pytest
+
+from helpers import ROOT, one_line_error
+
+GOOD = "nodes=4,ppn=2,latency=1.5us,bandwidth=10GBps"
+
+
+@pytest.mark.parametrize("desc,message", [
+    ("nodes=0,ppn=2", "nodes=0: expected a whole number from 1"),
+    ("nodes=4,latency=-1us", "latency=-1us: must be positive"),
+    ("nodes=4,bandwidth=0GBps", "bandwidth=0GBps: must be positive"),
+    ("nodes=4,latency=fast", "latency=fast: expected a number with a unit"),
+    ("nodes=4,bandwidth=3parsecs", "expected a number with a unit"),
+    ("ppn=4", "nodes=N is required"),
+    ("nodes=4,topology=ring", "topology=ring: expected one of flat, fat-tree, torus, dragonfly"),
+    ("nodes=4,colour=blue", "colour: unknown"),
+    ("nodes=4,nodes=5", "nodes: given twice"),
+    ("nodes=4,,ppn=2", "expected NAME=VALUE"),
+    ("nodes=4,ppn=0", "ppn=0: expected a whole number"),
+])
+def test_bad_description(sim, desc, message):
+    p = sim("run", "pingpong", "--simulate", desc)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert message in one_line_error(p.stderr)
+    assert not sim.db.exists()
+
+
+def test_more_ranks_than_hosts(sim):
+    p = sim("run", "pingpong", "--simulate", GOOD, "--np", "9")
+    assert p.returncode == 2 and "4 hosts x 2 ranks per host = 8 ranks" in one_line_error(p.stderr)
+    p = sim("run", "pingpong", "--simulate", GOOD, "--np", "3")
+    assert p.returncode == 2 and "not a whole number of simulated hosts" in one_line_error(p.stderr)
+    assert not sim.db.exists()
+
+
+def test_platform_simgrid_rejects(sim, tmp_path):
+    bad = tmp_path / "bad.xml"         # well-formed XML, but no speed SimGrid can read
+    bad.write_text("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM "
+                   "\"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n"
+                   "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"fast\" "
+                   "bw=\"1GBps\" lat=\"1us\"/>\n</platform>\n")
+    p = sim("run", "pingpong", "--platform", str(bad))
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert "SimGrid rejects platform" in one_line_error(p.stderr)
+    broken = tmp_path / "broken.xml"
+    broken.write_text("<platform version=\"4.1\"><cluster")
+    p = sim("run", "pingpong", "--platform", str(broken))
+    assert p.returncode == 2 and "not a SimGrid platform file" in one_line_error(p.stderr)
+    p = sim("run", "pingpong", "--platform", str(tmp_path / "none.xml"))
+    assert p.returncode == 2 and "none.xml" in one_line_error(p.stderr)
+    assert not sim.db.exists()
+
+
+def test_conflicting_options(sim):
+    for extra, message in ((["--hosts", "a,b"], "no --hosts or --hostfile"),
+                           (["--launcher", "mpirun"], "launched by smpirun"),
+                           (["--platform", "x.xml"], "give one of them"),
+                           (["--ppn", "2"], "give nodes= and ppn= there")):
+        p = sim("run", "pingpong", "--simulate", GOOD, *extra)
+        assert p.returncode == 2 and message in one_line_error(p.stderr), (extra, p.stderr)
+
+
+def test_smpirun_missing(sim, tmp_path):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    os.symlink(shutil.which("python3") or "/usr/bin/python3", bindir / "python3")
+    p = sim("run", "pingpong", "--simulate", GOOD, env={"PATH": str(bindir)})
+    assert p.returncode == 2 and "smpirun not found" in one_line_error(p.stderr)
+
+
+def test_smpi_build_missing(sim):
+    p = sim("run", "pingpong", "--simulate", GOOD,
+            env={"HPCEVAL_BINDIR": str(ROOT / "build" / "bin")})
+    assert p.returncode == 2
+    assert "is not an SMPI build" in one_line_error(p.stderr)
+    assert not sim.db.exists()
+
+
+def test_smpi_build_without_simulation(sim):
+    p = sim("run", "pingpong", "--np", "2")
+    assert p.returncode == 2 and "give --simulate or --platform" in one_line_error(p.stderr)
+
+
+def test_smpicc_missing(sim, tmp_path):
+    p = sim("build", "--name", "smpi-x", "--mpicc", str(tmp_path / "smpicc"))
+    assert p.returncode == 2 and "install libsimgrid-dev" in one_line_error(p.stderr)
+
+
+def test_dry_run_plans_for_the_simulated_allocation(sim):
+    p = sim("run", "pingpong", "distance", "--dry-run", "--simulate", "nodes=64,ppn=4")
+    assert p.returncode == 0, p.stderr
+    assert "distance np=256" in p.stdout and "pingpong np=256" in p.stdout
