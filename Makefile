@@ -25,7 +25,7 @@ PIP := $(VENV)/bin/python -m pip -q --disable-pip-version-check --no-input
 $(STAMP): pyproject.toml
 	@echo "hpceval: creating $(VENV) (hpceval and its Python dependencies)"
 	@$(PYTHON) -m venv $(VENV)
-	@PIP_ROOT_USER_ACTION=ignore $(PIP) install --upgrade pip
+	@PIP_ROOT_USER_ACTION=ignore $(PIP) install --upgrade pip 'setuptools>=77'
 	@PIP_ROOT_USER_ACTION=ignore $(PIP) install -e '.[test]'
 	@touch $@
 

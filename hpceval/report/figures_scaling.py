@@ -4,6 +4,7 @@ parallel efficiency; a table of the best variant per rung and its margin. Every 
 proxy adds its lines, so `compare` puts two machines' curves on one axis."""
 from __future__ import annotations
 
+import textwrap
 from typing import Dict, List, Optional
 
 from matplotlib.figure import Figure
@@ -11,7 +12,7 @@ from matplotlib.figure import Figure
 from hpceval.analysis.scaling import PROXIES, best_per_rung
 
 from .data import fig_label, fmt_num
-from .figures import FigureSpec, _figure, _text, legend, register_figure
+from .figures import FigureSpec, _figure, _text, register_figure
 from .figures_proxies import _log2_ranks
 from .tables import Table, TableSpec, register_table
 
@@ -47,7 +48,8 @@ def scaling_figure(bench: str):
         series = _series(runs, bench)
         if not series:
             return None
-        fig = _figure((9.0, 4.0))
+        rows = -(-len(series) // 2)          # the legend below the panels, two columns
+        fig = _figure((9.0, 3.6 + 0.25 * rows))
         ax_t, ax_e = fig.subplots(1, 2)
         ranks: List[int] = []
         for (who, kind, problem), rows in sorted(series.items()):
@@ -62,7 +64,9 @@ def scaling_figure(bench: str):
         ax_t.set_ylabel(f"best variant's time [{unit}]")
         ax_e.set_ylabel("parallel efficiency (vs smallest rung)")
         ax_e.axhline(1.0, color="#999999", linewidth=0.8, linestyle=":")
-        legend(ax_t, fontsize=7)
+        handles, labels = ax_t.get_legend_handles_labels()
+        fig.legend(handles, [textwrap.fill(l, 60) for l in labels], loc="outside lower center",
+                   ncol=2, fontsize=7)
         fig.suptitle(_text(f"{bench}: time per unit of work and efficiency against processors "
                            "(best variant per rung; dashed: ideal scaling)"), fontsize=9, x=0.01,
                      ha="left")

@@ -39,7 +39,7 @@ def test_figures_against_processors_and_two_runs_on_one_axis(ladder_runs):
     assert ax_t.get_xscale() == "log" and ax_t.get_yscale() == "log"
     assert len(ax_t.lines) == 2 and ax_t.lines[1].get_linestyle() == "--"   # measured, ideal
     both = scaling_figure("barotropic")(ladder_runs)
-    labels = [t.get_text() for t in both.axes[0].get_legend().get_texts()]
+    labels = [t.get_text() for t in both.legends[0].get_texts()]
     assert len(labels) == 2 and labels[0] != labels[1]
     table = best_table("hydro")(ladder_runs[0])
     assert [row[2] for row in table.rows] == [1, 2] and "efficiency" in table.columns
