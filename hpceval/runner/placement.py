@@ -22,6 +22,8 @@ from hpceval.infiles import read_regular
 VCLUSTER_NODE_ENV = "HPCEVAL_VCLUSTER_NODE"
 
 Slots = List[Tuple[str, int]]
+MAX_NODES = 1_000_000       # a plan for up to this many nodes takes seconds and ~100 MB
+MAX_PPN = 100_000
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,11 @@ def placement_from_args(nodes: Optional[int], ppn: Optional[int], hosts: Optiona
         raise UsageError(f"--ppn {ppn}: need at least 1 rank per node")
     if nodes is not None and nodes < 1:
         raise UsageError(f"--nodes {nodes}: need at least 1 node")
+    if nodes is not None and nodes > MAX_NODES:
+        raise UsageError(f"--nodes {nodes}: more than {MAX_NODES:,} nodes is beyond any machine; "
+                         "refused (a plan's memory and time grow with the nodes)")
+    if ppn is not None and ppn > MAX_PPN:
+        raise UsageError(f"--ppn {ppn}: more than {MAX_PPN:,} ranks per node is beyond any node")
     names = _host_list(hosts, hostfile)
     if not names and plan_only and nodes is not None:
         names = [f"node{i + 1}" for i in range(nodes)]

@@ -95,3 +95,13 @@ def test_bad_budgets(args, message):
     p = subprocess.run([sys.executable, "-m", "hpceval", "run", "study", *args, "--dry-run"],
                        capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert p.returncode == 2 and message in p.stderr and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--nodes", "1000000000", "--ppn", "16"], "more than 1,000,000 nodes"),
+    (["--nodes", "10", "--ppn", "1000000"], "more than 100,000 ranks per node"),
+])
+def test_allocations_beyond_any_machine_are_refused_at_once(args, message):
+    p = subprocess.run([sys.executable, "-m", "hpceval", "run", "comm", *args, "--dry-run"],
+                       capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert p.returncode == 2 and message in p.stderr and p.stderr.count("\n") == 1, p.stderr
