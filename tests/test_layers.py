@@ -15,6 +15,7 @@ PACKAGE = ROOT / "hpceval"
 LAYERS = (
     {"errors", "paths", "outfiles", "infiles", "areas", "levels", "quality", "fingerprint",
      "records", "strictjson", "cbuild", "buildvariants", "vcluster", "__init__"},
+    {"simulate"},                  # a simulated platform: what the launcher and plan read
     {"catalog"},
     {"trace"},
     {"store"},
