@@ -30,6 +30,8 @@ def _brackets(tmp_path, limit: int, attempt: int):
     return [(s.n_before, s.n_after) for s in switches(run)]
 
 
+@pytest.mark.skipif(os.environ.get("HPCEVAL_TIMING_TESTS") != "1",
+                    reason="flaky on this machine (#25, open): run with HPCEVAL_TIMING_TESTS=1")
 @pytest.mark.skipif(not _openmpi(), reason="the eager limit is set through Open MPI's vader BTL")
 @pytest.mark.parametrize("limit", [4096, 16384])
 def test_the_eager_limit_is_bracketed_to_16_bytes(tmp_path, bindir, limit):
