@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hpceval.analysis.headlines import headline_records
-from hpceval.cli.common import add_db, console, db_path, headline_table
+from hpceval.cli.common import add_db, console, db_path, headline_table, tag_text
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, plan_context, run_plan
@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_db(p)
     p.add_argument("--launcher", choices=CHOICES, default="auto",
                    help="MPI launcher (auto: srun inside Slurm, else mpirun/mpiexec)")
-    p.add_argument("--tag", action="append", default=[], metavar="TEXT", help="label the run (repeatable)")
+    p.add_argument("--tag", action="append", default=[], type=tag_text, metavar="TEXT", help="label the run (repeatable)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
                    help="set a benchmark parameter (BENCHMARK.NAME=VALUE for one benchmark)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
