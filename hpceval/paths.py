@@ -1,4 +1,5 @@
 """Where things live: the benchmark binaries and the default database."""
+import json
 import os
 from pathlib import Path
 
@@ -45,11 +46,24 @@ def bin_dir() -> Path:
 def binary(name: str, directory: "str | None" = None) -> Path:
     """hpceval-NAME in `directory` (a named build's bin), else in bin_dir()."""
     path = (Path(directory) if directory else bin_dir()) / f"hpceval-{name}"
+    why = _left_out(path.parent).get(name) if not os.access(path, os.X_OK) else None
+    if why:
+        raise UsageError(f"{name} is not in the build {path.parent}: {why}")
     if not os.access(path, os.X_OK):
         raise UsageError(
             f"benchmark binary {path} not found: build the C core with 'hpceval build' "
             "(or 'make build' in a checkout, or set HPCEVAL_BINDIR)")
     return path
+
+
+def _left_out(bindir: Path) -> dict:
+    """What the build left out and why (buildinfo.json's "left_out": dense without ScaLAPACK)."""
+    try:
+        info = json.loads((bindir / "buildinfo.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    left = info.get("left_out") if isinstance(info, dict) else None
+    return left if isinstance(left, dict) else {}
 
 
 def build_info_path() -> Path:
