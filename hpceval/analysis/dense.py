@@ -1,6 +1,8 @@
 """The dense solve's analysis (hpceval/catalog/bench_dense.py): its best rate per kind and rank
 count over the orders, block sizes and process grids measured (the grid `hpceval tune` would
-pick), as machine-card and headline rows. A pure function of records (export format)."""
+pick), as machine-card and headline rows; the card's peaks section (hpceval/analysis/peaks.py)
+comes with it, the dense rate being the figure a peak is first set against. A pure function of
+records (export format)."""
 from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Tuple
@@ -39,8 +41,22 @@ def best_per_ranks(records: List[Record]) -> Dict[Tuple[str, int], Record]:
     return dict(sorted(out.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])))
 
 
+def best_cell(run: dict, most_ranks: Optional[int] = None) -> Optional[Cell]:
+    """The best solve of any kind (on at most most_ranks ranks), as a card cell."""
+    recs = [r for r in select(run.get("records") or [], "dense", "gflops") if value(r)
+            and (most_ranks is None or (r["params"].get("ranks") or 0) <= most_ranks)]
+    rec = max(recs, key=value) if recs else None
+    return Cell(value(rec), f"dense {rec['params']['kind']}, {where(rec)}", rec) if rec else None
+
+
+def one_node_cell(run: dict) -> Optional[Cell]:
+    """The best solve on at most one node's cores (the machine balance's flops)."""
+    return best_cell(run, (run.get("fingerprint") or {}).get("cores") or 1)
+
+
 def card_rows() -> list:
     from hpceval.analysis.card import CardRow
+    from hpceval.analysis.peaks import card_rows as peak_rows
 
     def rate(kind: str):
         def get(run: dict) -> Optional[Cell]:
@@ -48,7 +64,7 @@ def card_rows() -> list:
             return Cell(value(rec), where(rec), rec) if rec else None
         return get
     return [CardRow("Dense linear algebra", f"Dense solve {WHAT[k]}, GFlop/s", "GFlop/s",
-                    rate(k), order=ORDER) for k in WHAT]
+                    rate(k), order=ORDER) for k in WHAT] + peak_rows(best_cell, one_node_cell)
 
 
 def headline_rows() -> list:
