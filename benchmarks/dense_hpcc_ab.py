@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """hpceval's dense solve (real, pdgesv) beside Debian's hpcc (its HPL, `apt-get install hpcc`) on
 the same n, NB and P x Q grid, in alternating rounds (hpceval, hpcc, hpceval, hpcc, ...): GFlop/s
-of each, and whether both passed their residual checks (HPL's scaled residual below 16).
+of each, whether both passed their residual checks (HPL's scaled residual below 16), and
+hpcc's StarDGEMM rate (every rank's DGEMM at once): the solve's rate as a share of the ranks'
+DGEMM, the practical ceiling of an LU whose updates are DGEMM.
 
     python3 benchmarks/dense_hpcc_ab.py [--n 4000] [--nb 64] [--grid 1x2] [--rounds 3]
 
@@ -94,8 +96,10 @@ def hpcc(n: int, nb: int, p: int, q: int) -> Dict[str, float]:
                     r"([\d.eE+-]+)\s*\.+\s*(PASSED|FAILED)", out)
     if not tf:
         raise SystemExit(f"hpcc: no HPL_Tflops in hpccoutf.txt:\n{out[-800:]}")
+    dgemm = re.search(r"^StarDGEMM_Gflops=([\d.eE+-]+)", out, re.M)
     return {"gflops": float(tf.group(1)) * 1e3, "residual": float(res.group(1)) if res else None,
-            "passed": bool(res and res.group(2) == "PASSED")}
+            "passed": bool(res and res.group(2) == "PASSED"),
+            "dgemm": float(dgemm.group(1)) if dgemm else None}
 
 
 def main() -> None:
@@ -117,10 +121,17 @@ def main() -> None:
                 print(f"round {k + 1} {side:8s} {r['gflops']:8.2f} GFlop/s  residual "
                       f"{r['residual']}  {'PASSED' if r['passed'] else 'FAILED'}", flush=True)
     label = "quiet" if a.quiet else "loaded"
+    dgemm = [r["dgemm"] for r in rows["hpcc"] if r.get("dgemm")]
     print(f"\nreal n={a.n} NB={a.nb} grid {a.grid}, {a.rounds} alternating rounds ({label}):")
     for side, rs in rows.items():
         print(f"  {side:8s} median {statistics.median(r['gflops'] for r in rs):8.2f} GFlop/s  "
               f"(min {min(r['gflops'] for r in rs):.2f}, max {max(r['gflops'] for r in rs):.2f})")
+    if dgemm:
+        # hpcc's StarDGEMM: every rank's own DGEMM at once, GFlop/s a rank
+        d = statistics.median(dgemm)
+        print(f"  hpcc StarDGEMM median {d:.2f} GFlop/s a rank; hpceval's solve is "
+              f"{100 * statistics.median(r['gflops'] for r in rows['hpceval']) / (d * p * q):.0f}%"
+              f" of {p * q} ranks' DGEMM")
 
 
 if __name__ == "__main__":

@@ -147,3 +147,13 @@ def test_a_build_without_scalapack_leaves_dense_out_and_says_why(cli, tmp_path):
     assert r.stderr.strip() == (f"hpceval: error: dense is not in the build {build / 'bin'}: no "
                                 "ScaLAPACK for openmpi (install libscalapack-openmpi-dev: "
                                 "scripts/install-deps.sh)")
+    # beside other benchmarks (a suite, the study) it is left out and said; the rest runs
+    (build / "bin" / "hpceval-column").symlink_to(ROOT / "build" / "bin" / "hpceval-column")
+    r = cli("run", "dense", "column", "--np", "1", "--set", "column.nlons=8", "--set",
+            "column.ncols=16", "--set", "budget=0.05", "--no-remeasure", "--llc", "reported",
+            env={"HPCEVAL_BINDIR": str(build / "bin")})
+    assert r.returncode == 0, r.stderr
+    assert "hpceval: plan: dense left out: not in this build (no ScaLAPACK for openmpi" in r.stderr
+    (run,) = cli.export("latest")
+    assert {x["benchmark"] for x in run["records"]} == {"column"}
+    assert any(n.startswith("dense left out") for n in run["settings"]["plan_notes"])
