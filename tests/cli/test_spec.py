@@ -40,7 +40,9 @@ def test_run_with_a_sheet_then_spec_and_report(cli, bindir, tmp_path):
     html = tmp_path / "r.html"
     r = cli("report", "-o", str(html), "--spec", str(sheet))
     assert r.returncode == 0, r.stderr
-    assert "Peaks: promised against delivered" in html.read_text()
+    text = html.read_text()
+    assert "Peaks: promised against delivered" in text and "two-core test sheet" in text
+    assert "Dense solve: GFlop/s vs ranks" in text          # the figure (report/figures_dense.py)
 
 
 def test_a_bad_sheet_is_refused_before_launching(cli, bindir, tmp_path):
