@@ -157,3 +157,13 @@ def test_a_build_without_scalapack_leaves_dense_out_and_says_why(cli, tmp_path):
     (run,) = cli.export("latest")
     assert {x["benchmark"] for x in run["records"]} == {"column"}
     assert any(n.startswith("dense left out") for n in run["settings"]["plan_notes"])
+
+
+def test_hpceval_run_with_a_perturbed_solution_fails(cli, bindir):
+    p = cli("run", "dense", "--np", "2", "--set", "dense.n=200", "--set", "dense.nb=32",
+            "--set", "dense.grids=1x2", "--set", "inject=corrupt", "--set", "warmup=0",
+            "--no-remeasure", "--llc", "reported")
+    assert p.returncode == 1
+    assert "HPL's scaled residual" in p.stderr and "exceeds the bound 16" in p.stderr
+    (run,) = cli.export("latest")
+    assert run["status"] == "failed" and not run["records"]
