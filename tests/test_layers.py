@@ -14,7 +14,8 @@ PACKAGE = ROOT / "hpceval"
 # Upstream first. A module's layer is its first package below hpceval (or the module itself).
 LAYERS = (
     {"errors", "paths", "outfiles", "infiles", "areas", "levels", "quality", "fingerprint",
-     "records", "strictjson", "cbuild", "buildvariants", "vcluster", "__init__"},
+     "records", "strictjson", "cbuild", "buildvariants", "vcluster", "cpupeak", "specsheet",
+     "__init__"},
     {"simulate"},                  # a simulated platform: what the launcher and plan read
     {"catalog"},
     {"trace"},

@@ -7,7 +7,7 @@ hpceval.analysis.significance.judge). Over several rank counts, where the best c
 A pure function of records (export format)."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from hpceval.analysis.headlines import select, value
 from hpceval.analysis.scaling import nranks
@@ -19,6 +19,7 @@ class Tunable(NamedTuple):
     problem: Tuple[str, ...]          # params that make the problem
     choices: Tuple[str, ...]          # params that make an algorithm choice
     sweep: Dict[str, str]             # `hpceval tune`'s settings: every choice
+    name: Optional[Callable[[Dict[str, Any]], str]] = None   # a choice as a user reads it
 
 
 TUNABLE: Dict[str, Tunable] = {
@@ -30,12 +31,18 @@ TUNABLE: Dict[str, Tunable] = {
                     ("transpose", "sum", "P", "Q", "mapping"),
                     {"transposes": "alltoallv,pairwise,distributed", "sums": "allreduce,ring",
                      "grids": "all", "mappings": "row,col"}),
+    # the dense solve (hpceval/catalog/bench_dense.py): block size and process grid per order
+    "dense": Tunable("time", ("kind", "n"), ("nb", "P", "Q"), {"grids": "all", "nb": "32,64,128"},
+                     lambda p: f"NB {p.get('nb')} {p.get('P')}x{p.get('Q')}"),
 }
 
 
 def choice_name(bench: str, params: Dict[str, Any]) -> str:
     """'pack/tree(4) 2x1 row': the choice as a user reads it."""
     p = params
+    named = TUNABLE[bench].name if bench in TUNABLE else None
+    if named:
+        return named(p)
     if bench == "barotropic":
         s = p.get("sum")
         s = f"{s}({p.get('branch')})" if s == "tree" else s

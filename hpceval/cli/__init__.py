@@ -14,11 +14,12 @@ from typing import List, Optional
 from hpceval import __version__
 from hpceval.cli import (cmd_build, cmd_compare, cmd_experiment, cmd_export, cmd_history,
                          cmd_import, cmd_list, cmd_machine, cmd_predict, cmd_report, cmd_run,
-                         cmd_runs, cmd_show, cmd_submit, cmd_trace, cmd_tune)
+                         cmd_runs, cmd_show, cmd_spec, cmd_submit, cmd_trace, cmd_tune)
 from hpceval.errors import HpcevalError
 
 COMMANDS = (cmd_run, cmd_submit, cmd_list, cmd_runs, cmd_show, cmd_export, cmd_import, cmd_compare, cmd_history,
-            cmd_predict, cmd_tune, cmd_experiment, cmd_report, cmd_machine, cmd_trace, cmd_build)
+            cmd_predict, cmd_tune, cmd_experiment, cmd_report, cmd_machine, cmd_trace, cmd_build,
+            cmd_spec)
 
 
 class _Parser(argparse.ArgumentParser):

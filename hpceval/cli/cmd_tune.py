@@ -21,7 +21,7 @@ HELP = ("measure every algorithm choice of barotropic or psst (halo, sum, transp
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_db(p)
-    p.add_argument("proxy", help="barotropic or psst")
+    p.add_argument("proxy", help="barotropic, psst or dense")
     p.add_argument("--np", type=int, default=None, metavar="N", help="ranks (default: 2)")
     p.add_argument("--ranks", default=None, metavar="LIST", help="several rank counts, e.g. "
                    "1,2,4 (instead of --np): shows where the best choice changes")
