@@ -10,7 +10,7 @@ import pytest
 
 from helpers import ROOT
 from hpceval.records import parse_record
-from kernel_helpers import mpirun
+from kernel_helpers import assert_check_fails, assert_usage_error, mpirun
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 ALL = ["--transposes", "alltoallv,pairwise,alltoallw"]
@@ -127,10 +127,7 @@ def test_one_rank_does_not_transpose():
 ])
 def test_corrupt_state_fails(problem, msg):
     p, recs = launch(2, "--problem", problem, "--zones", "50x4x4", "--inject", "corrupt", *TINY)
-    assert p.returncode == 1
-    [err] = [r for r in recs if r["type"] == "error"]
-    assert msg in err["message"]
-    assert not [r for r in recs if r["type"] == "result"]
+    assert_check_fails(p, recs, msg)
 
 
 @pytest.mark.parametrize("np,args,msg", [
@@ -148,8 +145,4 @@ def test_corrupt_state_fails(problem, msg):
 ])
 def test_bad_options(np, args, msg):
     p, _ = launch(np, *args, *TINY)
-    assert p.returncode == 2
-    lines = [l for l in p.stderr.splitlines() if l.strip()]
-    assert msg in lines[0], p.stderr
-    if np == 0:  # alone, the binary says one line (mpirun adds its own report after it)
-        assert len(lines) == 1, p.stderr
+    assert_usage_error(p, msg, alone=np == 0)

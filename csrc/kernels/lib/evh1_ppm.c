@@ -7,23 +7,28 @@
  * and the fixed zones it updates are EV_G .. N-7: the line's own zones.
  */
 #include "evh1_ppm.h"
+#include "sqrt_row.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NEWTON 5        /* two-shock iterations (VH-1 also takes a fixed few) */
+/* fmax and fmin are calls into libm here (they must handle NaN); the scheme needs neither. */
+static inline double maxd(double a, double b) { return a > b ? a : b; }
+static inline double mind(double a, double b) { return a < b ? a : b; }
+
 #define SMALLP 1e-30    /* pressure floor: E stays as it is, so energy is still conserved */
 
 /* Every array of the line is a slice of one allocation. */
 int ev_line_init(ev_line *l, int n, double gamma)
 {
-    enum { PER_Q = 5, OTHER = 11 };
+    enum { PER_Q = 5, OTHER = 16 };
     memset(l, 0, sizeof *l);
     l->cap = n + 2 * EV_G;
     l->gamma = gamma;
     size_t c = (size_t)l->cap;
-    double *m = l->mem = calloc((PER_Q * EV_NQ + OTHER) * c, sizeof(double));
+    double *m = l->mem = calloc((PER_Q * EV_NQ + OTHER + RS_N) * c, sizeof(double));
     if (!m)
         return -1;
     for (int q = 0; q < EV_NQ; q++) {
@@ -32,9 +37,12 @@ int ev_line_init(ev_line *l, int n, double gamma)
         m += PER_Q * c;
     }
     double **rest[OTHER] = {&l->p, &l->dx, &l->dm, &l->pl, &l->dpl, &l->p6, &l->pstar,
-                            &l->ustar, &l->fm, &l->w1, &l->w2};
+                            &l->ustar, &l->fm, &l->w1, &l->w2, &l->cu, &l->cd, &l->eu,
+                            &l->e1, &l->e0};
     for (int i = 0; i < OTHER; i++, m += c)
         *rest[i] = m;
+    for (int i = 0; i < RS_N; i++, m += c)
+        l->rs[i] = m;
     return 0;
 }
 
@@ -58,35 +66,41 @@ void ev_ghosts(ev_line *l, int n, ev_boundary b)
     }
 }
 
-static double sgn(double x) { return x < 0 ? -1.0 : 1.0; }
-
-/* Limited slopes s[j] of a on zones lo-1 .. hi+1 (CW84 eqs. 1.7, 1.8, non-uniform zones). */
-static void slopes(const double *a, const double *dx, double *s, int lo, int hi)
+/* The interpolation coefficients of zones lo .. hi, which depend on the zone widths only
+ * (CW84 eqs. 1.6, 1.7 for non-uniform zones), once for all the quantities of a grid:
+ * slope_j = cu[j] (a[j+1] - a[j]) + cd[j] (a[j] - a[j-1]) on zones lo-1 .. hi+1, and
+ * a(j + 1/2) = a[j] + eu[j] (a[j+1] - a[j]) + e1[j] slope[j+1] + e0[j] slope[j] on lo-1 .. hi. */
+static void coefficients(ev_line *l, const double *dx, int lo, int hi)
 {
     for (int j = lo - 1; j <= hi + 1; j++) {
-        double dm = dx[j - 1], d0 = dx[j], dp = dx[j + 1];
-        double up = a[j + 1] - a[j], down = a[j] - a[j - 1];
-        double d = d0 / (dm + d0 + dp) * ((2 * dm + d0) / (dp + d0) * up +
-                                         (d0 + 2 * dp) / (dm + d0) * down);
-        s[j] = up * down > 0 ? sgn(d) * fmin(fabs(d), 2 * fmin(fabs(up), fabs(down))) : 0;
+        double dm = dx[j - 1], d0 = dx[j], dp = dx[j + 1], f = d0 / (dm + d0 + dp);
+        l->cu[j] = f * (2 * dm + d0) / (dp + d0);
+        l->cd[j] = f * (d0 + 2 * dp) / (dm + d0);
+    }
+    for (int j = lo - 1; j <= hi; j++) {
+        double dm = dx[j - 1], d0 = dx[j], dp = dx[j + 1], d2 = dx[j + 2];
+        double c1 = (dm + d0) / (2 * d0 + dp), c2 = (d2 + dp) / (2 * dp + d0);
+        double w = 1 / (dm + d0 + dp + d2);
+        l->eu[j] = d0 / (d0 + dp) + 2 * dp * d0 / (d0 + dp) * (c1 - c2) * w;
+        l->e1[j] = -d0 * c1 * w;
+        l->e0[j] = dp * c2 * w;
     }
 }
 
-/* The parabolas of a on zones lo .. hi: left edge al, slope da = aR - aL, curvature a6
- * (CW84 eqs. 1.6, 1.10). Edges interpolated from zones j-1 .. j+2, then made monotone. */
-static void parabola(const ev_line *l, const double *a, const double *dx, double *al,
-                     double *da, double *a6, int lo, int hi)
+/* The parabolas of a on zones lo .. hi (coefficients() of the same range first): left edge
+ * al, slope da = aR - aL, curvature a6; slopes limited (CW84 eq. 1.8), edges interpolated,
+ * then made monotone (eq. 1.10). */
+static void parabola(const ev_line *l, const double *a, double *al, double *da, double *a6,
+                     int lo, int hi)
 {
     double *s = l->w1, *edge = l->w2;  /* edge[j]: a at interface j + 1/2 */
-    slopes(a, dx, s, lo, hi);
-    for (int j = lo - 1; j <= hi; j++) {
-        double dm = dx[j - 1], d0 = dx[j], dp = dx[j + 1], d2 = dx[j + 2];
-        double up = a[j + 1] - a[j];
-        double c1 = (dm + d0) / (2 * d0 + dp), c2 = (d2 + dp) / (2 * dp + d0);
-        edge[j] = a[j] + d0 / (d0 + dp) * up +
-                  (2 * dp * d0 / (d0 + dp) * (c1 - c2) * up - d0 * c1 * s[j + 1] +
-                   dp * c2 * s[j]) / (dm + d0 + dp + d2);
+    for (int j = lo - 1; j <= hi + 1; j++) {
+        double up = a[j + 1] - a[j], down = a[j] - a[j - 1];
+        double d = l->cu[j] * up + l->cd[j] * down;
+        s[j] = up * down > 0 ? copysign(mind(fabs(d), 2 * mind(fabs(up), fabs(down))), d) : 0;
     }
+    for (int j = lo - 1; j <= hi; j++)
+        edge[j] = a[j] + l->eu[j] * (a[j + 1] - a[j]) + l->e1[j] * s[j + 1] + l->e0[j] * s[j];
     for (int j = lo; j <= hi; j++) {
         double aL = edge[j - 1], aR = edge[j], m = a[j];
         if ((aR - m) * (m - aL) <= 0) {
@@ -115,24 +129,48 @@ static double left_avg(const double *al, const double *da, const double *a6, int
     return al[j] + 0.5 * y * (da[j] + (1 - 2 * y / 3) * a6[j]);
 }
 
-/* Two-shock Riemann solver (CW84 eqs. 2.7-2.10) on states (p, u) with Lagrangian sound
- * speeds C = sqrt(gamma p rho): the interface's pressure and velocity. */
-static void two_shock(double g, double pl, double ul, double cl, double pr, double ur,
-                      double cr, double *ps, double *us)
+/* The two-shock wave curves (CW84 eqs. 2.7-2.10) of both sides of the interfaces lo .. hi at
+ * their current p*: Lagrangian shock speeds W_K = C_K sqrt(1 + (g+1)/2g (p* / p_K - 1)), the
+ * velocities u*_K reached from each side and z_K = |dp/du*_K|. Then either a Newton step on
+ * p* (where u*_L = u*_R), or (last) u* itself. Every loop is over interfaces, the square
+ * roots in hpc_sqrt_row: the loops vectorize. */
+static void wave_curves(ev_line *l, int lo, int hi, int last)
 {
-    double gf = 0.5 * (g + 1) / g, floor = 1e-10 * fmin(pl, pr);
-    double p = fmax((cr * pl + cl * pr - cl * cr * (ur - ul)) / (cl + cr), floor);
-    double zl = cl, zr = cr, usl = ul, usr = ur;
-    for (int it = 0; it < NEWTON; it++) {
-        double wl = cl * sqrt(1 + gf * (p / pl - 1)), wr = cr * sqrt(1 + gf * (p / pr - 1));
-        zl = 2 * wl * wl * wl / (wl * wl + cl * cl);
-        zr = 2 * wr * wr * wr / (wr * wr + cr * cr);
-        usl = ul - (p - pl) / wl;
-        usr = ur + (p - pr) / wr;
-        p = fmax(p - zl * zr * (usr - usl) / (zl + zr), floor);
+    double **r = l->rs, gf = 0.5 * (l->gamma + 1) / l->gamma, *ps = l->pstar;
+    int n = hi - lo + 1;
+    for (int i = lo; i <= hi; i++) {
+        r[RS_TL][i] = 1 + gf * (ps[i] / r[RS_PL][i] - 1);
+        r[RS_TR][i] = 1 + gf * (ps[i] / r[RS_PR][i] - 1);
     }
-    *ps = p;
-    *us = (zl * usl + zr * usr) / (zl + zr);
+    hpc_sqrt_row(n, r[RS_TL] + lo);
+    hpc_sqrt_row(n, r[RS_TR] + lo);
+    for (int i = lo; i <= hi; i++) {
+        double cl = r[RS_CL][i], cr = r[RS_CR][i];
+        double wl = cl * r[RS_TL][i], wr = cr * r[RS_TR][i];
+        double zl = 2 * wl * wl * wl / (wl * wl + cl * cl), zr = 2 * wr * wr * wr / (wr * wr + cr * cr);
+        double usl = r[RS_UL][i] - (ps[i] - r[RS_PL][i]) / wl;
+        double usr = r[RS_UR][i] + (ps[i] - r[RS_PR][i]) / wr;
+        if (last)
+            l->ustar[i] = (zl * usl + zr * usr) / (zl + zr);
+        else
+            ps[i] = maxd(ps[i] - zl * zr * (usr - usl) / (zl + zr), r[RS_FLOOR][i]);
+    }
+}
+
+/* Two-shock Riemann solver on the interfaces lo .. hi (states in l->rs) -> pstar, ustar:
+ * Newton on p* from the acoustic guess, a fixed NEWTON iterations as VH-1. */
+static void riemann(ev_line *l, int lo, int hi)
+{
+    double **r = l->rs;
+    for (int i = lo; i <= hi; i++) {
+        double pl = r[RS_PL][i], pr = r[RS_PR][i], cl = r[RS_CL][i], cr = r[RS_CR][i];
+        r[RS_FLOOR][i] = 1e-10 * mind(pl, pr);
+        l->pstar[i] = maxd((cr * pl + cl * pr - cl * cr * (r[RS_UR][i] - r[RS_UL][i])) / (cl + cr),
+                           r[RS_FLOOR][i]);
+    }
+    for (int it = 0; it < NEWTON; it++)
+        wave_curves(l, lo, hi, 0);
+    wave_curves(l, lo, hi, 1);
 }
 
 /* The Lagrangian step: interface states averaged over the domain of dependence of each
@@ -140,18 +178,26 @@ static void two_shock(double g, double pl, double ul, double cl, double pr, doub
 static void lagrange(ev_line *l, int N, double dt)
 {
     double g = l->gamma, *rho = l->q[EV_RHO], *u = l->q[EV_U], *E = l->q[EV_E];
-    parabola(l, l->p, l->dx, l->pl, l->dpl, l->p6, 2, N - 3);
-    parabola(l, u, l->dx, l->al[EV_U], l->da[EV_U], l->a6[EV_U], 2, N - 3);
+    double **r = l->rs, *c = r[RS_C];
+    coefficients(l, l->dx, 2, N - 3);
+    parabola(l, l->p, l->pl, l->dpl, l->p6, 2, N - 3);
+    parabola(l, u, l->al[EV_U], l->da[EV_U], l->a6[EV_U], 2, N - 3);
     const double *ua = l->al[EV_U], *ud = l->da[EV_U], *u6 = l->a6[EV_U];
+    for (int i = 2; i <= N - 3; i++)
+        c[i] = g * l->p[i] / rho[i];
+    hpc_sqrt_row(N - 4, c + 2);
     for (int i = 2; i <= N - 4; i++) {
-        double yl = sqrt(g * l->p[i] / rho[i]) * dt / l->dx[i];
-        double yr = sqrt(g * l->p[i + 1] / rho[i + 1]) * dt / l->dx[i + 1];
-        double pL = right_avg(l->pl, l->dpl, l->p6, i, yl), uL = right_avg(ua, ud, u6, i, yl);
-        double pR = left_avg(l->pl, l->dpl, l->p6, i + 1, yr);
-        double uR = left_avg(ua, ud, u6, i + 1, yr);
-        two_shock(g, pL, uL, sqrt(g * pL * rho[i]), pR, uR, sqrt(g * pR * rho[i + 1]),
-                  &l->pstar[i], &l->ustar[i]);
+        double yl = c[i] * dt / l->dx[i], yr = c[i + 1] * dt / l->dx[i + 1];
+        r[RS_PL][i] = right_avg(l->pl, l->dpl, l->p6, i, yl);
+        r[RS_UL][i] = right_avg(ua, ud, u6, i, yl);
+        r[RS_PR][i] = left_avg(l->pl, l->dpl, l->p6, i + 1, yr);
+        r[RS_UR][i] = left_avg(ua, ud, u6, i + 1, yr);
+        r[RS_CL][i] = g * r[RS_PL][i] * rho[i];
+        r[RS_CR][i] = g * r[RS_PR][i] * rho[i + 1];
     }
+    hpc_sqrt_row(N - 5, r[RS_CL] + 2);
+    hpc_sqrt_row(N - 5, r[RS_CR] + 2);
+    riemann(l, 2, N - 4);
     for (int i = 3; i <= N - 4; i++) {
         double k = dt / l->dm[i];
         u[i] -= k * (l->pstar[i] - l->pstar[i - 1]);
@@ -167,17 +213,23 @@ static void lagrange(ev_line *l, int N, double dt)
  * the next, so the totals are kept to round-off. */
 static void remap(ev_line *l, int N, double h, double dt)
 {
+    coefficients(l, l->dx, 5, N - 6);
     for (int q = 0; q < EV_NQ; q++)
-        parabola(l, l->q[q], l->dx, l->al[q], l->da[q], l->a6[q], 5, N - 6);
+        parabola(l, l->q[q], l->al[q], l->da[q], l->a6[q], 5, N - 6);
     for (int i = 5; i <= N - 7; i++) {
-        double d = dt * l->ustar[i];
+        /* moving right (d >= 0): the right part of zone i, else the left part of zone i+1 */
+        double d = dt * l->ustar[i], s = d >= 0 ? 1 : -1;
         int j = d >= 0 ? i : i + 1;
-        double y = fabs(d) / l->dx[j];
-        double (*avg)(const double *, const double *, const double *, int, double) =
-            d >= 0 ? right_avg : left_avg;
-        l->fm[i] = d * avg(l->al[EV_RHO], l->da[EV_RHO], l->a6[EV_RHO], j, y);
-        for (int q = EV_U; q < EV_NQ; q++)
-            l->fq[q][i] = l->fm[i] * avg(l->al[q], l->da[q], l->a6[q], j, y);
+        double y = fabs(d) / l->dx[j], half = 0.5 * y, m = 1 - 2 * y / 3;
+        for (int q = 0; q < EV_NQ; q++) {
+            const double *al = l->al[q], *da = l->da[q];
+            double edge = d >= 0 ? al[j] + da[j] : al[j];
+            double avg = edge - s * half * (da[j] - s * m * l->a6[q][j]);
+            if (q == EV_RHO)
+                l->fm[i] = d * avg;
+            else
+                l->fq[q][i] = l->fm[i] * avg;
+        }
     }
     for (int i = EV_G; i <= N - 7; i++) {
         double m = l->dm[i] + l->fm[i - 1] - l->fm[i];
@@ -193,7 +245,7 @@ void ev_sweep(ev_line *l, int n, double h, double dt)
     double *rho = l->q[EV_RHO], *E = l->q[EV_E], g1 = l->gamma - 1;
     for (int i = 0; i < N; i++) {
         double u = l->q[EV_U][i], v = l->q[EV_V][i], w = l->q[EV_W][i];
-        l->p[i] = fmax(g1 * rho[i] * (E[i] - 0.5 * (u * u + v * v + w * w)), SMALLP);
+        l->p[i] = maxd(g1 * rho[i] * (E[i] - 0.5 * (u * u + v * v + w * w)), SMALLP);
         l->dx[i] = h;
         l->dm[i] = rho[i] * h;
     }

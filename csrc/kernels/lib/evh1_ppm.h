@@ -17,6 +17,10 @@
  * energy. */
 enum { EV_RHO, EV_U, EV_V, EV_W, EV_E, EV_NQ };
 
+/* Arrays of the Riemann problems: p, u, C left and right of each interface, the p* floor,
+ * scratch of the wave curves, the zones' sound speeds. */
+enum { RS_PL, RS_UL, RS_CL, RS_PR, RS_UR, RS_CR, RS_FLOOR, RS_TL, RS_TR, RS_C, RS_N };
+
 typedef struct {
     int cap;               /* zones with ghosts the arrays hold */
     double *mem;           /* every array below is a slice of it */
@@ -26,8 +30,10 @@ typedef struct {
     double *al[EV_NQ], *da[EV_NQ], *a6[EV_NQ];  /* parabolas: left edge, slope, curvature */
     double *pl, *dpl, *p6;  /* pressure's parabola (the Lagrangian step's interface states) */
     double *pstar, *ustar;  /* at the interface i + 1/2 */
+    double *rs[RS_N];       /* the Riemann problems (RS_*) */
     double *fm, *fq[EV_NQ]; /* remap: mass and quantity fluxes through the fixed interface */
-    double *w1, *w2;        /* scratch: limited slopes */
+    double *w1, *w2;        /* scratch: limited slopes, edge values */
+    double *cu, *cd, *eu, *e1, *e0;  /* interpolation coefficients of the zone widths */
 } ev_line;
 
 typedef enum { EV_PERIODIC, EV_OUTFLOW } ev_boundary;
