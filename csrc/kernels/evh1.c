@@ -11,7 +11,7 @@
  * untimed) after a barrier; the slowest rank's time. The domain is the unit cube.
  *
  * Checks, outside the timing, before the samples of every point:
- *   blast  --steps steps of a pressure sphere (10 inside radius 0.2, 0.1 outside, density 1)
+ *   blast  --steps steps (at most 100) of a pressure sphere (10 inside radius 0.2, 0.1 outside, density 1)
  *          at the centre of the periodic box: total mass and energy change by at most
  *          CONS_BOUND of their magnitude, and the state is mirror-symmetric about the
  *          centre along every axis (velocity across the mirror reversed) to SYM_BOUND of
@@ -49,7 +49,7 @@ static hpc_option options[] = {
     {.name = "axis", .type = HPC_CHOICE, .def = "x", .choices = "x|y|z",
      .help = "the axis of sod's tube"},
     {.name = "steps", .type = HPC_INT, .def = "10", .min = 1, .max = 1000000,
-     .help = "time steps per sample (and of the blast check run)"},
+     .help = "time steps per sample (and of the blast's check run, at most 100)"},
     {.name = "gamma", .type = HPC_DOUBLE, .def = "1.4", .min = 1, .max = 10,
      .help = "ratio of specific heats, > 1"},
     {.name = "cfl", .type = HPC_DOUBLE, .def = "0.8", .min = 0, .max = 1,

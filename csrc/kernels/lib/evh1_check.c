@@ -165,7 +165,10 @@ ev_verdict ev_verify(ev_solver *sv, ev_problem pb, int steps, double l1_bound)
     double t = 0, tot0[2], tot1[2];
     ev_init(sv, pb);
     totals(sv->g, tot0);
-    v.steps = ev_advance(sv, pb == EV_BLAST ? steps : 1000000, pb == EV_BLAST ? 0 : EV_SOD_T, &t);
+    /* the blast's round-off asymmetry grows with the steps (1e-14 at 100, 8e-13 at 1000 on
+     * 16^3), so its check run is capped; Sod's runs to its end time */
+    int most = steps < EV_CHECK_STEPS ? steps : EV_CHECK_STEPS;
+    v.steps = ev_advance(sv, pb == EV_BLAST ? most : 1000000, pb == EV_BLAST ? 0 : EV_SOD_T, &t);
     if (hpc_inject == HPC_INJECT_CORRUPT)
         corrupt(sv->g);
     ev_check_finite(sv, "after the check run");

@@ -8,6 +8,7 @@
 typedef enum { EV_BLAST, EV_SOD_X, EV_SOD_Y, EV_SOD_Z } ev_problem;
 
 #define EV_SOD_T 0.2          /* Sod's end time: the waves stay inside the tube */
+#define EV_CHECK_STEPS 100    /* the blast's check run: --steps steps, at most this many */
 #define EV_CONS_BOUND 1e-12   /* relative change of total mass and energy */
 #define EV_SYM_BOUND 1e-12    /* a mirror zone's difference, relative to the field's largest */
 #define EV_L1_AT_100 5.46e-3  /* Sod's L1 density bound at 100 zones ... */
