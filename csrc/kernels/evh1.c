@@ -5,7 +5,9 @@
  * the step the p690 talk singles out: EVH1 remaps with MPI_Alltoallv.
  *
  * A point: a global grid (--grid, strong scaling) or zones per rank (--zones, weak scaling:
- * the global grid is NX x NY P x NZ Q) on the P x Q process grid --npe (default
+ * the global grid is NX f0 x NY f1 x NZ f2, f the rank count's most even three factors,
+ * weak_factors(): every axis grows, so the pencils fit any rank count) on the P x Q process
+ * grid --npe (default
  * MPI_Dims_create's), with one transpose variant (--transposes: alltoallv, pairwise,
  * alltoallw; lib/evh1_grid.h). A sample: --steps steps from the initial state (set up
  * untimed) after a barrier; the slowest rank's time. The domain is the unit cube.
@@ -35,7 +37,8 @@
 
 static hpc_option options[] = {
     {.name = "zones", .type = HPC_GRIDS, .dims = 3, .what = "NXxNYxNZ", .def = "32x32x32",
-     .help = "zones per rank, comma-separated (weak scaling: the global grid NX x NY*P x NZ*Q)"},
+     .help = "zones per rank, comma-separated (weak scaling: NX f0 x NY f1 x NZ f2, f the rank "
+             "count's most even three factors)"},
     {.name = "grid", .type = HPC_GRIDS, .dims = 3, .what = "NXxNYxNZ", .def = "",
      .help = "global grids, comma-separated (strong scaling; replaces --zones)"},
     {.name = "npe", .type = HPC_GRIDS, .dims = 2, .what = "PxQ", .def = "",
@@ -207,6 +210,27 @@ static void run_point(const config *cf)
     ev_grid_free(&g);
 }
 
+/* f0 >= f1 >= f2, f0 f1 f2 = n: each prime factor of n, largest first, multiplies the smallest
+ * factor so far (hpceval/catalog/bench_evh1.py weak_factors() is the same). */
+static void weak_factors(int n, int f[3])
+{
+    int primes[32], np = 0;
+    for (int d = 2; n > 1 && np < 32; d++)
+        for (; n % d == 0 && np < 32; n /= d)
+            primes[np++] = d;
+    f[0] = f[1] = f[2] = 1;
+    for (int k = np - 1; k >= 0; k--) {
+        int s = f[1] < f[0] ? (f[2] < f[1] ? 2 : 1) : (f[2] < f[0] ? 2 : 0);
+        f[s] *= primes[k];
+    }
+    for (int a = 0; a < 2; a++)  /* descending */
+        for (int b = a + 1; b < 3; b++)
+            if (f[b] > f[a]) {
+                int t = f[a];
+                f[a] = f[b], f[b] = t;
+            }
+}
+
 /* The process grid: --npe, or MPI_Dims_create's for the rank count. */
 static void process_grid(int *P, int *Q)
 {
@@ -242,8 +266,10 @@ static int parse(config *pts)
     double gamma = hpc_opt_double("gamma"), cfl = hpc_opt_double("cfl");
     hpc_usage_check(!(gamma > 1), "option --gamma: %g is not above 1", gamma);
     hpc_usage_check(!(cfl > 0 && cfl < 1), "option --cfl: %g is not in (0, 1)", cfl);
-    int P, Q, weak = hpc_opt_str("grid")[0] == '\0';
+    int P, Q, weak = hpc_opt_str("grid")[0] == '\0', f[3] = {1, 1, 1};
     process_grid(&P, &Q);
+    if (weak)
+        weak_factors(hpc_nranks, f);
     const hpc_grid *g;
     const long long *var;
     int ng = hpc_opt_grids(weak ? "zones" : "grid", &g), nv = hpc_opt_list("transposes", &var);
@@ -260,7 +286,8 @@ static int parse(config *pts)
             *c = (config){.P = P, .Q = Q, .weak = weak, .steps = (int)hpc_opt_int("steps"),
                           .pb = pb, .variant = (ev_variant)var[v], .gamma = gamma, .cfl = cfl};
             int z[3] = {g[k].x, g[k].y, g[k].z};
-            c->ng[0] = z[0], c->ng[1] = weak ? z[1] * P : z[1], c->ng[2] = weak ? z[2] * Q : z[2];
+            for (int a = 0; a < 3; a++)
+                c->ng[a] = z[a] * f[a];
             check_grid(c);
             double b = hpc_opt_double("l1-bound");
             c->l1_bound = b > 0 ? b : pb == EV_BLAST ? 0 : l1_bound(c->ng[pb - EV_SOD_X]);

@@ -49,9 +49,25 @@ def _grids(v: Dict[str, Any]) -> Tuple[str, List[tuple]]:
                         for g in dict.fromkeys(words(v[key], None, key))]
 
 
-def global_grid(opt: str, g: tuple, p: int, q: int) -> tuple:
-    """The global grid of a point: given (strong), or NX x NY P x NZ Q (weak)."""
-    return g if opt == "--grid" else (g[0], g[1] * p, g[2] * q)
+def weak_factors(n: int) -> Tuple[int, int, int]:
+    """f0 >= f1 >= f2, f0 f1 f2 = n: each prime factor of n, largest first, multiplies the
+    smallest factor so far (csrc/kernels/evh1.c weak_factors() is the same)."""
+    primes, d = [], 2
+    while n > 1:
+        while n % d == 0:
+            primes.append(d)
+            n //= d
+        d += 1
+    f = [1, 1, 1]
+    for prime in reversed(primes):
+        f[f.index(min(f))] *= prime
+    return tuple(sorted(f, reverse=True))
+
+
+def global_grid(opt: str, g: tuple, nranks: int) -> tuple:
+    """The global grid of a point: given (strong), or the zones per rank times the rank
+    count's most even three factors (weak: every axis grows, so the pencils fit)."""
+    return g if opt == "--grid" else tuple(a * f for a, f in zip(g, weak_factors(nranks)))
 
 
 def largest_box(n: tuple, p: int, q: int) -> int:
@@ -90,7 +106,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     for n in rank_counts(v["ranks"], ctx):
         p, q = _pgrid(v, n)
         label = f"evh1 np={n}"
-        sizes = [global_grid(opt, g, p, q) for g in grids]
+        sizes = [global_grid(opt, g, n) for g in grids]
         box = max(_fits(s, p, q, label) for s in sizes)
         check_memory(ctx.ranks_per_node(n) * BYTES_PER_ZONE * box, ctx, label)
         per_rank = max(s[0] * s[1] * s[2] for s in sizes) / n
@@ -112,7 +128,8 @@ def _memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
     """BYTES_PER_ZONE for every zone of the largest box a rank holds."""
     p, q = int_tuple(spec_arg(spec, "--npe"), "npe", "PxQ", 2)
     opt = "--grid" if spec_arg(spec, "--grid") else "--zones"
-    box = max(largest_box(global_grid(opt, int_tuple(g, opt[2:], "NXxNYxNZ", 3), p, q), p, q)
+    box = max(largest_box(global_grid(opt, int_tuple(g, opt[2:], "NXxNYxNZ", 3), spec.nranks),
+                          p, q)
               for g in spec_arg(spec, opt).split(","))
     return BYTES_PER_ZONE * box + harness_bytes(v)
 
@@ -124,7 +141,7 @@ register_benchmark(Benchmark(
     "(MPI_Alltoallv, pairwise, MPI_Alltoallw datatypes); zones/s per rank and the transposes' "
     "share; Sod along each axis against the exact solution, a blast's symmetry and conservation",
     (Param("zones", "str", "32x32x32", "zones per rank NXxNYxNZ, comma-separated (weak scaling: "
-           "the global grid NX x NY*P x NZ*Q)"),
+           "the global grid NX f0 x NY f1 x NZ f2, f the rank count's most even factors)"),
      Param("grid", "str", "", "global grids NXxNYxNZ (strong scaling; replaces zones)"),
      Param("npe", "str", "", "process grid PxQ (empty: MPI_Dims_create's)"),
      Param("transposes", "str", ",".join(VARIANTS), "transpose variants: alltoallv, pairwise, "
@@ -203,7 +220,8 @@ def headline_rows():
 
 
 def _series(p: dict) -> str:
-    shape = (f"{p['nx']}x{p['ny'] // p['P']}x{p['nz'] // p['Q']}/rank" if p["scaling"] == "weak"
+    zones = p["nx"] * p["ny"] * p["nz"]
+    shape = (f"{zones // _ranks(p)} zones/rank" if p["scaling"] == "weak"
              else f"{p['nx']}x{p['ny']}x{p['nz']}")
     return f"{p['transpose']} {shape}"
 

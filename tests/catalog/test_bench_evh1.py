@@ -6,7 +6,7 @@ import pytest
 
 from helpers import CLI, FAST
 from hpceval.catalog import PlanContext, plan_targets
-from hpceval.catalog.bench_evh1 import dims2, largest_box
+from hpceval.catalog.bench_evh1 import dims2, largest_box, weak_factors
 from hpceval.errors import UsageError
 
 CTX = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30)
@@ -19,6 +19,8 @@ def arg(spec, name):
 def test_process_grid_and_boxes():
     assert [dims2(n) for n in (1, 2, 4, 6, 12, 7)] == [(1, 1), (2, 1), (2, 2), (3, 2), (4, 3),
                                                       (7, 1)]
+    assert [weak_factors(n) for n in (1, 2, 4, 7, 8, 12, 10000)] == [
+        (1, 1, 1), (2, 1, 1), (2, 2, 1), (7, 1, 1), (2, 2, 2), (3, 2, 2), (25, 20, 20)]
     # X: 10 x 4 x 4, Y: 5 x 8 x 4, Z: 5 x 4 x 8 (ceilings of uneven blocks)
     assert largest_box((10, 8, 8), 2, 2) == 160
     assert largest_box((10, 7, 9), 2, 2) == 10 * 4 * 5

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from helpers import ROOT
+from hpceval.catalog.bench_evh1 import global_grid
 from hpceval.records import parse_record
 from kernel_helpers import assert_check_fails, assert_usage_error, mpirun
 
@@ -97,13 +98,15 @@ def test_records_match_the_format():
     assert set(res) == {"step_time", "zone_rate", "zone_rate_per_rank", "transpose_share"}
     st, zr, zpr, sh = (res[k] for k in ("step_time", "zone_rate", "zone_rate_per_rank",
                                         "transpose_share"))
+    # weak scaling: 2 ranks' most even factors are 2 x 1 x 1 (the planner computes the same)
+    assert global_grid("--zones", (8, 6, 4), 2) == (16, 6, 4)
     assert st["params"] == sh["params"] == {
-        "nx": 8, "ny": 12, "nz": 4, "P": 2, "Q": 1, "problem": "blast", "axis": "",
+        "nx": 16, "ny": 6, "nz": 4, "P": 2, "Q": 1, "problem": "blast", "axis": "",
         "transpose": "alltoallv", "scaling": "weak"}
     assert (st["unit"], zr["unit"], sh["unit"]) == ("us", "zones/s", "%")
     assert (st["better"], zr["better"], sh["better"]) == ("lower", "higher", "lower")
     assert st["stats"]["n"] == zr["stats"]["n"] == sh["stats"]["n"] == 3
-    assert zr["zones"] == 8 * 12 * 4 and zr["zones_per_rank"] == 8 * 6 * 4
+    assert zr["zones"] == 16 * 6 * 4 and zr["zones_per_rank"] == 8 * 6 * 4
     assert zr["stats"]["max"] == pytest.approx(384 / (st["stats"]["min"] * 1e-6), rel=1e-4)
     assert zpr["stats"]["median"] == pytest.approx(zr["stats"]["median"] / 2, rel=1e-4)
     assert 0 < sh["stats"]["min"] <= sh["stats"]["max"] < 100
@@ -112,6 +115,15 @@ def test_records_match_the_format():
     for r in range(2):
         total = sum(st["phases"][n]["per_rank"][r] for n in PHASES)
         assert total == pytest.approx(st["wall_per_rank"][r], rel=0.03)
+
+
+def test_weak_scaling_grows_every_axis_as_the_planner_says():
+    p, recs = launch(4, "--zones", "6x5x4", "--transposes", "pairwise", *TINY)
+    assert p.returncode == 0, p.stderr
+    [r] = step_time(recs)
+    assert (r["params"]["nx"], r["params"]["ny"], r["params"]["nz"]) == \
+        global_grid("--zones", (6, 5, 4), 4) == (12, 10, 4)
+    assert r["zones_per_rank"] == 6 * 5 * 4 and r["check"] == "ok"
 
 
 def test_one_rank_does_not_transpose():
