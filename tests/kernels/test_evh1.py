@@ -64,6 +64,12 @@ def test_mpich_gives_the_same_blast_with_every_transpose(np, npe):
     assert {r["asymmetry"] for r in recs} == {blast(1, "1x1")[0]["asymmetry"]}
 
 
+@pytest.mark.parametrize("run", [launch, mpich], ids=["openmpi", "mpich"])
+def test_a_corrupted_state_fails_with_either_mpi(run):
+    p, recs = run(2, "--zones", "8x8x8", "--inject", "corrupt", "--transposes", "alltoallw", *TINY)
+    assert_check_fails(p, recs, "evh1: blast, 10 steps: the total mass changed")
+
+
 def sod(np, grid, axis, npe="", *extra):
     p, recs = launch(np, "--problem", "sod", "--axis", axis, "--grid", grid,
                      *(["--npe", npe] if npe else []), "--transposes", "pairwise", *extra, *TINY)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NEWTON 5        /* two-shock iterations (VH-1 also takes a fixed few) */
+#define NEWTON 5        /* two-shock iterations: a fixed count, the same work at every interface */
 /* fmax and fmin are calls into libm here (they must handle NaN); the scheme needs neither. */
 static inline double maxd(double a, double b) { return a > b ? a : b; }
 static inline double mind(double a, double b) { return a < b ? a : b; }
@@ -158,7 +158,7 @@ static void wave_curves(ev_line *l, int lo, int hi, int last)
 }
 
 /* Two-shock Riemann solver on the interfaces lo .. hi (states in l->rs) -> pstar, ustar:
- * Newton on p* from the acoustic guess, a fixed NEWTON iterations as VH-1. */
+ * Newton on p* from the acoustic guess, a fixed NEWTON iterations. */
 static void riemann(ev_line *l, int lo, int hi)
 {
     double **r = l->rs;
