@@ -24,6 +24,7 @@ MIN_RATE = 2e4              # zone updates per second per rank, pessimistic (tim
 TYPICAL_RATE = 1e6          # this machine's: 1.1 M zones/s on one rank, loaded (docs/apps_evh1.md)
 SOD_STEPS_PER_ZONE = 0.6    # Sod's check run to t = 0.2 takes 0.55 steps per zone of the tube
 MAX_BOX = 1 << 24           # the binary's bound on a rank's largest box (csrc/kernels/evh1.c)
+CHECK_STEPS = 100           # the blast's check run at most (EV_CHECK_STEPS, lib/evh1_check.h)
 
 
 def dims2(n: int) -> Tuple[int, int]:
@@ -87,10 +88,11 @@ def _fits(n: tuple, p: int, q: int, label: str) -> int:
     return box
 
 
-def _check_seconds(v: Dict[str, Any], n: tuple) -> float:
-    """Steps of the check run: the blast's --steps, or Sod's run to t = 0.2."""
+def _check_steps(v: Dict[str, Any], n: tuple) -> float:
+    """Steps of the check run: the blast's --steps (at most CHECK_STEPS), or Sod's run to
+    t = 0.2."""
     if v["problem"] == "blast":
-        return float(min(int(v["steps"]), 100))
+        return float(min(int(v["steps"]), CHECK_STEPS))
     return SOD_STEPS_PER_ZONE * n["xyz".index(v["axis"])]
 
 
@@ -111,7 +113,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         check_memory(ctx.ranks_per_node(n) * BYTES_PER_ZONE * box, ctx, label)
         per_rank = max(s[0] * s[1] * s[2] for s in sizes) / n
         step_s = per_rank / MIN_RATE
-        checks_s = sum(_check_seconds(v, s) for s in sizes) * len(variants) * step_s
+        checks_s = sum(_check_steps(v, s) for s in sizes) * len(variants) * step_s
         sample_s = step_s * int(v["steps"])
         specs.append(LaunchSpec(
             b.name, f"{label} {fixed[1]}{'/rank' if opt == '--zones' else ''} {v['problem']} "
