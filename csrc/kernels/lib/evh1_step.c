@@ -55,10 +55,13 @@ static void sweep(ev_solver *sv, int a, double dt)
     int field[EV_NQ] = {EV_F_RHO, EV_F_UX + a, EV_F_UX + o1, EV_F_UX + o2, EV_F_E};
     ev_line *l = &sv->line;
     hpc_phase_to(g->ph, EV_PH_COMPUTE);
-    for (int j2 = 0; j2 < b->n[o2]; j2++)
-        for (int j1 = 0; j1 < b->n[o1]; j1++) {
+    /* neighbouring lines along the axis of the smaller stride, so that each cache line a
+     * line's copy brings in serves the next lines too */
+    int in = o1 < o2 ? o1 : o2, out = o1 < o2 ? o2 : o1;
+    for (int jo = 0; jo < b->n[out]; jo++)
+        for (int ji = 0; ji < b->n[in]; ji++) {
             int at[3];
-            at[a] = b->lo[a], at[o1] = b->lo[o1] + j1, at[o2] = b->lo[o2] + j2;
+            at[a] = b->lo[a], at[in] = b->lo[in] + ji, at[out] = b->lo[out] + jo;
             double *base = g->s + ev_at(b, at[0], at[1], at[2]);
             for (int q = 0; q < EV_NQ; q++) {
                 const double *src = base + field[q] * nz;
