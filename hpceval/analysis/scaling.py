@@ -230,6 +230,11 @@ PROXIES: Dict[str, Proxy] = {
     "sweep": Proxy("iteration_time", "µs/iter", _blocking,
                    lambda p: "S{} mk={} mmi={}".format(*_blocking(p)),
                    lambda p: (p.get("nx"), p.get("ny"), p.get("nz"), p.get("sn"))),
+    # EVH1-like split hydrodynamics: the transpose is the variant; grid, problem and its axis
+    "evh1": Proxy("step_time", "µs/step", lambda p: (p.get("transpose"),),
+                  lambda p: p.get("transpose") or "",
+                  lambda p: (p.get("nx"), p.get("ny"), p.get("nz"), p.get("problem"),
+                             p.get("axis"))),
     # master-worker Monte Carlo: one rank is the master tracking alone; more ranks add workers
     # and leave the master to hand out and combine (its idle time is overhead)
     "montecarlo": Proxy("cycle_time", "µs/cycle", _no_variant, lambda p: p.get("geometry") or "",

@@ -23,11 +23,11 @@ EXTRAPOLATE = [64, 128, 256, 512, 1024, 4096, 16384, 65536, 100000]
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_db(p)
-    p.add_argument("proxy", help="barotropic, psst, sweep or montecarlo")
+    p.add_argument("proxy", help="barotropic, psst, sweep, montecarlo or evh1")
     p.add_argument("--ranks", default="1,2,4", metavar="LIST", help="rank counts, comma list "
                    "(default 1,2,4)")
     p.add_argument("--grid", default=None, help="the problem's global grid (barotropic NXxNY, "
-                   "sweep IxJxK)")
+                   "sweep IxJxK, evh1 NXxNYxNZ)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="another model option (see the error for the names), repeatable")
     p.add_argument("--machine", metavar="RUN", default=None, help="take the parameters from "

@@ -10,18 +10,19 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
+from hpceval.analysis.tune import TUNABLE
 from hpceval.cli.common import add_db, console, db_path, fmt_value
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.outfiles import check_output_file, output_errors, write_text_whole
 
 NAME = "tune"
-HELP = ("measure every algorithm choice of barotropic or psst (halo, sum, transpose, process "
-        "grid, mapping) and write the tuned table: the best per problem and rank count")
+HELP = ("measure every algorithm choice of barotropic, psst or evh1 (halo, sum, transpose, "
+        "process grid, mapping) and write the tuned table: the best per problem and rank count")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_db(p)
-    p.add_argument("proxy", help="barotropic, psst or dense")
+    p.add_argument("proxy", help=", ".join(TUNABLE))
     p.add_argument("--np", type=int, default=None, metavar="N", help="ranks (default: 2)")
     p.add_argument("--ranks", default=None, metavar="LIST", help="several rank counts, e.g. "
                    "1,2,4 (instead of --np): shows where the best choice changes")

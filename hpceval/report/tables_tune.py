@@ -30,5 +30,5 @@ def _table(bench: str):
     return make
 
 
-for _bench in ("barotropic", "psst"):
+for _bench in ("barotropic", "psst", "evh1"):
     register_table(TableSpec(SECTION, f"Tuned algorithm choices: {_bench}", _table(_bench)))
