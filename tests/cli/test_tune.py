@@ -50,7 +50,7 @@ def test_psst_on_two_ranks(tmp_path, bindir):
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["pop"], "tune pop: one of barotropic, evh1, psst"),
+    (["pop"], "tune pop: one of barotropic, dense, evh1, psst"),
     (["psst", "--np", "2", "--ranks", "1,2"], "two ways"),
     (["psst", "--np", "0"], "--np 0"),
     (["psst", "-o", "/nonexistent/dir/t.json"], "directory /nonexistent/dir does not exist"),
