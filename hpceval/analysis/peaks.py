@@ -180,7 +180,7 @@ def card_rows(dense_best: Callable[[Run], Optional[Cell]],
     for bench in ("column", "sst"):
         rows.append((f"{bench} MFlop/s, % of derived peak", "%",
                      percent_of_peak(kernel_rate(bench), derived_core_peak)))
-    rows += [("STREAM triad (all cores), % of spec memory bandwidth", "%",
+    rows += [("Memory bandwidth (STREAM, all cores), % of spec", "%",
               versus_spec(stream, "memory_bandwidth_gbs_per_node", True, "GB/s")),
              ("MPI inter-node latency, promised / delivered", "%",
               versus_spec(inter_lat, "network_latency_us", False, "us")),

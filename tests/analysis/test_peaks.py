@@ -66,7 +66,7 @@ def test_promised_against_delivered_with_a_spec_sheet():
     assert p["Peak per node, spec sheet"]["value"] == 256.0
     assert p["Dense solve, % of spec-sheet peak"]["value"] == pytest.approx(100 * 100 / 256)
     assert p["column MFlop/s, % of derived peak"]["value"] == "unknown"        # a VM's clock
-    stream = p["STREAM triad (all cores), % of spec memory bandwidth"]
+    stream = p["Memory bandwidth (STREAM, all cores), % of spec"]
     assert stream["value"] == pytest.approx(80.0)
     assert p["MPI inter-node latency, promised / delivered"]["value"] == pytest.approx(50.0)
     assert p["MPI inter-node bandwidth, % of promised"]["value"] == pytest.approx(80.0)
