@@ -351,33 +351,3 @@ register_study("collectives", **_STUDY, nranks="ladder")
 # One-sided puts are left to the halo benchmark itself: Open MPI 4.1's RMA over TCP (no RDMA
 # transport) fails in MPI_Win_allocate across nodes, which would fail the whole study there.
 register_study("halo", **_STUDY, methods="pack,datatype", nranks="ladder")
-
-
-# ---------------------------------------------------------------- card and headline rows
-
-def card_rows():
-    """The MPI rows of the machine card (hpceval/analysis/comm.py): latency and bandwidth of a
-    rank pair inside and across nodes, one direction and both; the barrier."""
-    from hpceval.analysis.card import CardRow
-    from hpceval.analysis.comm import barrier, mpi_point
-    rows = []
-    for where, section in (("intra", "MPI intra-node"), ("inter", "MPI inter-node")):
-        rows += [CardRow(section, "Latency", "us", mpi_point(where, "latency", 8), order=20),
-                 CardRow(section, "Latency, bi-directional", "us",
-                         mpi_point(where, "latency", 8, "bi"), order=20),
-                 CardRow(section, "Bandwidth", "MB/s", mpi_point(where, "bandwidth", None),
-                         order=20),
-                 CardRow(section, "Bandwidth, bi-directional", "MB/s",
-                         mpi_point(where, "bandwidth", None, "bi"), order=20)]
-    return rows + [CardRow("Collectives", "Barrier", "us", barrier, order=20),
-                   CardRow("Collectives", "Barrier across nodes", "us",
-                           lambda run: barrier(run, True), order=20)]
-
-
-def headline_rows():
-    """Ping-pong latency at 8 B and bandwidth at 1 MiB (or the largest size)."""
-    from hpceval.analysis.headlines import Headline, at, curve_point
-    return [Headline(curve_point("Ping-pong latency, {}", "pingpong", "latency", "bytes",
-                                 at(8, "nearest")), order=10),
-            Headline(curve_point("Ping-pong bandwidth, {}", "pingpong", "bandwidth", "bytes",
-                                 at(1 << 20, "largest")), order=10)]

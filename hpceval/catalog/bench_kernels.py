@@ -10,8 +10,8 @@ from hpceval.catalog.common import (REPETITION, counts, expected_seconds, harnes
                                     launch_timeout, parallel_seconds, process_grids, rank_counts,
                                     repetition_args, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
-                                      register_study, register_suite)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Suite, Tunes,
+                                      register_benchmark, register_study, register_suite)
 from hpceval.errors import UsageError
 
 COLUMN_NLONS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
@@ -201,7 +201,15 @@ register_benchmark(Benchmark(
      ) + REPETITION,
     _plan_psst, ranks="--np or the ranks sweep (default 2)", memory=_psst_memory,
     tiny=("truncation=5", "levels=1", "days=0.2", "grids=2x1", "mappings=row",
-          "transposes=alltoallv", "sums=allreduce")))
+          "transposes=alltoallv", "sums=allreduce"),
+    # the spectral model: FFT by transpose or distributed, Legendre sum; T, levels, test case
+    scales=Scales("run_time", "s/run", ("transpose", "sum"), "{transpose}/{sum}",
+                  ("truncation", "levels", "test")),
+    tunes=Tunes("run_time", ("truncation", "levels", "test"),
+                ("transpose", "sum", "P", "Q", "mapping"),
+                ("transposes=alltoallv,pairwise,distributed", "sums=allreduce,ring", "grids=all",
+                 "mappings=row,col"), "{transpose}/{sum} {P}x{Q} {mapping}"),
+    model="psst"))
 
 
 # T5..T42 in a few minutes on 2 cores; T85 and T170 on request (--set sst.truncations=85,170).
@@ -217,18 +225,6 @@ register_suite(Suite(
      # 1, 2 and 4 ranks: the overhead breakdown against each variant's own 1-rank run
      ("psst", {"ranks": "1,2,4", "budget": "0.5", "min-reps": "3", "max-reps": "10",
                "warmup": "1"}))))
-
-
-# ---------------------------------------------------------------- card rows
-
-def card_rows():
-    """Each kernel's best rate (hpceval/analysis/kernels.py)."""
-    from hpceval.analysis.card import CardRow
-    from hpceval.analysis.kernels import kernel_rate
-    return [CardRow("Kernels", quantity, "", kernel_rate(bench), order=30)
-            for quantity, bench in (("Column physics", "column"),
-                                    ("Shallow water model (serial)", "sst"),
-                                    ("Shallow water model (parallel)", "psst"))]
 
 
 # The study: the serial kernels once; the shallow water model at T42, T85 and T170 with 18

@@ -256,48 +256,6 @@ register_benchmark(Benchmark(
     tiny=("n=200000",)))
 
 
-# ---------------------------------------------------------------- card and headline rows
-
-def card_rows():
-    """The memory rows of the machine card (hpceval/analysis/memory.py): latency and bandwidth
-    in each cache level and in main memory, STREAM on one core and on all."""
-    from hpceval.analysis.card import CardRow
-    from hpceval.analysis.memory import RANDOM, curve_at_level, stream_triad
-
-    def lat(quantity, level, like=RANDOM):
-        return CardRow("Memory latency", quantity, "ns",
-                       curve_at_level("mem-latency", "latency", level, like=like), order=10)
-
-    def bw(quantity, get):
-        return CardRow("Memory bandwidth", quantity, "GB/s", get, order=10)
-
-    return [lat("L1", 1), lat("L2", 2), lat("L3", 3),
-            lat("Main memory, fully random (TLB misses included)", None),
-            lat("Main memory, TLB-friendly (random in 256 KiB windows)", None, {"order": "window"}),
-            *(bw(f"L{n}", curve_at_level("mem-bandwidth", "bandwidth", n, mode="read"))
-              for n in (1, 2, 3)),
-            bw("Main memory, 1 core (STREAM)", stream_triad("one")),
-            bw("Main memory, all cores (STREAM)", stream_triad("all"))]
-
-
-def headline_rows():
-    """Memory latency at 16 KiB, 1 MiB and the largest set (the classic random chase, default
-    placement), TLB-friendly windows; STREAM triad's best rates."""
-    from hpceval.analysis.headlines import Headline, at, curve_point, largest
-    from hpceval.analysis.memory import stream_headlines
-    classic = {"order": "random", "node": -1}     # a record without these keys is one
-    rows = [curve_point("Memory latency, {}", "mem-latency", "latency", "bytes",
-                        at(16 << 10, "nearest"), classic),
-            curve_point("Memory latency, {}", "mem-latency", "latency", "bytes",
-                        at(1 << 20, "nearest"), classic),
-            curve_point("Memory latency, largest set ({})", "mem-latency", "latency", "bytes",
-                        largest, classic),
-            curve_point("Memory latency, TLB-friendly windows, largest set ({})", "mem-latency",
-                        "latency", "bytes", largest, {"order": "window", "node": -1}),
-            stream_headlines]
-    return [Headline(r, order=20) for r in rows]
-
-
 # The study: the node's memory hierarchy once (it does not grow with the allocation).
 register_study("mem-latency", budget=0.1)
 register_study("mem-bandwidth", budget=0.04, min_reps=5, warmup=1)

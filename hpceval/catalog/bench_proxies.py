@@ -9,8 +9,8 @@ from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, 
                                     int_item, int_pair, launch_timeout, parallel_seconds,
                                     process_grids, rank_counts, repetition_args, spec_arg, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
-                                      register_study, register_suite)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Suite, Tunes,
+                                      register_benchmark, register_study, register_suite)
 from hpceval.errors import UsageError
 
 HALOS = ("datatype", "pack", "put")
@@ -155,7 +155,14 @@ register_benchmark(Benchmark(
      ) + REPETITION,
     _plan_barotropic, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("grids=32x32", "pgrids=2x1", "halos=pack", "sums=allreduce", "land=none",
-          "mappings=row")))
+          "mappings=row"),
+    scales=Scales("iteration_time", "µs/iter", ("halo", "sum", "branch"),
+                  "{halo}/{sum}{branch:(?)}", ("nx", "ny", "land")),
+    tunes=Tunes("iteration_time", ("nx", "ny", "land"),
+                ("halo", "sum", "branch", "P", "Q", "mapping"),
+                ("halos=all", "sums=all", "branches=2,4", "pgrids=all", "mappings=row,col"),
+                "{halo}/{sum}{branch:(?)} {P}x{Q} {mapping}"),
+    model="barotropic"))
 
 
 _FAST = {"budget": "0.2", "min-reps": "3", "max-reps": "10", "warmup": "1"}
@@ -177,23 +184,6 @@ register_suite(Suite(
      ("barotropic", {**_FAST, "grids": "96x64", "ranks": "4", "pgrids": "2x2", "mappings": "row",
                      "halos": "pack,put", "sums": "allreduce,onesided", "trace": "yes",
                      "warmup": "0", "min-reps": "2", "max-reps": "2"}))))
-
-
-# ---------------------------------------------------------------- card and headline rows
-
-def card_rows():
-    """The solver's simulated days per day (hpceval/analysis/proxies.py)."""
-    from hpceval.analysis.card import CardRow
-    from hpceval.analysis.proxies import app_rate
-    return [CardRow("Application rates", "Ocean barotropic solver (POP-like)", "days/day",
-                    app_rate("barotropic"), order=40)]
-
-
-def headline_rows():
-    """The solver's fastest configuration: time per iteration and simulated days per day."""
-    from hpceval.analysis.headlines import Headline
-    from hpceval.analysis.proxies import solver_headlines
-    return [Headline(solver_headlines, order=40)]
 
 
 # The study: POP's barotropic solver strong-scaled on the 1-degree grid (320x384) over every

@@ -10,8 +10,8 @@ from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes,
                                     int_tuple, launch_timeout, parallel_seconds, rank_counts,
                                     repetition_args, spec_arg, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales,
+                                      register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 METRICS = 2                      # grind_time, iteration_time
@@ -102,45 +102,11 @@ register_benchmark(Benchmark(
            "(empty: --np, else 1)"),
      ) + REPETITION,
     _plan, ranks="--np or the ranks sweep", check=_check, memory=_memory,
-    tiny=("per-rank=6x6x6", "sn=4")))
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-def _best(records: list):
-    from hpceval.analysis.headlines import select, value
-    recs = [r for r in select(records, "sweep", "grind_time") if value(r)]
-    return min(recs, key=value) if recs else None
-
-
-def _where(rec: dict) -> str:
-    p = rec["params"]
-    return (f"S{p['sn']}, {p['nx']}x{p['ny']}x{p['nz']} cells, {p['P'] * p['Q']} ranks "
-            f"({p['P']}x{p['Q']}), mk {p['mk']}, mmi {p['mmi']}")
-
-
-def _rows():
-    from hpceval.analysis.proxies import BestPoint
-    return BestPoint(_best, _where, "Wavefront transport (Sweep3D-like), grind time",
-                     "ns/cell-angle", "Sweep grind time", order=43)
-
-
-def card_rows():
-    return _rows().card_rows()
-
-
-def headline_rows():
-    return _rows().headline_rows()
-
-
-def figures():
-    from hpceval.report.figures import FigureSpec
-    from hpceval.report.figures_proxies import overhead_specs
-    from hpceval.report.figures_apps import efficiency_and_choices
-    blocking = FigureSpec("Application proxies", "Wavefront transport (Sweep3D-like): weak-"
-                          "scaling efficiency vs ranks, grind time vs the pipeline's blocking "
-                          "(mk, mmi)", efficiency_and_choices, "sweep", order=43)
-    return [blocking] + overhead_specs("sweep", "Wavefront transport (Sweep3D-like)", 43)
+    tiny=("per-rank=6x6x6", "sn=4"),
+    # a variant: its S_N order and pipeline blocking
+    scales=Scales("iteration_time", "µs/iter", ("sn", "mk", "mmi"), "S{sn} mk={mk} mmi={mmi}",
+                  ("nx", "ny", "nz", "sn")),
+    model="sweep"))
 
 
 # The study: weak scaling at Sweep3D's 50^3 cells per processor over every rung.

@@ -7,7 +7,7 @@ from typing import Optional
 
 from .data import fmt_num
 from .figures_proxies import SECTION
-from .tables import Table, TableSpec, register_table
+from .registry import Table, TableSpec, register_table
 
 
 def _table(bench: str):
@@ -31,4 +31,4 @@ def _table(bench: str):
 
 
 for _bench in ("barotropic", "psst"):
-    register_table(TableSpec(SECTION, f"Tuned algorithm choices: {_bench}", _table(_bench)))
+    register_table(TableSpec(SECTION, f"Tuned algorithm choices: {_bench}", _table(_bench), order=40))
