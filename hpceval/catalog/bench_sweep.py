@@ -6,9 +6,9 @@ from __future__ import annotations
 import itertools
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, int_item,
-                                    int_tuple, launch_timeout, parallel_seconds, rank_counts,
-                                    repetition_args, spec_arg, words)
+from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, int_tuple,
+                                    launch_timeout, parallel_seconds, rank_counts,
+                                    repetition_args, spec_arg)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales,
                                       register_benchmark, register_study)
@@ -22,29 +22,22 @@ TYPICAL_ITERATIONS = 30          # source iterations of the default cross sectio
 PASSED = ("fixup", "tol", "max-iters", "sigma-t", "sigma-s", "source")
 
 
-def _ints(v: Dict[str, Any], name: str, noun: str, lo: int, hi: int) -> List[int]:
-    return list(dict.fromkeys(int_item(w, name, noun, lo, hi) for w in words(v[name], None, name)))
-
-
 def _problems(v: Dict[str, Any]) -> List[tuple]:
-    """[(option, IxJxK)]: global grids (strong scaling) or blocks per rank (weak)."""
-    key = "grid" if str(v["grid"]).strip() else "per-rank"
-    return [(f"--{key}", "x".join(map(str, int_tuple(g, key, "IxJxK", 3))))
-            for g in dict.fromkeys(words(v[key], None, key))]
+    """[(option, 'IxJxK', (I, J, K))]: global grids (strong scaling) or blocks per rank (weak)."""
+    key = "grid" if v["grid"] else "per-rank"
+    return [(f"--{key}", "x".join(map(str, cells)), cells) for cells in v[key]]
 
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    sns = _ints(v, "sn", "S_N order", 2, 8)
+    sns, mks, mmis = v["sn"], v["mk"], v["mmi"]
     bad = [n for n in sns if n not in (2, 4, 6, 8)]
     if bad:
         raise UsageError(f"sweep: S_{bad[0]} has no level-symmetric quadrature here "
                          "(sn = 2, 4, 6 or 8)")
-    mks, mmis = _ints(v, "mk", "k-plane block", 1, 1 << 20), _ints(v, "mmi", "angle block", 1, 10)
     fixed = [a for name in PASSED for a in b.param(name).to_arg(v[name])] + repetition_args(b, v)
     specs = []
-    for n, (opt, shape), sn, mk, mmi in itertools.product(rank_counts(v["ranks"], ctx),
-                                                          _problems(v), sns, mks, mmis):
-        cells = int_tuple(shape, opt[2:], "IxJxK", 3)
+    for n, (opt, shape, cells), sn, mk, mmi in itertools.product(
+            rank_counts(v["ranks"], ctx), _problems(v), sns, mks, mmis):
         work = cells[0] * cells[1] * cells[2] * (n if opt == "--per-rank" else 1) * sn * (sn + 2)
         solve_s = parallel_seconds(work * ITERATIONS * SLOW_CELL_ANGLE_S, n, ctx)
         typical_s = parallel_seconds(work * TYPICAL_ITERATIONS * TYPICAL_CELL_ANGLE_S, n, ctx)
@@ -86,12 +79,15 @@ register_benchmark(Benchmark(
     "Sweep3D-like discrete-ordinates transport: level-symmetric S_N, diamond differencing, "
     "source iteration, KBA wavefront pipeline over a P x Q grid in blocks of mk k-planes and mmi "
     "angles; particle balance and the one-rank flux checked; grind time and time per iteration",
-    (Param("per-rank", "str", "20x20x20", "cells per rank IxJxK, comma-separated (weak scaling; "
-           "the EV7 study: 50x50x50)"),
-     Param("grid", "str", "", "global cells IxJxK (strong scaling; replaces per-rank)"),
-     Param("sn", "str", "6", "S_N orders: 2, 4, 6, 8 (comma list)"),
-     Param("mk", "str", "10", "k-planes per pipeline block (comma list)"),
-     Param("mmi", "str", "3", "angles per pipeline block, 1..10 (comma list)"),
+    (Param("per-rank", "grids", [(20, 20, 20)], "cells per rank IxJxK, comma-separated (weak "
+           "scaling; the EV7 study: 50x50x50)", noun="IxJxK"),
+     Param("grid", "grids", "", "global cells IxJxK (strong scaling; replaces per-rank)",
+           noun="IxJxK"),
+     Param("sn", "ints", [6], "S_N orders: 2, 4, 6, 8 (comma list)", 2, 8, noun="S_N order"),
+     Param("mk", "ints", [10], "k-planes per pipeline block (comma list)", 1, 1 << 20,
+           noun="k-plane block"),
+     Param("mmi", "ints", [3], "angles per pipeline block, 1..10 (comma list)", 1, 10,
+           noun="angle block"),
      Param("fixup", "int", 0, "1: negative-flux fix-up", 0, 1),
      Param("tol", "float", 1e-12, "source-iteration tolerance", 1e-15, 1e-6),
      Param("max-iters", "int", 2000, "source iterations at most", 1, 1_000_000),
