@@ -20,8 +20,7 @@ TYPICAL_RATE = 1e7                # this machine's: 12-23 M cells/s per rank
 
 
 def _blocks(v: Dict[str, Any]) -> List[tuple]:
-    key, form = ("grid", "NXxNYxNZ") if str(v["grid"]).strip() else ("cells", "NXxNYxNZ")
-    return [int_tuple(g, key, form, 3) for g in dict.fromkeys(words(v[key], None, key))]
+    return list(v["grid"] or v["cells"])
 
 
 def _npe_fits(text: str, n: int) -> List[str]:
@@ -35,7 +34,7 @@ def _npe_fits(text: str, n: int) -> List[str]:
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     blocks = _blocks(v)
-    strong = bool(str(v["grid"]).strip())
+    strong = bool(v["grid"])
     shape = ["--grid" if strong else "--cells", ",".join("x".join(map(str, g)) for g in blocks)]
     fixed = (shape + ["--problem", v["problem"]] + b.param("steps").to_arg(v["steps"])
              + b.param("gamma").to_arg(v["gamma"]) + b.param("cfl").to_arg(v["cfl"])
@@ -71,9 +70,11 @@ register_benchmark(Benchmark(
     "SAGE-like compressible hydrodynamics: 3-D Euler equations, MUSCL-Hancock with an HLLC "
     "Riemann solver, 2-layer halos on a P x Q x R grid; cells per second vs cells per rank and "
     "weak scaling; conservation (periodic) or the exact Sod solution (sod) checked",
-    (Param("cells", "str", "8x8x8,16x16x16,30x30x15,32x32x32",
-           "cells per rank NXxNYxNZ, comma-separated (weak scaling; SAGE's 13,500 is 30x30x15)"),
-     Param("grid", "str", "", "global grids NXxNYxNZ (strong scaling; replaces cells)"),
+    (Param("cells", "grids", "8x8x8,16x16x16,30x30x15,32x32x32",
+           "cells per rank NXxNYxNZ, comma-separated (weak scaling; SAGE's 13,500 is 30x30x15)",
+           noun="NXxNYxNZ"),
+     Param("grid", "grids", "", "global grids NXxNYxNZ (strong scaling; replaces cells)",
+           noun="NXxNYxNZ"),
      Param("npe", "str", "", "process grid PxQxR (empty: MPI_Dims_create's)"),
      Param("problem", "choice", "periodic", "periodic: smooth state, conservation checked; sod: "
            "shock tube along x, checked against the exact solution", choices=("periodic", "sod")),

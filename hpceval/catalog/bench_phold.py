@@ -45,7 +45,7 @@ def _events(v: Dict[str, Any], lookahead: float) -> float:
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     lookaheads = _numbers(v["lookahead"], "lookahead", 0.0, 1e12, True)
     remotes = _numbers(v["remote"], "remote", 0.0, 1.0, False)
-    syncs = words(v["sync"], SYNCS, "sync")
+    syncs = v["sync"]
     if float(v["end"]) <= 0:
         raise UsageError("--set end: the end time must be positive")
     events = max(_events(v, la) for la in lookaheads)
@@ -93,8 +93,8 @@ register_benchmark(Benchmark(
      Param("lookahead", "str", "0.1,1", "fixed part of every delay, > 0, comma list"),
      Param("remote", "str", "0.1,0.5,0.9", "share of events sent to a random LP (else to their "
            "own), in [0, 1], comma list"),
-     Param("sync", "str", "yawns,null", "conservative synchronisation, comma list: yawns "
-           "(windows, allreduce), null (null messages)"),
+     Param("sync", "words", "yawns,null", "conservative synchronisation, comma list: yawns "
+           "(windows, allreduce), null (null messages)", choices=SYNCS),
      Param("seed", "int", 12345, "random key: the same seed, the same events", 0, 4 * 10**18),
      Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
            "(empty: --np, else 2)"),

@@ -74,6 +74,13 @@ class Param:
             raise UsageError(f"--set {self.name}: {text} is not increasing")
         return value
 
+    @property
+    def initial(self) -> Any:
+        """The default as a planner takes it: a list kind's default may be written as its --set
+        text ("all", "4,8", "8x8x8,16x16x16"), shown so by `hpceval list`."""
+        return self.parse(self.default) if self.kind in LIST_KINDS and isinstance(
+            self.default, str) else self.default
+
     def _in_range(self, v: float) -> bool:
         if self.min is not None and (v <= self.min if self.above else v < self.min):
             return False

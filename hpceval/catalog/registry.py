@@ -143,7 +143,7 @@ class Benchmark:
         return next((n for n in ("ranks", "nranks") if self.has_param(n)), None)
 
     def plan(self, values: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-        merged = {p.name: p.default for p in self.params}
+        merged = {p.name: p.initial for p in self.params}
         merged.update(values)
         if merged.get("min-reps", 0) > merged.get("max-reps", float("inf")):
             raise UsageError(f"{self.name}: min-reps {merged['min-reps']} is more than "
