@@ -1,11 +1,11 @@
 """The dense solve's analysis (hpceval/catalog/bench_dense.py): its best rate per kind and rank
 count over the orders, block sizes and process grids measured (the grid `hpceval tune` would
-pick), as machine-card and headline rows; the card's peaks section (hpceval/analysis/peaks.py)
-comes with it, the dense rate being the figure a peak is first set against. A pure function of
+pick), for the machine-card and headline rows (hpceval/views/rows_dense.py, with the card's peaks
+section: the dense rate is the figure a peak is first set against). A pure function of
 records (export format)."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from hpceval.analysis.card import Cell
 from hpceval.analysis.headlines import select, value
@@ -52,25 +52,3 @@ def best_cell(run: dict, most_ranks: Optional[int] = None) -> Optional[Cell]:
 def one_node_cell(run: dict) -> Optional[Cell]:
     """The best solve on at most one node's cores (the machine balance's flops)."""
     return best_cell(run, (run.get("fingerprint") or {}).get("cores") or 1)
-
-
-def card_rows() -> list:
-    from hpceval.analysis.card import CardRow
-    from hpceval.analysis.peaks import card_rows as peak_rows
-
-    def rate(kind: str):
-        def get(run: dict) -> Optional[Cell]:
-            rec = best(run.get("records") or [], kind)
-            return Cell(value(rec), where(rec), rec) if rec else None
-        return get
-    return [CardRow("Dense linear algebra", f"Dense solve {WHAT[k]}, GFlop/s", "GFlop/s",
-                    rate(k), order=ORDER) for k in WHAT] + peak_rows(best_cell, one_node_cell)
-
-
-def headline_rows() -> list:
-    from hpceval.analysis.headlines import Headline
-
-    def rows(records: List[Record]) -> Iterable[Tuple[str, Optional[Record]]]:
-        for (kind, ranks), rec in best_per_ranks(records).items():
-            yield f"Dense solve {kind} ({rec['params']['routine']}), {where(rec)}", rec
-    return [Headline(rows, order=ORDER)]

@@ -14,7 +14,8 @@ from hpceval.catalog.common import (REPETITION, again_label, expected_seconds, h
                                     int_item, launch_timeout, parallel_seconds, process_grids,
                                     rank_counts, repetition_args, spec_arg, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Tunes,
+                                      register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
@@ -159,20 +160,11 @@ register_benchmark(Benchmark(
            "ladder (empty: --np, else 2)"),
      ) + REPS,
     _plan, ranks="--np or the ranks sweep", narrow=_narrow, memory=_memory,
-    tiny=("n=200", "nb=32")))
-
-
-# ---------------------------------------------------------------- card and headline rows
-# (the figure and the tuned table: hpceval/report/figures_dense.py)
-
-def card_rows():
-    from hpceval.analysis.dense import card_rows as rows
-    return rows()
-
-
-def headline_rows():
-    from hpceval.analysis.dense import headline_rows as rows
-    return rows()
+    tiny=("n=200", "nb=32"),
+    # block size and process grid per order (its views: hpceval/views/rows_dense.py,
+    # figures_dense.py)
+    tunes=Tunes("time", ("kind", "n"), ("nb", "P", "Q"), ("grids=all", "nb=32,64,128"),
+                "NB {nb} {P}x{Q}")))
 
 
 # The study: on every rung, the largest complex system that fits 2% of each node's memory and

@@ -12,7 +12,8 @@ from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, 
                                     int_tuple, launch_timeout, rank_counts, repetition_args,
                                     spec_arg, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Tunes,
+                                      register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
@@ -161,7 +162,13 @@ register_benchmark(Benchmark(
            "(empty: --np, else 2)"),
      ) + REPETITION,
     _plan, ranks="--np or the ranks sweep", memory=_memory,
-    tiny=("zones=8x8x8", "steps=2")))
+    tiny=("zones=8x8x8", "steps=2"),
+    # the transpose is the variant; grid, problem and its axis make the problem
+    scales=Scales("step_time", "µs/step", ("transpose",), "{transpose}",
+                  ("nx", "ny", "nz", "problem", "axis")),
+    tunes=Tunes("step_time", ("nx", "ny", "nz", "problem", "axis"), ("transpose", "P", "Q"),
+                ("transposes=all",), "{transpose} {P}x{Q}"),
+    model="evh1"))
 
 
 # The study: weak scaling at 32^3 zones per rank and strong scaling of a 64^3 grid over every
@@ -170,87 +177,3 @@ register_study(BENCH, zones="32x32x32", ranks="ladder", budget=0.3, min_reps=3, 
                warmup=1)
 register_study(BENCH, grid="64x64x64", ranks="ladder<=4096", budget=0.3, min_reps=3,
                max_reps=20, warmup=1)
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-def _ranks(p: dict) -> int:
-    return int(p["P"]) * int(p["Q"])
-
-
-def _best_rate(records: list):
-    """The blast's highest zone rate per rank over every point."""
-    from hpceval.analysis.headlines import select, value
-    recs = [r for r in select(records, BENCH, "zone_rate_per_rank")
-            if r["params"].get("problem") == "blast" and value(r)]
-    return max(recs, key=value) if recs else None
-
-
-def _share_at_most_ranks(records: list):
-    """The transposes' share of the best variant (zone rate) at the largest rank count."""
-    from hpceval.analysis.headlines import select, value
-    rates = [r for r in select(records, BENCH, "zone_rate_per_rank")
-             if r["params"].get("problem") == "blast" and value(r)]
-    if not rates:
-        return None
-    most = max(_ranks(r["params"]) for r in rates)
-    best = max((r for r in rates if _ranks(r["params"]) == most), key=value)
-    share = [r for r in select(records, BENCH, "transpose_share") if r["params"] == best["params"]]
-    return share[0] if share else None
-
-
-def _where(rec: dict) -> str:
-    p = rec["params"]
-    return (f"{p['nx']}x{p['ny']}x{p['nz']} zones ({p['scaling']}), {_ranks(p)} ranks "
-            f"({p['P']}x{p['Q']}), {p['transpose']}")
-
-
-def _rows():
-    from hpceval.analysis.proxies import BestPoint
-    return (BestPoint(_best_rate, _where, "Split Lagrangian hydrodynamics zone rate per rank "
-                      "(EVH1-like)", "zones/s", "EVH1 zone rate per rank", order=44),
-            BestPoint(_share_at_most_ranks, _where, "EVH1 transposes' share of the step, most "
-                      "ranks measured", "%", "EVH1 transposes' share", order=44))
-
-
-def card_rows():
-    return [row for r in _rows() for row in r.card_rows()]
-
-
-def headline_rows():
-    return [row for r in _rows() for row in r.headline_rows()]
-
-
-def _series(p: dict) -> str:
-    zones = p["nx"] * p["ny"] * p["nz"]
-    shape = (f"{zones // _ranks(p)} zones/rank" if p["scaling"] == "weak"
-             else f"{p['nx']}x{p['ny']}x{p['nz']}")
-    return f"{p['transpose']} {shape}"
-
-
-def _rates_and_share(runs):
-    """Left: zones/s per rank vs ranks, one line per transpose variant and problem size (weak
-    and strong scaling); right: the transposes' share of the time, the same lines."""
-    from hpceval.report.figures import _figure
-    from hpceval.report.figures_apps import _points, draw
-    keep = lambda p: p.get("problem") == "blast"  # noqa: E731
-    rates = _points(runs, BENCH, "zone_rate_per_rank", _ranks, _series, keep)
-    if not rates:
-        return None
-    fig = _figure((10.0, 4.0))
-    left, right = fig.subplots(1, 2)
-    draw(left, rates, "ranks", "zone updates per s per rank")
-    left.set_title("EVH1-like: zone rate per rank", fontsize=9, loc="left")
-    draw(right, _points(runs, BENCH, "transpose_share", _ranks, _series, keep), "ranks",
-         "transposes (pack + exchange) [% of the step]")
-    right.set_title("EVH1-like: share of the time in the transposes", fontsize=9, loc="left")
-    return fig
-
-
-def figures():
-    from hpceval.report.figures import FigureSpec
-    from hpceval.report.figures_proxies import overhead_specs
-    rates = FigureSpec("Application proxies", "Split Lagrangian hydrodynamics (EVH1-like): zone "
-                       "rate per rank and the transposes' share vs ranks, per transpose variant",
-                       _rates_and_share, BENCH, order=44)
-    return [rates] + overhead_specs(BENCH, "Split Lagrangian hydrodynamics (EVH1-like)", 44)

@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
                                     launch_timeout, parallel_seconds, rank_counts, repetition_args)
-from hpceval.catalog.nas_common import NasHooks, power_of_two
+from hpceval.catalog.nas_common import power_of_two
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -61,12 +61,6 @@ register_benchmark(Benchmark(
     memory=lambda spec, v: (int(1.5 * ARRAYS * 8 * CLASSES[v["class"]][0] ** 3 / spec.nranks)
                             + harness_bytes(v)),
     tiny=("class=S",)))
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-_HOOKS = NasHooks("npb-mg", "NAS MG (NPB)", 45, where=lambda p: f"class {p['class']} ({p['n']}^3, {p['nit']} iterations), {p['ranks']} ranks")
-card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures
 
 
 # The study: NAS classes chosen by rank count, as for npb-cg.

@@ -117,7 +117,7 @@ def _figures(run: dict, directory: str) -> None:
     from pathlib import Path
 
     from hpceval.report.areas import FIGURES
-    from hpceval.report.figures import make_figure
+    from hpceval.views.plot import make_figure
     from hpceval.report.trends import save_all
 
     made = [(f"run{run['id']}-{spec.make.__name__}", make_figure(spec, [run]))

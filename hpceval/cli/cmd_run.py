@@ -17,7 +17,7 @@ from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, plan_context, run_plan
 from hpceval.runner.dryrun import describe, dry_run, fmt_duration, plan_json
-from hpceval.runner.placement import placement_from_args
+from hpceval.runner.placement import Placement, placement_from_args
 from hpceval.store import Store
 
 NAME = "run"
@@ -127,7 +127,8 @@ def _simulated(args: argparse.Namespace):
         raise UsageError(f"--launcher {args.launcher}: a simulated run is launched by smpirun")
     from hpceval.simulate.session import prepare
     args.launcher = "smpi"
-    return prepare(args.simulate, args.platform, args.nodes, args.ppn, args.np, args.dry_run)
+    where = prepare(args.simulate, args.platform, args.nodes, args.ppn, args.np, args.dry_run)
+    return None if where is None else Placement(*where)
 
 
 def _use_build(name: str) -> None:

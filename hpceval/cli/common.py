@@ -17,6 +17,17 @@ from hpceval.store import Store
 from hpceval.simulate import mark
 
 
+def declared(field: str) -> List[str]:
+    """The benchmarks whose declaration has `field` (scales, tunes, model), by name."""
+    from hpceval.catalog import BENCHMARKS
+    return sorted(name for name, b in BENCHMARKS.items() if getattr(b, field))
+
+
+def one_of(names: Sequence[str]) -> str:
+    """'a, b or c'."""
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+
+
 def tag_text(value: str) -> str:
     """argparse type of --tag: a label shown in tables and terminals, so no control characters
     (an escape sequence in a tag would rewrite the terminal of whoever lists the runs)."""

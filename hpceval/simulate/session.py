@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from hpceval import paths
 from hpceval.errors import UsageError
@@ -179,28 +179,28 @@ def check_with_simgrid(info: Dict[str, Any], bindir: Path, timeout_s: float = 12
                          f"{_first_error(proc.stderr + proc.stdout)}")
 
 
-def placement(info: Dict[str, Any], np: Optional[int]):
-    """The run's placement on the simulated hosts: K ranks per host, in order; --np N takes
-    the first N / K hosts (fewer than K: one host)."""
-    from hpceval.runner.placement import Placement
+def placement(info: Dict[str, Any], np: Optional[int]) -> Tuple[Tuple[str, ...], int]:
+    """The run's placement on the simulated hosts, (hosts, ranks per host) as the runner's
+    Placement takes them: K ranks per host, in order; --np N takes the first N / K hosts
+    (fewer than K: one host)."""
     hosts: List[str] = [l for l in Path(info["hostfile"]).read_text().splitlines()[::info["ppn"]]]
     nodes, ppn = info["nodes"], info["ppn"]
     if np is None:
-        return Placement(tuple(hosts), ppn)
+        return tuple(hosts), ppn
     if np < 1 or np > nodes * ppn:
         raise UsageError(f"--np {np}: the simulated platform has {nodes} hosts x {ppn} ranks "
                          f"per host = {nodes * ppn} ranks")
     if np <= ppn:
-        return Placement(tuple(hosts[:1]), np)
+        return tuple(hosts[:1]), np
     if np % ppn:
         raise UsageError(f"--np {np} is not a whole number of simulated hosts of {ppn} ranks")
-    return Placement(tuple(hosts[:np // ppn]), ppn)
+    return tuple(hosts[:np // ppn]), ppn
 
 
 def prepare(simulate: Optional[str], platform: Optional[str], nodes: Optional[int],
             ppn: Optional[int], np: Optional[int], plan_only: bool = False):
-    """For `hpceval run --simulate/--platform`: the run's Placement on the simulated hosts,
-    with the platform written, checked and made active (this process and its launches); None
+    """For `hpceval run --simulate/--platform`: the run's placement on the simulated hosts
+    (hosts, ranks per host), with the platform written, checked and made active (this process and its launches); None
     for a run on this machine."""
     plat = platform_from_args(simulate, platform, nodes, ppn)
     if plat is None:

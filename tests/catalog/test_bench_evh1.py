@@ -80,8 +80,10 @@ def test_figures_and_tables(run):
     from hpceval.catalog import bench_evh1
     from hpceval.analysis.scaling import best_per_rung
     from hpceval.analysis.tune import tuned_table
-    figure, overhead, table = bench_evh1.figures()
-    fig = figure.make([run])
+    from hpceval.views.figures_evh1 import WHAT, rates_and_share
+    from hpceval.views.figures_proxies import overhead_specs
+    overhead, table = overhead_specs("evh1", WHAT, 44)
+    fig = rates_and_share([run])
     left, right = fig.axes[:2]
     assert "zone" in left.get_ylabel() and "transposes" in right.get_ylabel()
     assert len(left.lines) >= 3           # a line per variant and grid

@@ -42,7 +42,7 @@ def test_run_with_a_sheet_then_spec_and_report(cli, bindir, tmp_path):
     assert r.returncode == 0, r.stderr
     text = html.read_text()
     assert "Peaks: promised against delivered" in text and "two-core test sheet" in text
-    assert "Dense solve: GFlop/s vs ranks" in text          # the figure (report/figures_dense.py)
+    assert "Dense solve: GFlop/s vs ranks" in text          # the figure (views/figures_dense.py)
 
 
 def test_a_bad_sheet_is_refused_before_launching(cli, bindir, tmp_path):

@@ -122,8 +122,8 @@ def test_nine_run_overlays_keep_their_text_and_data_visible(spec, runs):
 def test_comparison_and_history_figures_of_nine_runs(runs):
     from hpceval.analysis.compare import compare
     from hpceval.analysis.history import history
-    from hpceval.report.data import fig_label
-    from hpceval.report.figures import style
+    from hpceval.views.data import fig_label
+    from hpceval.views.plot import style
     from hpceval.report.trends import comparison_figure, history_figure
     for i, r in enumerate(runs):                     # one machine, in time order
         r["started"] = f"2026-11-{10 + i:02d}T00:00:00+00:00"

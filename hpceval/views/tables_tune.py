@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Optional
 
+from hpceval.analysis.tune import TUNABLE, tuned_table
+
 from .data import fmt_num
 from .figures_proxies import SECTION
-from .tables import Table, TableSpec, register_table
+from .registry import Table, TableSpec, register_table
 
 
 def _table(bench: str):
     def make(run: dict) -> Optional[Table]:
-        from hpceval.analysis.tune import tuned_table
         rows = tuned_table(run.get("records") or [], bench)
         if not rows:
             return None
@@ -30,5 +31,5 @@ def _table(bench: str):
     return make
 
 
-for _bench in ("barotropic", "psst", "evh1"):
-    register_table(TableSpec(SECTION, f"Tuned algorithm choices: {_bench}", _table(_bench)))
+for _bench in sorted(TUNABLE):
+    register_table(TableSpec(SECTION, f"Tuned algorithm choices: {_bench}", _table(_bench), order=40))

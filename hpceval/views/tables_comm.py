@@ -7,7 +7,7 @@ from typing import List, Optional
 from hpceval.analysis.commmodel import run_models, switches
 
 from .data import fmt_num, human_bytes
-from .tables import Table, TableSpec, register_table
+from .registry import Table, TableSpec, register_table
 
 SECTION = "Interconnect"
 
@@ -56,7 +56,7 @@ def model_table(run: dict) -> Optional[Table]:
                  "the fit column. Stream series: time per message in a window.")
 
 
-register_table(TableSpec(SECTION, "Fitted message-time models (Hockney, piecewise)", model_table))
+register_table(TableSpec(SECTION, "Fitted message-time models (Hockney, piecewise)", model_table, order=10))
 
 
 def switch_table(run: dict) -> Optional[Table]:
@@ -72,4 +72,4 @@ def switch_table(run: dict) -> Optional[Table]:
                  "16 bytes; listed where the two sizes' times differ by at least 2%.")
 
 
-register_table(TableSpec(SECTION, "Protocol switches bracketed by refinement", switch_table))
+register_table(TableSpec(SECTION, "Protocol switches bracketed by refinement", switch_table, order=10))

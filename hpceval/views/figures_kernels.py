@@ -12,8 +12,8 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from .data import fmt_num, records, fig_label, value
 from hpceval.analysis.kernels import parallel_relative
 
-from .figures import FigureSpec, _figure, _line_plot, _text, legend, panel_axes, register_figure
-from .tables import Table, TableSpec, register_table
+from .plot import new_figure, line_plot, safe_text, legend, panel_axes
+from .registry import FigureSpec, register_figure, register_table, Table, TableSpec
 
 SECTION = "Compute kernels"
 ORDER = 30
@@ -51,13 +51,13 @@ def sst_levels(runs: list[dict]) -> Optional[Figure]:
         series = [(f"T{m}" + (f" {s}" if len(schemes) > 1 else ""),
                    sorted(g, key=lambda r: r["params"]["levels"]))
                   for (m, s), g in sorted(groups.items())]
-        _line_plot(ax, series, "levels")
+        line_plot(ax, series, "levels")
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(FixedLocator(sorted({r["params"]["levels"] for r in recs})))
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
         ax.set_xlabel("levels transformed together")
-        ax.set_title(_text(fig_label(run)), loc="left", fontsize=9)
+        ax.set_title(safe_text(fig_label(run)), loc="left", fontsize=9)
     axes[0].set_ylabel("MFlop/s per process (median)")
     fig.suptitle("Shallow water model: MFlop/s vs levels per truncation (one copy)", x=0.01,
                  ha="left", fontsize=10)
@@ -95,7 +95,7 @@ def sst_contention(runs: list[dict]) -> Optional[Figure]:
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"T{v:g}"))
         ax.set_xlabel("truncation")
         legend(ax)
-        ax.set_title(_text(fig_label(run)), loc="left", fontsize=9)
+        ax.set_title(safe_text(fig_label(run)), loc="left", fontsize=9)
     axes[0].set_ylabel("MFlop/s per process (median)")
     fig.suptitle("Shallow water model: one core alone vs every core at once", x=0.01, ha="left",
                  fontsize=10)
@@ -111,9 +111,9 @@ def column_nlon(runs: list[dict]) -> Optional[Figure]:
             series.append((fig_label(run), recs))
     if not series:
         return None
-    fig = _figure()
+    fig = new_figure()
     ax = fig.add_subplot()
-    _line_plot(ax, series, "nlon")
+    line_plot(ax, series, "nlon")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(sorted({r["params"]["nlon"] for _, recs in series
                                                     for r in recs})))
@@ -158,7 +158,7 @@ register_figure(FigureSpec(SECTION, "Shallow water model: one core vs all cores"
                            "sst", ORDER))
 register_figure(FigureSpec(SECTION, "Column-physics kernel vs longitude dimension", column_nlon,
                            "column", ORDER))
-register_table(TableSpec(SECTION, "Shallow water model: test-case height errors", sst_errors_table))
+register_table(TableSpec(SECTION, "Shallow water model: test-case height errors", sst_errors_table, order=ORDER))
 
 
 def psst_variants(runs: list[dict]) -> Optional[Figure]:
@@ -166,7 +166,7 @@ def psst_variants(runs: list[dict]) -> Optional[Figure]:
     panels = [(run, rows) for run in runs for rows in [parallel_relative(run)] if rows]
     if not panels:
         return None
-    fig = _figure((max(7.5, 3.8 * len(panels)), 4.0))
+    fig = new_figure((max(7.5, 3.8 * len(panels)), 4.0))
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     for ax, (run, rows) in zip(axes, panels):
         grids = list(dict.fromkeys(r["grid"] for r in sorted(rows, key=lambda r: r["P"])))
@@ -182,7 +182,7 @@ def psst_variants(runs: list[dict]) -> Optional[Figure]:
             ax.bar(xs, ys, width, label=var, color=TAB10(vi % 10))
         ax.set_xticks(range(len(grids)), [f"P x Q = {g}" for g in grids])
         m, lev = rows[0]["truncation"], rows[0]["levels"]
-        ax.set_title(_text(f"{fig_label(run)}  T{m}, L={lev}"), loc="left", fontsize=9)
+        ax.set_title(safe_text(f"{fig_label(run)}  T{m}, L={lev}"), loc="left", fontsize=9)
     axes[0].set_ylabel("(time - best) / best of the grid [%]")
     # FFT: alltoallv/pairwise transpose; distributed keeps longitudes split (binary exchange)
     axes[-1].legend(title="mapping/FFT/sum", loc="upper left", bbox_to_anchor=(1.0, 1.0))

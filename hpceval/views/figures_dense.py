@@ -1,6 +1,5 @@
-"""The dense solve's figure and table (hpceval/catalog/bench_dense.py): GFlop/s against ranks,
-the best NB and process grid per rank count for each kind and order, and the tuned table of
-those choices (hpceval/analysis/tune.py)."""
+"""The dense solve's figure (hpceval/catalog/bench_dense.py): GFlop/s against ranks, the best NB
+and process grid per rank count for each kind and order (its tuned table: tables_tune.py)."""
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
@@ -9,10 +8,9 @@ from hpceval.analysis.dense import ORDER
 from hpceval.analysis.headlines import select, value
 
 from .data import fig_label
-from .figures import FigureSpec, _figure, register_figure
 from .figures_apps import draw
-from .tables import TableSpec, register_table
-from .tables_tune import _table
+from .plot import new_figure
+from .registry import FigureSpec, register_figure
 
 SECTION = "Dense linear algebra (AORSA3D's solve, HPL)"
 
@@ -38,7 +36,7 @@ def rate_vs_ranks(runs: List[dict]) -> Optional[object]:
     pts = best_points(runs)
     if not pts:
         return None
-    fig = _figure((6.0, 4.0))
+    fig = new_figure((6.0, 4.0))
     draw(fig.subplots(1, 1), pts, "ranks", "GFlop/s (best NB and grid; standard count)")
     return fig
 
@@ -46,5 +44,3 @@ def rate_vs_ranks(runs: List[dict]) -> Optional[object]:
 register_figure(FigureSpec(SECTION, "Dense solve: GFlop/s vs ranks, the best block size and "
                            "process grid per rank count, per kind and order", rate_vs_ranks,
                            "dense", order=ORDER))
-register_table(TableSpec(SECTION, "Tuned dense solve: block size and process grid",
-                         _table("dense")))

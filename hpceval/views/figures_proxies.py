@@ -16,8 +16,8 @@ from hpceval.analysis.scaling import (CLOSURE_TOL, CUMULATIVE, extra, nranks, ov
                                       weak_scaling)
 
 from .data import MISSING, fmt_num, records, fig_label, value
-from .figures import FigureSpec, _figure, _text, register_figure
-from .tables import Table, TableSpec, register_table
+from .plot import new_figure, safe_text
+from .registry import FigureSpec, register_figure, register_table, Table, TableSpec
 
 SECTION = "Application proxies"
 ORDER = 40
@@ -37,7 +37,7 @@ def _panel_key(params: dict) -> str:
     return ("weak: " if params.get("scaling") == "weak" else "") + problem_name(params)
 
 
-def _log2_ranks(ax, ranks) -> None:
+def log2_ranks(ax, ranks) -> None:
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(sorted(set(ranks))))
     ax.xaxis.set_minor_locator(NullLocator())
@@ -62,7 +62,7 @@ def barotropic_variants(runs: List[dict]) -> Optional[Figure]:
     shown = panels[:MAX_PANELS]
     colour = _variant_colours(variant_name(r["params"]) for _, _, recs in shown for r in recs)
     variants = list(colour)
-    fig = _figure((7.5, 2.2 + 2.0 * len(shown)))
+    fig = new_figure((7.5, 2.2 + 2.0 * len(shown)))
     axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
     for ax, (run, key, recs) in zip(axes, shown):
         grids = sorted({(nranks(r["params"]), r["params"].get("P"), r["params"].get("Q"),
@@ -92,7 +92,7 @@ def barotropic_variants(runs: List[dict]) -> Optional[Figure]:
         ax.grid(axis="x", visible=False)
         ax.set_ylabel("µs per iteration")
         prefix = f"{fig_label(run)}  " if len(runs) > 1 else ""
-        ax.set_title(_text(f"{prefix}{key}"), loc="left", fontsize=9)
+        ax.set_title(safe_text(f"{prefix}{key}"), loc="left", fontsize=9)
     axes[-1].set_xlabel("process grid P x Q" + (", rank mapping" if any(
         r["params"].get("mapping") for _, _, recs in shown for r in recs) else "") + " (ranks)")
     handles = {h.get_label(): h for ax in axes for h in ax.get_legend_handles_labels()[0]}
@@ -186,7 +186,7 @@ def barotropic_scaling(runs: List[dict]) -> Optional[Figure]:
     colour = _variant_colours(v for k in keys for _, v, _ in panels[k])
     ncols = 1 if len(keys) == 1 else 2
     nrows = (len(keys) + ncols - 1) // ncols
-    fig = _figure((7.5 if ncols == 1 else 9.0, 1.0 + 3.2 * nrows))
+    fig = new_figure((7.5 if ncols == 1 else 9.0, 1.0 + 3.2 * nrows))
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True).ravel()
     for ax in axes[len(keys):]:
         ax.set_visible(False)
@@ -202,10 +202,10 @@ def barotropic_scaling(runs: List[dict]) -> Optional[Figure]:
             ranks += [x for x, _ in pts]
             rows += ser
         ax.axhline(1.0, color="#555555", linestyle=":", linewidth=1)
-        _log2_ranks(ax, ranks)
+        log2_ranks(ax, ranks)
         what = "T1 / (p Tp)" if kind == "strong" else "T1 / Tp per iteration"
         run_line = [fig_label(panels[key][0][0])] if len(runs) > 1 else []   # own line: width
-        ax.set_title(_text("\n".join(run_line + [f"{kind} scaling, {problem}: {what}",
+        ax.set_title(safe_text("\n".join(run_line + [f"{kind} scaling, {problem}: {what}",
                                                   _base_text(rows)])), loc="left", fontsize=8)
         ax.set_ylabel("parallel efficiency")
     axes[0].set_ylim(bottom=0)
@@ -271,7 +271,7 @@ def _overhead_figure(runs: List[dict], bench: str, what: str) -> Optional[Figure
     if not panels:
         return None
     shown = panels[:OVERHEAD_PANELS]
-    fig = _figure((max(7.5, 3.4 * len(shown)), 4.2))
+    fig = new_figure((max(7.5, 3.4 * len(shown)), 4.2))
     axes = fig.subplots(1, len(shown), squeeze=False, sharey=True)[0]
     for ax, (run, problem, var, rows) in zip(axes, shown):
         xs = [r["nranks"] for r in rows]
@@ -281,10 +281,10 @@ def _overhead_figure(runs: List[dict], bench: str, what: str) -> Optional[Figure
             ax.plot(xs, [cu[name] for cu in curves], color=c, marker=m, markersize=3.5,
                     linestyle=ls, linewidth=1.4, label=name)
         ax.axhline(0, color="#555555", linewidth=0.6)
-        _log2_ranks(ax, xs)
+        log2_ranks(ax, xs)
         prefix = f"{fig_label(run)}  " if len(runs) > 1 else ""
         borrowed = {r["baseline"] for r in rows} - {"1 rank"}
-        ax.set_title(_text(f"{prefix}{problem}, {var}" + "".join(
+        ax.set_title(safe_text(f"{prefix}{problem}, {var}" + "".join(
             f"\nbaseline: {b}" for b in sorted(borrowed))), loc="left", fontsize=8)
     axes[0].set_ylabel("overhead [% of p x Tp]")
     axes[-1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -339,19 +339,19 @@ register_figure(FigureSpec(SECTION, "Barotropic solver: strong and weak scaling 
                            barotropic_scaling, BENCH, ORDER))
 register_figure(FigureSpec(SECTION, "Barotropic solver: parallel overhead breakdown (as "
                                     "CCM/MP-2D on the IBM p690)", barotropic_overhead, BENCH, ORDER))
-register_table(TableSpec(SECTION, "Barotropic solver variants", variants_table))
-register_table(TableSpec(SECTION, "Barotropic solver scaling", scaling_table))
-register_table(TableSpec(SECTION, "Barotropic solver overhead shares", overhead_table))
+register_table(TableSpec(SECTION, "Barotropic solver variants", variants_table, order=ORDER))
+register_table(TableSpec(SECTION, "Barotropic solver scaling", scaling_table, order=ORDER))
+register_table(TableSpec(SECTION, "Barotropic solver overhead shares", overhead_table, order=ORDER))
 register_figure(FigureSpec(SECTION, "Parallel shallow water model: parallel overhead breakdown "
                                     "(as CCM/MP-2D on the IBM p690)", psst_overhead, "psst", ORDER))
 register_table(TableSpec(SECTION, "Parallel shallow water model overhead shares",
-                         psst_overhead_table))
+                         psst_overhead_table, order=ORDER))
 
 
 def overhead_specs(bench: str, what: str, order: int) -> list:
-    """The overhead breakdown figure and table of another proxy with per-rank phase timers (its
-    catalog module returns them from its figures() hook)."""
+    """The overhead breakdown figure and table of another proxy with per-rank phase timers."""
     return [FigureSpec(SECTION, f"{what}: parallel overhead breakdown (as CCM/MP-2D on the "
                                 "IBM p690)", lambda runs: _overhead_figure(runs, bench, what),
                        bench, order),
-            TableSpec(SECTION, f"{what} overhead shares", lambda run: _overhead_table(run, bench))]
+            TableSpec(SECTION, f"{what} overhead shares", lambda run: _overhead_table(run, bench),
+                      order=order)]

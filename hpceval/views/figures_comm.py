@@ -17,8 +17,9 @@ from hpceval.analysis.commmodel import fit_piecewise, message_times
 from .data import human_bytes, records, fig_label, value
 from hpceval.quality import at_floor, clean
 
-from .figures import (ZERO_X, FigureSpec, _bytes_axis, _figure, _line_plot, _plain_log_y,
-                      _series, _text, draw_records, legend, register_figure)
+from .plot import (ZERO_X, bytes_axis, new_figure, line_plot, plain_log_y, series_of, safe_text,
+                   draw_records, legend)
+from .registry import FigureSpec, register_figure
 
 SECTION = "Interconnect"
 ORDER = 10
@@ -70,7 +71,7 @@ def p2p_latency(runs: list[dict]) -> Optional[Figure]:
     use = [r for r in _panel_runs(runs, "p2p") if _p2p(r, "latency", "pingpong")]
     if not use:
         return None
-    fig = _figure((7.5, 3.6 * len(use)))
+    fig = new_figure((7.5, 3.6 * len(use)))
     for ax, run in zip(fig.subplots(len(use), 1, squeeze=False)[:, 0], use):
         series = _p2p(run, "latency", "pingpong")
         xs_all, marked = [], set()
@@ -86,11 +87,11 @@ def p2p_latency(runs: list[dict]) -> Optional[Figure]:
                 ax.plot(grid, m.predict(grid), linestyle="--", linewidth=0.8,
                         color=line.get_color())
             xs_all += xs
-        _bytes_axis(ax, xs_all, "message size [bytes]")
-        _plain_log_y(ax)
+        bytes_axis(ax, xs_all, "message size [bytes]")
+        plain_log_y(ax)
         ax.set_ylabel("one-way latency [µs]")
         legend(ax, ncol=2)
-        ax.set_title(_text(fig_label(run)), fontsize=9, loc="left")
+        ax.set_title(safe_text(fig_label(run)), fontsize=9, loc="left")
     _title(fig, "p2p ping-pong latency per protocol (median; dashed: fitted t0 + n/r_inf)")
     return fig
 
@@ -102,7 +103,7 @@ def p2p_bandwidth(runs: list[dict]) -> Optional[Figure]:
            or _p2p(r, "bandwidth", "stream")]
     if not use:
         return None
-    fig = _figure((9.0, 3.6 * len(use)))
+    fig = new_figure((9.0, 3.6 * len(use)))
     axes = fig.subplots(len(use), 2, squeeze=False)
     for row, run in zip(axes, use):
         left, right = row
@@ -116,7 +117,7 @@ def p2p_bandwidth(runs: list[dict]) -> Optional[Figure]:
                              markersize=2.5, linewidth=1.2)
                 xs_all += _sizes(recs)
         if xs_all:
-            _bytes_axis(left, xs_all, "message size [bytes]")
+            bytes_axis(left, xs_all, "message size [bytes]")
         left.set_ylim(bottom=0)
         left.set_ylabel("bandwidth [MB/s]")
         legend(left)
@@ -128,10 +129,10 @@ def p2p_bandwidth(runs: list[dict]) -> Optional[Figure]:
                          linewidth=1.0)
             xs_all += _sizes(recs)
         if xs_all:
-            _bytes_axis(right, xs_all, "message size [bytes]")
+            bytes_axis(right, xs_all, "message size [bytes]")
             legend(right, ncol=2)
         right.set_ylim(bottom=0)
-        right.set_title(_text(f"stream protocols — {fig_label(run)}"), fontsize=9, loc="left")
+        right.set_title(safe_text(f"stream protocols — {fig_label(run)}"), fontsize=9, loc="left")
     _title(fig, "p2p bandwidth vs size (median; pingpong n/latency, swap 2n/t, stream W n/t)")
     return fig
 
@@ -165,7 +166,7 @@ def p2p_patterns(runs: list[dict]) -> Optional[Figure]:
             bars.setdefault(key[0], {})[f"{key[1]} {key[2]} [{metric}]"] = pick
     if len(bars) < 2:
         return None
-    fig = _figure((9.0, 4.0))
+    fig = new_figure((9.0, 4.0))
     axes = fig.subplots(1, 2)
     for ax, metric, unit in ((axes[0], "latency", "µs"), (axes[1], "bandwidth", "MB/s")):
         labels = sorted({lab for b in bars.values() for lab in b if lab.endswith(f"[{metric}]")})
@@ -176,7 +177,7 @@ def p2p_patterns(runs: list[dict]) -> Optional[Figure]:
             _pattern_bars(ax, xs, [bars[p].get(lab) for p in pats], width * 0.9,
                           lab.replace(f" [{metric}]", ""))
         ax.set_xticks(range(len(pats)))
-        ax.set_xticklabels([_text(p) for p in pats], rotation=30, ha="right", fontsize=7)
+        ax.set_xticklabels([safe_text(p) for p in pats], rotation=30, ha="right", fontsize=7)
         sizes = sorted({r["params"]["bytes"] for b in bars.values() for lab, r in b.items()
                         if lab.endswith(f"[{metric}]")})
         ax.set_ylabel(f"{metric} [{unit}]")
@@ -190,7 +191,7 @@ def p2p_patterns(runs: list[dict]) -> Optional[Figure]:
     handles.append(Patch(facecolor="white", edgecolor="#c0392b", hatch="///",
                          label="unconverged or disturbed"))
     axes[1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
-    _title(fig, _text(f"Placement patterns (median, 95% CI; hatched: unconverged or disturbed; "
+    _title(fig, safe_text(f"Placement patterns (median, 95% CI; hatched: unconverged or disturbed; "
                       f"n/m: not measured) — {fig_label(run)}"))
     return fig
 
@@ -238,7 +239,7 @@ def distance_map(runs: list[dict]) -> Optional[Figure]:
         return None
     recs = records(run, "distance")
     n = 1 + max(max(r["params"]["src"], r["params"]["dst"]) for r in recs)
-    fig = _figure((9.0, 4.0))
+    fig = new_figure((9.0, 4.0))
     axes = fig.subplots(1, 2)
     for ax, metric, unit, pick in ((axes[0], "latency", "µs", min), (axes[1], "bandwidth", "MB/s", max)):
         sel = [r for r in recs if r["metric"] == metric]
@@ -276,7 +277,7 @@ def distance_map(runs: list[dict]) -> Optional[Figure]:
             ax.axvline(edge, color="crimson", lw=1.2, gid="node-boundary")
         ax.set_title(f"{metric}, {human_bytes(size)} (rank/node, socket)", fontsize=9, loc="left")
     split = any(line.get_gid() == "node-boundary" for ax in axes for line in ax.lines)
-    _title(fig, _text(f"Distance map — {fig_label(run)}"
+    _title(fig, safe_text(f"Distance map — {fig_label(run)}"
                       + (" (red lines: node boundaries)" if split else "")))
     return fig
 
@@ -285,7 +286,7 @@ def hotspot_curve(runs: list[dict]) -> Optional[Figure]:
     use = _panel_runs(runs, "hotspot")
     if not use:
         return None
-    fig = _figure()
+    fig = new_figure()
     ax = fig.add_subplot()
     marked: set = set()
     for run in use:
@@ -295,7 +296,7 @@ def hotspot_curve(runs: list[dict]) -> Optional[Figure]:
         for b, recs in sorted(by.items()):
             recs.sort(key=lambda r: r["params"]["senders"])
             label = human_bytes(b) + (f" — {fig_label(run)}" if len(use) > 1 else "")
-            draw_records(ax, recs, [r["params"]["senders"] for r in recs], _text(label), marked)
+            draw_records(ax, recs, [r["params"]["senders"] for r in recs], safe_text(label), marked)
     ax.set_xlabel("senders k (to rank 0)")
     ax.set_ylabel("aggregate bandwidth [MB/s]")
     ax.set_ylim(bottom=0)
@@ -311,7 +312,7 @@ def collectives_size(runs: list[dict]) -> Optional[Figure]:
         return None
     recs = records(run, "collectives", "latency")
     counts = sorted({r["params"]["nranks"] for r in recs})
-    fig = _figure((4.0 * len(counts) + 1.5, 4.0))
+    fig = new_figure((4.0 * len(counts) + 1.5, 4.0))
     axes = fig.subplots(1, len(counts), squeeze=False, sharey=True)[0]
     for ax, np_ in zip(axes, counts):
         by: Dict[str, list] = {}
@@ -341,12 +342,12 @@ def collectives_size(runs: list[dict]) -> Optional[Figure]:
             ax.text(0.01, bar[0], " barrier", transform=ax.get_yaxis_transform(), va="bottom",
                     fontsize=7)
         if xs:
-            _bytes_axis(ax, xs, "bytes per rank")
-        _plain_log_y(ax)
+            bytes_axis(ax, xs, "bytes per rank")
+        plain_log_y(ax)
         ax.set_title(f"{np_} ranks" + _over(run, recs, np_), fontsize=9, loc="left")
     axes[0].set_ylabel("latency, slowest rank [µs]")
     axes[-1].legend(*_all_handles(axes), loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    _title(fig, _text(f"Collectives vs size (slowest rank, barrier subtracted; dashed: with the "
+    _title(fig, safe_text(f"Collectives vs size (slowest rank, barrier subtracted; dashed: with the "
                       f"barrier) — {fig_label(run)}"))
     return fig
 
@@ -360,7 +361,7 @@ def collectives_ranks(runs: list[dict]) -> Optional[Figure]:
         return None
     sizes = sorted({r["params"]["bytes"] for r in recs if r["params"]["op"] != "barrier"})
     pick = [s for s in (sizes[:1] + sizes[-1:]) if s is not None]
-    fig = _figure((9.0, 4.0))
+    fig = new_figure((9.0, 4.0))
     axes = fig.subplots(1, len(set(pick)) or 1, squeeze=False)[0]
     for ax, size in zip(axes, sorted(set(pick))):
         by: Dict[str, list] = {}
@@ -378,11 +379,11 @@ def collectives_ranks(runs: list[dict]) -> Optional[Figure]:
             ax.set_xscale("log", base=2)
         else:
             ax.xaxis.get_major_locator().set_params(integer=True)
-        _plain_log_y(ax)
+        plain_log_y(ax)
         ax.set_title(f"{human_bytes(size)} per rank", fontsize=9, loc="left")
         legend(ax, fontsize=7)
     axes[0].set_ylabel("latency, slowest rank [µs]")
-    _title(fig, _text(f"Collectives vs rank count — {fig_label(run)}"))
+    _title(fig, safe_text(f"Collectives vs rank count — {fig_label(run)}"))
     return fig
 
 
@@ -392,7 +393,7 @@ def halo_methods(runs: list[dict]) -> Optional[Figure]:
         return None
     recs = records(run, "halo", "latency")
     keys = sorted({(r["params"]["nranks"], r["params"]["neighbours"]) for r in recs})
-    fig = _figure((max(7.5, 3.0 * len(keys)), 3.8))
+    fig = new_figure((max(7.5, 3.0 * len(keys)), 3.8))
     axes = fig.subplots(1, len(keys), squeeze=False, sharey=True)[0]
     for ax, (np_, nb) in zip(axes, keys):
         by: Dict[str, list] = {}
@@ -405,25 +406,25 @@ def halo_methods(runs: list[dict]) -> Optional[Figure]:
             ms.sort(key=lambda r: r["params"]["width"])
             draw_records(ax, ms, [r["params"]["width"] for r in ms], m, marked, markersize=3)
         ax.set_xscale("log", base=2)
-        _plain_log_y(ax)
+        plain_log_y(ax)
         ax.set_xlabel("ghost width [cells]")
         ax.set_title(f"{np_} ranks, {nb} neighbours" + _over(run, recs, np_), fontsize=9,
                      loc="left")
         legend(ax, fontsize=7)
     axes[0].set_ylabel("time per exchange, slowest rank [µs]")
-    _title(fig, _text(f"Halo exchange: packed vs datatypes vs puts — {fig_label(run)}"))
+    _title(fig, safe_text(f"Halo exchange: packed vs datatypes vs puts — {fig_label(run)}"))
     return fig
 
 
 def pingpong_latency(runs: list[dict]) -> Figure | None:
-    series = _series(runs, "pingpong", "latency", "bytes")
+    series = series_of(runs, "pingpong", "latency", "bytes")
     if not series:
         return None
-    fig = _figure()
+    fig = new_figure()
     ax = fig.add_subplot()
-    xs = _line_plot(ax, series, "bytes", xmap=lambda b: b if b > 0 else ZERO_X)
-    _bytes_axis(ax, xs, "message size [bytes]")
-    _plain_log_y(ax)
+    xs = line_plot(ax, series, "bytes", xmap=lambda b: b if b > 0 else ZERO_X)
+    bytes_axis(ax, xs, "message size [bytes]")
+    plain_log_y(ax)
     ax.set_ylabel("one-way latency [µs]")
     ax.set_title("Ping-pong latency (median, band: 95% CI)", loc="left")
     return fig
@@ -431,13 +432,13 @@ def pingpong_latency(runs: list[dict]) -> Figure | None:
 
 def pingpong_bandwidth(runs: list[dict]) -> Figure | None:
     series = [(label, [r for r in recs if r["params"]["bytes"] > 0])  # 0 B carries no bandwidth
-              for label, recs in _series(runs, "pingpong", "bandwidth", "bytes")]
+              for label, recs in series_of(runs, "pingpong", "bandwidth", "bytes")]
     series = [s for s in series if s[1]]
     if not series:
         return None
-    fig = _figure()
+    fig = new_figure()
     ax = fig.add_subplot()
-    _bytes_axis(ax, _line_plot(ax, series, "bytes"), "message size [bytes]")
+    bytes_axis(ax, line_plot(ax, series, "bytes"), "message size [bytes]")
     ax.set_ylim(bottom=0)
     ax.set_ylabel("bandwidth [MB/s]")
     ax.set_title("Ping-pong bandwidth (median, band: 95% CI)", loc="left")

@@ -1,6 +1,7 @@
-"""Figure makers shared by the LANL application proxies (hydro, montecarlo, sweep): a rate or a
-time against a size and against the rank count, one series per run and configuration. Each
-proxy's catalog module registers its figure with these (hpceval/catalog/bench_<name>.py)."""
+"""Figure makers shared by the application proxies (hydro, montecarlo, sweep, the SP2 set): a
+rate or a time against a size and against the rank count, one series per run and
+configuration. Each proxy's figures module registers its figures with these
+(hpceval/views/figures_<name>.py)."""
 from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Tuple
@@ -9,12 +10,12 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from .data import fig_label, records, value
-from .figures import _figure, _text
+from .plot import new_figure, safe_text
 
 Params = Dict[str, object]
 
 
-def _points(runs: List[dict], bench: str, metric: str, x: Callable[[Params], float],
+def points_of(runs: List[dict], bench: str, metric: str, x: Callable[[Params], float],
             series: Callable[[Params], str], keep: Callable[[Params], bool]
             ) -> Dict[str, List[Tuple[float, dict]]]:
     """{legend: [(x, record)] sorted by x}: one series per run and `series` label."""
@@ -37,7 +38,7 @@ def draw(ax, points: Dict[str, List[Tuple[float, dict]]], xlabel: str, ylabel: s
         ys = [value(r) for _, r in pts]
         lo = [max(y - (r["stats"].get("ci_low") or y), 0) for (_, r), y in zip(pts, ys)]
         hi = [max((r["stats"].get("ci_high") or y) - y, 0) for (_, r), y in zip(pts, ys)]
-        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=4, capsize=2, label=_text(label))
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=4, capsize=2, label=safe_text(label))
     if not points:
         return False
     if logx:
@@ -56,11 +57,11 @@ def rate_vs_size_and_ranks(runs: List[dict], bench: str, metric: str, size_label
                            ) -> Optional[Figure]:
     """Left: the metric vs size, one series per rank count; right: vs ranks, one series per
     size (weak scaling when the size is per rank)."""
-    by_size = _points(runs, bench, metric, size, lambda p: f"{ranks(p)} rank(s)", keep)
-    by_ranks = _points(runs, bench, metric, ranks, lambda p: f"{size(p):g} {size_label}", keep)
+    by_size = points_of(runs, bench, metric, size, lambda p: f"{ranks(p)} rank(s)", keep)
+    by_ranks = points_of(runs, bench, metric, ranks, lambda p: f"{size(p):g} {size_label}", keep)
     if not by_size:
         return None
-    fig = _figure((10.0, 4.0))
+    fig = new_figure((10.0, 4.0))
     left, right = fig.subplots(1, 2)
     draw(left, by_size, size_label, ylabel, logx=True)
     left.set_title(f"{title}: vs {size_label}", fontsize=9, loc="left")
@@ -69,31 +70,11 @@ def rate_vs_size_and_ranks(runs: List[dict], bench: str, metric: str, size_label
     return fig
 
 
-def _weak_efficiency(runs: List[dict]) -> Dict[str, List[Tuple[int, float]]]:
-    """{series: [(ranks, t(1 rank) / t(ranks))]} of sweep's weak-scaling iteration times, per
-    block per rank, S_N order and blocking; a series needs its one-rank point."""
-    out: Dict[str, List[Tuple[int, float]]] = {}
-    many = len(runs) > 1
-    for run in runs:
-        times: Dict[tuple, Dict[int, float]] = {}
-        for r in records(run, "sweep", "iteration_time"):
-            p = r["params"]
-            if value(r) and p.get("scaling") == "weak":
-                key = (p["nx"] // p["P"], p["ny"] // p["Q"], p["nz"], p["sn"], p["mk"], p["mmi"])
-                times.setdefault(key, {})[p["P"] * p["Q"]] = value(r)
-        for (bx, by, bz, sn, mk, mmi), t in sorted(times.items()):
-            if 1 in t and len(t) > 1:
-                label = (f"{bx}x{by}x{bz}/rank S{sn} mk={mk} mmi={mmi}"
-                         + (f" — {fig_label(run)}" if many else ""))
-                out[label] = [(n, t[1] / t[n]) for n in sorted(t)]
-    return out
-
-
 def draw_lines(ax, series: Dict[str, List[Tuple[float, float]]], xlabel: str, ylabel: str,
                empty: str, unity: bool = False) -> bool:
     """Plain (x, y) series (derived figures without CIs); a note when there are none."""
     for label, pts in series.items():
-        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", ms=4, label=_text(label))
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", ms=4, label=safe_text(label))
     if not series:
         ax.text(0.5, 0.5, empty, ha="center", va="center", transform=ax.transAxes, fontsize=8)
         return False
@@ -104,19 +85,3 @@ def draw_lines(ax, series: Dict[str, List[Tuple[float, float]]], xlabel: str, yl
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=7)
     return True
-
-
-def efficiency_and_choices(runs: List[dict]) -> Optional[Figure]:
-    """Left: weak-scaling parallel efficiency vs ranks; right: grind time vs mk, one series per
-    mmi and rank count (the pipeline's blocking choices)."""
-    choices = _points(runs, "sweep", "grind_time", lambda p: p["mk"],
-                      lambda p: f"mmi={p['mmi']}, {p['P'] * p['Q']} rank(s), S{p['sn']}",
-                      lambda p: True)
-    if not choices:
-        return None
-    fig = _figure((10.0, 4.0))
-    left, right = fig.subplots(1, 2)
-    draw_lines(left, _weak_efficiency(runs), "ranks", "weak-scaling efficiency t(1) / t(n)",
-               "no weak-scaling series with a one-rank point", unity=True)
-    draw(right, choices, "mk (k-planes per block)", "grind time [ns per cell-angle]", logx=True)
-    return fig

@@ -9,7 +9,7 @@ from hpceval.analysis.significance import short_verdict
 from hpceval.quality import at_floor
 
 from .data import fmt_num, human_bytes, records, value
-from .tables import Table, TableSpec, register_table
+from .registry import Table, TableSpec, register_table
 
 SECTION = "Interconnect"
 
@@ -60,5 +60,5 @@ def collectives_table(run: dict) -> Optional[Table]:
                  "left nothing measurable (clamped at 1 ns), so read the time with the barrier.")
 
 
-register_table(TableSpec(SECTION, "Ping-pong by size (OSU style)", pingpong_table))
-register_table(TableSpec(SECTION, "Collectives by size (OSU style)", collectives_table))
+register_table(TableSpec(SECTION, "Ping-pong by size (OSU style)", pingpong_table, order=10))
+register_table(TableSpec(SECTION, "Collectives by size (OSU style)", collectives_table, order=10))

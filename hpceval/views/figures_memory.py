@@ -16,9 +16,9 @@ from hpceval.analysis.memory import stream_points
 from hpceval.analysis.hierarchy import PAGE_PREFERENCE, contention, hierarchy, latency_matrix
 
 from .data import converged, fmt_num, human_bytes, records, fig_label, value
-from .figures import (KERNEL_COLOURS, SIZE, FigureSpec, _bytes_axis, _figure, _line_plot,
-                      _plain_log_y, _series, _text, legend, mark_caches, register_figure)
-from .tables import Table, TableSpec, register_table
+from .plot import (KERNEL_COLOURS, SIZE, bytes_axis, new_figure, line_plot, plain_log_y,
+                   series_of, safe_text, legend, mark_caches)
+from .registry import FigureSpec, register_figure, register_table, Table, TableSpec
 
 SECTION = "Memory"
 ORDER = 20
@@ -82,7 +82,7 @@ def memory_bandwidth(runs: list[dict]) -> Optional[Figure]:
                 panels.append((run, t, series))
     if not panels:
         return None
-    fig = _figure((9.0, 3.4 * len(panels)))
+    fig = new_figure((9.0, 3.4 * len(panels)))
     grid = fig.subplots(len(panels), 2, squeeze=False, sharey="row")
     for row, (run, t, series) in zip(grid, panels):
         pages = next(iter(series.values()))[0]["params"].get("pages")
@@ -91,10 +91,10 @@ def memory_bandwidth(runs: list[dict]) -> Optional[Figure]:
             if ax is row[1]:
                 modes += sorted(m for m in series if m not in MODE_ORDER)
             xs = _draw_modes(ax, series, modes)
-            _bytes_axis(ax, (xs or [1024, 1 << 20]) + mark_caches(ax, [run]),
+            bytes_axis(ax, (xs or [1024, 1 << 20]) + mark_caches(ax, [run]),
                         "working set per thread [bytes]")
-            _plain_log_y(ax)
-            ax.set_title(_text(f"{name} ({fig_label(run)}, {t} thread{'s' if t > 1 else ''}, "
+            plain_log_y(ax)
+            ax.set_title(safe_text(f"{name} ({fig_label(run)}, {t} thread{'s' if t > 1 else ''}, "
                                f"{pages} pages)"), loc="left", fontsize=8)
             if modes:
                 legend(ax, fontsize=7)
@@ -111,13 +111,13 @@ def memory_contention(runs: list[dict]) -> Optional[Figure]:
     data = [(run, c) for run, c in data if c]
     if not data:
         return None
-    fig = _figure()
+    fig = new_figure()
     # Constrained layout does not see a twin axis: leave room for its label between the panels.
     fig.get_layout_engine().set(wspace=0.14)
     left, right = fig.subplots(1, 2)
     twin = left.twinx()
     for i, (run, c) in enumerate(data):
-        label = _text(fig_label(run))
+        label = safe_text(fig_label(run))
         ks = [r["others"] for r in c["loaded"]]
         colour = KERNEL_COLOURS[i % len(KERNEL_COLOURS)]
         left.plot(ks, [r["bandwidth_gbs"] for r in c["loaded"]], marker="o", color=colour,
@@ -147,14 +147,14 @@ def memory_contention(runs: list[dict]) -> Optional[Figure]:
 
 
 def memory_latency(runs: list[dict]) -> Figure | None:
-    series = _series(runs, "mem-latency", "latency", "bytes")
+    series = series_of(runs, "mem-latency", "latency", "bytes")
     if not series:
         return None
-    fig = _figure()
+    fig = new_figure()
     ax = fig.add_subplot()
-    xs = _line_plot(ax, series, "bytes")
-    _bytes_axis(ax, xs + mark_caches(ax, runs), "working set [bytes]")
-    _plain_log_y(ax)
+    xs = line_plot(ax, series, "bytes")
+    bytes_axis(ax, xs + mark_caches(ax, runs), "working set [bytes]")
+    plain_log_y(ax)
     ax.set_ylabel("load latency [ns]")
     ax.set_title("Memory load latency (median, band: 95% CI; dotted: cache sizes)", loc="left")
     return fig
@@ -172,7 +172,7 @@ def stream_bandwidth(runs: list[dict]) -> Figure | None:
     panels = [(run, pts) for run in runs for pts in [stream_points(run.get("records") or [])] if pts]
     if not panels:
         return None
-    fig = _figure((max(SIZE[0], 3.4 * len(panels)), SIZE[1]))
+    fig = new_figure((max(SIZE[0], 3.4 * len(panels)), SIZE[1]))
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     kernels = kernel_order({k for _, pts in panels for k, _ in pts})
     colour = dict(zip(kernels, KERNEL_COLOURS * len(kernels)))
@@ -201,7 +201,7 @@ def stream_bandwidth(runs: list[dict]) -> Figure | None:
         ax.set_xlabel("threads")
         ax.grid(axis="x", visible=False)
         if len(panels) > 1:
-            ax.set_title(_text(fig_label(run)), fontsize=9)
+            ax.set_title(safe_text(fig_label(run)), fontsize=9)
     axes[0].set_ylabel("bandwidth [GB/s]")
     handles = [Patch(color=colour[k], label=k) for k in kernels]
     handles.append(Line2D([], [], color="black", marker="_", linestyle="none", markersize=8,
@@ -273,6 +273,6 @@ def matrix_table(run: dict) -> Optional[Table]:
     return Table(["measuring core"] + [f"node {n}" for n in m["nodes"]], rows, note)
 
 
-register_table(TableSpec(SECTION, "Detected memory hierarchy (as EV7 Table 2.1)", hierarchy_table))
-register_table(TableSpec(SECTION, "Contention: degradation of one core's bandwidth", contention_table))
-register_table(TableSpec(SECTION, "Core x NUMA-node latency matrix", matrix_table))
+register_table(TableSpec(SECTION, "Detected memory hierarchy (as EV7 Table 2.1)", hierarchy_table, order=ORDER))
+register_table(TableSpec(SECTION, "Contention: degradation of one core's bandwidth", contention_table, order=ORDER))
+register_table(TableSpec(SECTION, "Core x NUMA-node latency matrix", matrix_table, order=ORDER))

@@ -20,8 +20,8 @@ from hpceval.analysis.utilization import (BUSY, NO_PHASE, STATES, Timelines, Win
                                           select_window, steady_range, timelines,
                                           utilization_counts)
 
-from .figures import FigureSpec, _figure, _text, register_figure
-from .tables import Table, TableSpec, register_table
+from .plot import new_figure, safe_text
+from .registry import FigureSpec, register_figure, register_table, Table, TableSpec
 
 SECTION = "Traces"
 ORDER = 90
@@ -129,7 +129,7 @@ def _gantt(runs: List[dict], i: int) -> Optional[Figure]:
     entry, tl = got
     w = _window(tl)
     scale, unit = _unit(w.end - tl.t0)   # ticks as far from the start as the window is
-    fig = _figure((7.5, min(1.6 + 0.28 * tl.nranks, 9.0)))
+    fig = new_figure((7.5, min(1.6 + 0.28 * tl.nranks, 9.0)))
     ax = fig.add_subplot()
     e = np.linspace(w.start, w.end, COLUMNS + 1)
     x = (e - tl.t0) / scale
@@ -159,14 +159,14 @@ def _gantt(runs: List[dict], i: int) -> Optional[Figure]:
         name = tl.activities[code]
         st = tl.activity_state[code]
         suffix = "" if st == BUSY else f" ({STATES[st]})"
-        handles.append(Patch(color=colours[code], label=_text(name + suffix)))
+        handles.append(Patch(color=colours[code], label=safe_text(name + suffix)))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
     # tall enough for the legend too (few ranks, many calls)
     fig.set_size_inches(7.5, max(fig.get_size_inches()[1], 0.9 + 0.15 * len(handles)))
     span = _range_note(tl, w.start, w.end)
     if (w.start, w.end) != (tl.t0, tl.t1):
         span = (w.note if w.whole else f"window, {w.note}") + f": {span}"
-    fig.suptitle(_text(f"{_label(entry, i)}: task Gantt chart\n{span}"), x=0.01, ha="left",
+    fig.suptitle(safe_text(f"{_label(entry, i)}: task Gantt chart\n{span}"), x=0.01, ha="left",
                  fontsize=10)
     return fig
 
@@ -179,7 +179,7 @@ def _utilization(runs: List[dict], i: int) -> Optional[Figure]:
     lo, hi = active_range(tl)
     edges, counts = utilization_counts(tl, bins=UTIL_BINS, start=lo, end=hi)
     scale, unit = _unit(hi - tl.t0)
-    fig = _figure((7.5, 3.4))
+    fig = new_figure((7.5, 3.4))
     ax = fig.add_subplot()
     # steps, not lines between bin centres: each bin's value is its average
     x = (edges - tl.t0) / scale
@@ -199,7 +199,7 @@ def _utilization(runs: List[dict], i: int) -> Optional[Figure]:
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     mean = {s: float(counts[s].mean()) / tl.nranks * 100 for s in STATES}
     what = _range_name(tl, lo, hi)
-    fig.suptitle(_text(f"{_label(entry, i)}: utilization counts\n"
+    fig.suptitle(safe_text(f"{_label(entry, i)}: utilization counts\n"
                        + ", ".join(f"{s} {mean[s]:.0f}%" for s in STATES) + "; "
                        f"{what}: {_range_note(tl, lo, hi)}, {UTIL_BINS} bins"),
                  x=0.01, ha="left", fontsize=10)
@@ -263,7 +263,7 @@ def _register(i: int) -> None:
                                         "colour per phase or MPI call)", gantt, "trace", ORDER))
     register_figure(FigureSpec(SECTION, f"Trace {i + 1}: utilization counts (busy / overhead / "
                                         "idle ranks over time)", utilization, "trace", ORDER))
-    register_table(TableSpec(SECTION, f"Trace {i + 1}: per-rank summary", table))
+    register_table(TableSpec(SECTION, f"Trace {i + 1}: per-rank summary", table, order=ORDER))
 
 
 for _i in range(MAX_TRACES):

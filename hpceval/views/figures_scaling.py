@@ -12,9 +12,9 @@ from matplotlib.figure import Figure
 from hpceval.analysis.scaling import PROXIES, best_per_rung
 
 from .data import fig_label, fmt_num
-from .figures import FigureSpec, _figure, _text, register_figure
-from .figures_proxies import _log2_ranks
-from .tables import Table, TableSpec, register_table
+from .plot import new_figure, safe_text
+from .figures_proxies import log2_ranks
+from .registry import FigureSpec, register_figure, register_table, Table, TableSpec
 
 SECTION = "Scaling with the machine"
 ORDER = 45
@@ -49,7 +49,7 @@ def scaling_figure(bench: str):
         if not series:
             return None
         rows = -(-len(series) // 2)          # the legend below the panels, two columns
-        fig = _figure((9.0, 3.6 + 0.25 * rows))
+        fig = new_figure((9.0, 3.6 + 0.25 * rows))
         ax_t, ax_e = fig.subplots(1, 2)
         ranks: List[int] = []
         for (who, kind, problem), rows in sorted(series.items()):
@@ -59,7 +59,7 @@ def scaling_figure(bench: str):
                       markersize=3, label=label)
             ranks += [r["nranks"] for r in rows]
         for ax in (ax_t, ax_e):
-            _log2_ranks(ax, ranks)
+            log2_ranks(ax, ranks)
         ax_t.set_yscale("log")
         ax_t.set_ylabel(f"best variant's time [{unit}]")
         ax_e.set_ylabel("parallel efficiency (vs smallest rung)")
@@ -67,7 +67,7 @@ def scaling_figure(bench: str):
         handles, labels = ax_t.get_legend_handles_labels()
         fig.legend(handles, [textwrap.fill(l, 60) for l in labels], loc="outside lower center",
                    ncol=2, fontsize=7)
-        fig.suptitle(_text(f"{bench}: time per unit of work and efficiency against processors "
+        fig.suptitle(safe_text(f"{bench}: time per unit of work and efficiency against processors "
                            "(best variant per rung; dashed: ideal scaling)"), fontsize=9, x=0.01,
                      ha="left")
         return fig
@@ -91,7 +91,7 @@ def best_table(bench: str):
     return make
 
 
-for _bench in PROXIES:
+for _bench in sorted(PROXIES):          # every proxy that declares how it scales
     register_figure(FigureSpec(SECTION, f"{_bench}: against processor count", scaling_figure(_bench),
                                _bench, ORDER))
-    register_table(TableSpec(SECTION, f"{_bench}: best variant per rank count", best_table(_bench)))
+    register_table(TableSpec(SECTION, f"{_bench}: best variant per rank count", best_table(_bench), order=ORDER))

@@ -7,11 +7,14 @@ from typing import List, Optional, Tuple
 
 from matplotlib.figure import Figure
 
+from hpceval.analysis.predict import MODELS, machine_params, model, predict
+from hpceval.analysis.predict.machine import grouped_sources
+from hpceval.analysis.predict.model import measured_configs, read_options
 from hpceval.errors import UsageError
 
 from .data import fmt_num
-from .figures import FigureSpec, _figure, _text, register_figure
-from .tables import Table, TableSpec, register_table
+from .plot import new_figure, safe_text
+from .registry import FigureSpec, register_figure, register_table, Table, TableSpec
 
 SECTION = "Models"
 ORDER = 60
@@ -22,8 +25,6 @@ FAR = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 327
 
 def prediction(runs: List[dict], name: str, ranks: List[int], options: Optional[dict] = None):
     """(model, config, rows, machine) or None when the runs lack what the model needs."""
-    from hpceval.analysis.predict import machine_params, model, predict
-    from hpceval.analysis.predict.model import read_options
     am = model(name)
     try:
         m = machine_params(runs)
@@ -44,14 +45,14 @@ def crossover(am, rows) -> Optional[int]:
 
 def draw(am, near, far, title: str) -> Figure:
     """Left: predicted (stacked parts) and measured per rank count; right: the parts to 10^5."""
-    fig = _figure((11.0, 4.2))
+    fig = new_figure((11.0, 4.2))
     left, right = fig.subplots(1, 2)
     names = list(near[0].parts)
     xs = list(range(len(near)))
     bottom = [0.0] * len(near)
     for k in names:
         vals = [r.parts[k] for r in near]
-        left.bar(xs, vals, bottom=bottom, label=_text(k), width=0.6)
+        left.bar(xs, vals, bottom=bottom, label=safe_text(k), width=0.6)
         bottom = [b + v for b, v in zip(bottom, vals)]
     meas = [(x, r.measured) for x, r in zip(xs, near) if r.measured]
     if meas:
@@ -63,7 +64,7 @@ def draw(am, near, far, title: str) -> Figure:
     for k in names:
         right.plot([r.nranks for r in far],              # a part that is 0 is not drawn
                    [r.parts[k] if r.parts[k] > 0 else float("nan") for r in far], marker=".",
-                   label=_text(k))
+                   label=safe_text(k))
     right.plot([r.nranks for r in far], [r.total for r in far], "k-", lw=1.6, label="total")
     cross = crossover(am, far)
     if cross:
@@ -75,15 +76,13 @@ def draw(am, near, far, title: str) -> Figure:
     right.set_xlabel("ranks (extrapolated)")
     right.set_ylabel(am.unit)
     right.legend(fontsize=7)
-    fig.suptitle(_text(title), x=0.01, ha="left", fontsize=10)
+    fig.suptitle(safe_text(title), x=0.01, ha="left", fontsize=10)
     return fig
 
 
 def _near_far(runs: List[dict], name: str) -> Optional[Tuple]:
     """The first configuration the runs measured on more than one rank that the model can
     predict from them (a model is shown against a measurement)."""
-    from hpceval.analysis.predict import model
-    from hpceval.analysis.predict.model import measured_configs
     for options in measured_configs(model(name), runs):
         near = prediction(runs, name, list(MEASURED_RANKS), options)
         if near is not None and any(r.measured for r in near[2][1:]):
@@ -112,7 +111,6 @@ def table(am, rows, m) -> Table:
             fmt_num(r.measured) if r.measured else "-",
             f"{100 * r.error:+.1f}%" if r.error is not None else "-"] for r in rows]
     cols = ["ranks", "grid", *rows[0].parts, f"predicted [{am.unit}]", "measured", "error"]
-    from hpceval.analysis.predict.machine import grouped_sources
     note = "; ".join(f"{k}: {v}" for k, v in grouped_sources(m.sources).items())
     return Table(cols, out, f"Parameters: {note}. Measured: the best of the runs' records of this "
                  "configuration at that rank count (best process grid).")
@@ -128,8 +126,10 @@ def _table_of(name: str):
     return make
 
 
-for _name in ("barotropic", "psst", "sweep", "montecarlo"):
+# Every model (every benchmark that declares one, hpceval/analysis/predict), by name.
+for _name in sorted(MODELS):
     register_figure(FigureSpec(SECTION, f"{_name}: predicted time per unit and its parts vs "
                                "measured, and extrapolated to 10^5 ranks", _figure_of(_name),
                                _name, ORDER))
-    register_table(TableSpec(SECTION, f"{_name}: predicted vs measured", _table_of(_name)))
+    register_table(TableSpec(SECTION, f"{_name}: predicted vs measured", _table_of(_name),
+                             order=ORDER))

@@ -1,12 +1,10 @@
-"""Report figures: one function per figure, each taking a list of runs and returning a
-matplotlib Figure, or None when none of the runs has the data.
+"""What the views' figures share (a public module: every figure module and the report use it).
+A figure is one function of a list of runs returning a matplotlib Figure, or None when none of
+the runs has the data; each area or benchmark draws its own in hpceval/views/figures_<name>.py
+and registers it (hpceval/views/registry.py).
 
 Figures are built on the Agg canvas directly (no pyplot), so the caller's matplotlib backend and
-pyplot state are left alone. This module holds what figures share; each area draws its own in
-figures_<area>.py and registers them with register_figure (a new benchmark may instead return
-them from its catalog module's hook `figures()`, hpceval/areas.py). FigureSpec.order places an
-area's figures: interconnect 10, memory 20, compute kernels 30, application proxies 40, traces
-90, new areas 50 by default.
+pyplot state are left alone.
 """
 from __future__ import annotations
 
@@ -15,7 +13,7 @@ import math
 import re
 import textwrap
 from contextlib import contextmanager
-from typing import Callable, NamedTuple
+
 
 import matplotlib as mpl
 import numpy as np
@@ -25,7 +23,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatter, NullLocator
 
 from hpceval.outfiles import whole_file
-from hpceval.areas import DEFAULT_ORDER, place
 from hpceval.quality import at_floor, disturbed
 
 from .data import cache_marks, converged, records, fig_label, value
@@ -57,7 +54,7 @@ def style():
         yield
 
 
-def _figure(size=SIZE) -> Figure:
+def new_figure(size=SIZE) -> Figure:
     fig = Figure(figsize=size, layout="constrained")
     FigureCanvasAgg(fig)  # attach Agg explicitly rather than through pyplot's global backend
     return fig
@@ -69,14 +66,14 @@ def panel_axes(n: int, width: float = SIZE[0], height: float = 3.2, ncols: int =
     squeeze nine panels into one row); the grid's unused cells hidden."""
     ncols = min(n, ncols)
     nrows = (n + ncols - 1) // ncols
-    fig = _figure((width, 0.8 + height * nrows))
+    fig = new_figure((width, 0.8 + height * nrows))
     axes = fig.subplots(nrows, ncols, sharey=sharey, squeeze=False).ravel()
     for ax in axes[n:]:
         ax.set_visible(False)
     return fig, list(axes[:n])
 
 
-def _text(s: str) -> str:
+def safe_text(s: str) -> str:
     return s.replace("$", r"\$")  # a '$' in a hostname must not switch on mathtext
 
 
@@ -90,7 +87,7 @@ def _short_bytes(v: float, _pos=None) -> str:
     return f"{v / 1024 ** k:g}" + ("", "K", "M", "G", "T")[k]
 
 
-def _bytes_axis(ax, xs: list[float], label: str) -> None:
+def bytes_axis(ax, xs: list[float], label: str) -> None:
     """Log2 x axis with ticks on powers of two, spaced so that 1K and 1M fall on ticks."""
     ax.set_xscale("log", base=2)
     positive = [x for x in xs if x >= 1]
@@ -116,7 +113,7 @@ class PlainLogFormatter(LogFormatter):
         return f"{x:g}" if super().__call__(x, pos) else ""
 
 
-def _plain_log_y(ax) -> None:
+def plain_log_y(ax) -> None:
     ax.set_yscale("log")
     # Minor ticks labelled (a subset) over up to six decades, so a 0.25 µs latency can be read
     # off an axis whose majors are 0.1, 1, 10, 100.
@@ -124,7 +121,7 @@ def _plain_log_y(ax) -> None:
     ax.yaxis.set_minor_formatter(PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(6, 1)))
 
 
-def _series(runs: list[dict], benchmark: str, metric: str, x: str) -> list[tuple[str, list[dict]]]:
+def series_of(runs: list[dict], benchmark: str, metric: str, x: str) -> list[tuple[str, list[dict]]]:
     """(legend label, records sorted by x): one series per run and combination of the other
     params (ping-pong rank pairs, memory stride/order); those params are named only if they vary."""
     groups: dict[tuple, list[dict]] = {}
@@ -140,7 +137,7 @@ def _series(runs: list[dict], benchmark: str, metric: str, x: str) -> list[tuple
     for (i, other), recs in groups.items():
         extra = ", ".join(f"{k} {v}" for k, v in other if k in varying)
         label = fig_label(runs[i]) + (f" ({extra})" if extra else "")
-        out.append((_text(label), sorted(recs, key=lambda r: r["params"][x])))
+        out.append((safe_text(label), sorted(recs, key=lambda r: r["params"][x])))
     return out
 
 
@@ -187,7 +184,7 @@ def draw_records(ax, recs: list[dict], xs: list[float], label: str, marked: set,
     return line
 
 
-def _line_plot(ax, series, x: str, xmap=lambda v: v) -> list[float]:
+def line_plot(ax, series, x: str, xmap=lambda v: v) -> list[float]:
     """draw_records for each (label, records) series; returns every x drawn."""
     all_x: list[float] = []
     marked: set = set()
@@ -229,23 +226,6 @@ def mark_caches(ax, runs: list[dict]) -> list[float]:
 KERNEL_COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1")
 
 
-class FigureSpec(NamedTuple):
-    section: str                                  # heading the figure appears under
-    title: str                                    # caption
-    make: Callable[[list[dict]], "Figure | None"]
-    benchmark: str                                # runs without it are left out of comparisons
-    order: int = DEFAULT_ORDER                    # where it goes among the areas' (see above)
-
-
-FIGURES: list[FigureSpec] = []
-
-
-def register_figure(spec: FigureSpec) -> FigureSpec:
-    """Add a figure; kept in `order` (registration order among equals); figures of one section
-    are shown together."""
-    return place(FIGURES, spec)
-
-
 # ---------------------------------------------------------------- output
 
 # What matplotlib's SVG <style> says, scoped to the report's figures.
@@ -265,7 +245,7 @@ def _thin(fig: Figure) -> None:
                 line.set_data(np.asarray(x)[keep], np.asarray(y)[keep])
 
 
-def make_figure(spec: FigureSpec, runs: list[dict]) -> Figure | None:
+def make_figure(spec, runs: list[dict]) -> Figure | None:
     with style():
         fig = spec.make(runs)
         if fig is not None:
