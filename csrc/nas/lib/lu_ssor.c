@@ -1,0 +1,244 @@
+/* lu_ssor.c - NPB LU's SSOR iteration: the 5x5 blocks of the implicit operator (jacld, jacu),
+ * the block lower and upper triangular solves (blts, buts) and their pipelined wavefront over
+ * the k planes (exchange_1): a rank solves plane k once its north and west neighbours have
+ * sent their last row and column of it, then passes its own on to the south and east (the
+ * upper sweep runs the other way). */
+#include "lu_grid.h"
+
+#include <string.h>
+
+#define C1 1.4   /* NPB's c1..c5 (lu_data) */
+#define C2 0.4
+#define C3 0.1
+#define C4 1.0
+#define C5 1.4
+#define C34 (C3 * C4)
+#define C1345 (C1 * C3 * C4 * C5)
+
+enum { TAG_LOWER_I = 21, TAG_LOWER_J, TAG_UPPER_I, TAG_UPPER_J };
+
+typedef double mat5[5][5];
+
+/* M += s * the Jacobian of the viscous flux along component c (1..3) at state q. */
+static void add_viscous(const double *q, int c, double s, mat5 M)
+{
+    double r = 1.0 / q[0], e = q[4] * r, sum = 0.0;
+    for (int m = 1; m <= 3; m++) {
+        double f = (m == c ? 4.0 / 3.0 : 1.0) * C34, v = q[m] * r;
+        M[m][0] += s * (-f * v * r);
+        M[m][m] += s * (f * r);
+        M[4][m] += s * ((f - C1345) * v * r);
+        sum += (f - C1345) * v * v * r;
+    }
+    M[4][0] += s * (-sum - C1345 * e * r);
+    M[4][4] += s * (C1345 * r);
+}
+
+/* The block coupling a point to its neighbour with state q along direction d:
+ * sign * dt * t2 * (inviscid flux Jacobian) - dt * t1 * (viscous Jacobian + diffusion),
+ * sign -1 for the lower neighbour, +1 for the upper one (jacld's a, b, c; jacu's). */
+static void neighbour(const lu_ctx *g, const double *q, int d, double sign, mat5 M)
+{
+    const lu_dir *dc = &g->dir[d];
+    int c = d + 1;
+    double r = 1.0 / q[0], v[3] = {q[1] * r, q[2] * r, q[3] * r}, vc = v[c - 1], e = q[4] * r;
+    double q2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2], s = sign * g->dt * dc->t2;
+    memset(M, 0, sizeof(mat5));
+    M[0][c] = 1.0;
+    for (int m = 1; m <= 3; m++) {
+        M[m][0] = -v[m - 1] * vc;
+        M[m][m] += vc;
+        M[m][c] += v[m - 1];
+        M[c][m] -= C2 * v[m - 1];
+        M[4][m] = -C2 * v[m - 1] * vc;
+    }
+    M[c][0] += 0.5 * C2 * q2;
+    M[c][4] = C2;
+    M[4][0] = (C2 * q2 - C1 * e) * vc;
+    M[4][c] += C1 * e - 0.5 * C2 * q2;
+    M[4][4] = C1 * vc;
+    for (int m = 0; m < 5; m++)
+        for (int n = 0; n < 5; n++)
+            M[m][n] *= s;
+    add_viscous(q, c, -g->dt * dc->t1, M);
+    for (int m = 0; m < 5; m++)
+        M[m][m] -= g->dt * dc->t1 * dc->d[m];
+}
+
+/* The diagonal block: I + 2 dt sum over directions of t1 * (viscous Jacobian + diffusion). */
+static void diagonal(const lu_ctx *g, const double *q, mat5 D)
+{
+    memset(D, 0, sizeof(mat5));
+    for (int d = 0; d < 3; d++) {
+        double s = 2.0 * g->dt * g->dir[d].t1;
+        add_viscous(q, d + 1, s, D);
+        for (int m = 0; m < 5; m++)
+            D[m][m] += s * g->dir[d].d[m];
+    }
+    for (int m = 0; m < 5; m++)
+        D[m][m] += 1.0;
+}
+
+/* x = T^-1 x by Gaussian elimination without pivoting (T is destroyed), NPB's order. */
+static void solve5(mat5 T, double *x)
+{
+    for (int p = 0; p < 4; p++) {
+        double r = 1.0 / T[p][p];
+        for (int m = p + 1; m < 5; m++) {
+            double f = r * T[m][p];
+            for (int n = p + 1; n < 5; n++)
+                T[m][n] -= f * T[p][n];
+            x[m] -= x[p] * f;
+        }
+    }
+    for (int m = 4; m >= 0; m--) {
+        for (int n = m + 1; n < 5; n++)
+            x[m] -= T[m][n] * x[n];
+        x[m] /= T[m][m];
+    }
+}
+
+/* y -= w * (M1 x1 + M2 x2), the products interleaved as NPB's. */
+static void sub2(double *y, double w, mat5 M1, const double *x1, mat5 M2, const double *x2)
+{
+    for (int m = 0; m < 5; m++) {
+        double s = 0.0;
+        for (int n = 0; n < 5; n++)
+            s += M1[m][n] * x1[n] + M2[m][n] * x2[n];
+        y[m] -= w * s;
+    }
+}
+
+/* Lower sweep of row j of plane k (jacld + blts). */
+static void lower_row(lu_ctx *g, int j, int k)
+{
+    mat5 A, B, C, D;
+    for (int i = g->ist; i <= g->iend; i++) {
+        double *v = lu_at(g, g->rsd, i, j, k);
+        diagonal(g, lu_at(g, g->u, i, j, k), D);
+        neighbour(g, lu_at(g, g->u, i, j, k - 1), 2, -1.0, A);
+        neighbour(g, lu_at(g, g->u, i, j - 1, k), 1, -1.0, B);
+        neighbour(g, lu_at(g, g->u, i - 1, j, k), 0, -1.0, C);
+        const double *vz = lu_at(g, g->rsd, i, j, k - 1);
+        for (int m = 0; m < 5; m++) {
+            double s = 0.0;
+            for (int n = 0; n < 5; n++)
+                s += A[m][n] * vz[n];
+            v[m] -= g->omega * s;
+        }
+        sub2(v, g->omega, B, lu_at(g, g->rsd, i, j - 1, k), C, lu_at(g, g->rsd, i - 1, j, k));
+        solve5(D, v);
+    }
+}
+
+/* Upper sweep of row j of plane k (jacu + buts). */
+static void upper_row(lu_ctx *g, int j, int k)
+{
+    mat5 A, B, C, D;
+    for (int i = g->iend; i >= g->ist; i--) {
+        double *v = lu_at(g, g->rsd, i, j, k), t[5] = {0};
+        diagonal(g, lu_at(g, g->u, i, j, k), D);
+        neighbour(g, lu_at(g, g->u, i + 1, j, k), 0, 1.0, A);
+        neighbour(g, lu_at(g, g->u, i, j + 1, k), 1, 1.0, B);
+        neighbour(g, lu_at(g, g->u, i, j, k + 1), 2, 1.0, C);
+        const double *vz = lu_at(g, g->rsd, i, j, k + 1);
+        for (int m = 0; m < 5; m++) {
+            double s = 0.0;
+            for (int n = 0; n < 5; n++)
+                s += C[m][n] * vz[n];
+            t[m] = g->omega * s;
+        }
+        sub2(t, -g->omega, B, lu_at(g, g->rsd, i, j + 1, k), A, lu_at(g, g->rsd, i + 1, j, k));
+        solve5(D, t);
+        for (int m = 0; m < 5; m++)
+            v[m] -= t[m];
+    }
+}
+
+/* Copy the residual's row i = at (j over the interior) or column j = at of plane k to or
+ * from buf; the number of doubles. */
+static int edge(lu_ctx *g, int k, int row, int at, double *buf, int out)
+{
+    int lo = row ? g->jst : g->ist, hi = row ? g->jend : g->iend, n = 0;
+    for (int t = lo; t <= hi; t++, n += 5) {
+        double *p = row ? lu_at(g, g->rsd, at, t, k) : lu_at(g, g->rsd, t, at, k);
+        if (out)
+            memcpy(buf + n, p, 5 * sizeof(double));
+        else
+            memcpy(p, buf + n, 5 * sizeof(double));
+    }
+    return n;
+}
+
+static void pipe_recv(lu_ctx *g, int k, int from, int row, int at, int tag)
+{
+    if (from == MPI_PROC_NULL)
+        return;
+    int n = edge(g, k, row, at, g->hbuf, 1);   /* the count; the copy is overwritten */
+    MPI_Recv(g->hbuf, n, MPI_DOUBLE, from, tag, g->comm, MPI_STATUS_IGNORE);
+    edge(g, k, row, at, g->hbuf, 0);
+}
+
+static void pipe_send(lu_ctx *g, int k, int to, int row, int at, int tag)
+{
+    if (to == MPI_PROC_NULL)
+        return;
+    int n = edge(g, k, row, at, g->hbuf, 1);
+    MPI_Send(g->hbuf, n, MPI_DOUBLE, to, tag, g->comm);
+}
+
+static void lower_sweep(lu_ctx *g)
+{
+    for (int k = 2; k <= g->nz - 1; k++) {
+        lu_phase(g, LU_PH_PIPE);
+        pipe_recv(g, k, g->north, 1, 0, TAG_LOWER_I);
+        pipe_recv(g, k, g->west, 0, 0, TAG_LOWER_J);
+        lu_phase(g, LU_PH_LOWER);
+        for (int j = g->jst; j <= g->jend; j++)
+            lower_row(g, j, k);
+        lu_phase(g, LU_PH_PIPE);
+        pipe_send(g, k, g->south, 1, g->nx, TAG_LOWER_I);
+        pipe_send(g, k, g->east, 0, g->ny, TAG_LOWER_J);
+    }
+}
+
+static void upper_sweep(lu_ctx *g)
+{
+    for (int k = g->nz - 1; k >= 2; k--) {
+        lu_phase(g, LU_PH_PIPE);
+        pipe_recv(g, k, g->south, 1, g->nx + 1, TAG_UPPER_I);
+        pipe_recv(g, k, g->east, 0, g->ny + 1, TAG_UPPER_J);
+        lu_phase(g, LU_PH_UPPER);
+        for (int j = g->jend; j >= g->jst; j--)
+            upper_row(g, j, k);
+        lu_phase(g, LU_PH_PIPE);
+        pipe_send(g, k, g->north, 1, 1, TAG_UPPER_I);
+        pipe_send(g, k, g->west, 0, 1, TAG_UPPER_J);
+    }
+}
+
+/* Over the interior points: y = a * y (x NULL) or y = y + a * x. */
+static void interior_axpy(lu_ctx *g, double *y, double a, double *x)
+{
+    for (int k = 2; k <= g->nz - 1; k++)
+        for (int j = g->jst; j <= g->jend; j++)
+            for (int i = g->ist; i <= g->iend; i++) {
+                double *p = lu_at(g, y, i, j, k);
+                const double *q = x ? lu_at(g, x, i, j, k) : p;
+                for (int m = 0; m < 5; m++)
+                    p[m] = x ? p[m] + a * q[m] : a * p[m];
+            }
+}
+
+void lu_ssor_step(lu_ctx *g, double *delta)
+{
+    lu_phase(g, LU_PH_UPDATE);
+    interior_axpy(g, g->rsd, g->dt, NULL);   /* rsd = dt * rsd */
+    lower_sweep(g);
+    upper_sweep(g);
+    lu_phase(g, LU_PH_UPDATE);
+    interior_axpy(g, g->u, 1.0 / (g->omega * (2.0 - g->omega)), g->rsd);
+    if (delta)
+        lu_l2norm(g, g->rsd, delta);
+    lu_rhs(g);
+}
