@@ -20,7 +20,7 @@ enum { TAG_LOWER_I = 21, TAG_LOWER_J, TAG_UPPER_I, TAG_UPPER_J };
 typedef double mat5[5][5];
 
 /* M += s * the Jacobian of the viscous flux along component c (1..3) at state q. */
-static void add_viscous(const double *q, int c, double s, mat5 M)
+static inline void add_viscous(const double *restrict q, int c, double s, double M[restrict 5][5])
 {
     double r = 1.0 / q[0], e = q[4] * r, sum = 0.0;
     for (int m = 1; m <= 3; m++) {
@@ -37,7 +37,8 @@ static void add_viscous(const double *q, int c, double s, mat5 M)
 /* The block coupling a point to its neighbour with state q along direction d:
  * sign * dt * t2 * (inviscid flux Jacobian) - dt * t1 * (viscous Jacobian + diffusion),
  * sign -1 for the lower neighbour, +1 for the upper one (jacld's a, b, c; jacu's). */
-static void neighbour(const lu_ctx *g, const double *q, int d, double sign, mat5 M)
+static inline void neighbour(const lu_ctx *g, const double *restrict q, int d, double sign,
+                             double M[restrict 5][5])
 {
     const lu_dir *dc = &g->dir[d];
     int c = d + 1;
@@ -66,7 +67,7 @@ static void neighbour(const lu_ctx *g, const double *q, int d, double sign, mat5
 }
 
 /* The diagonal block: I + 2 dt sum over directions of t1 * (viscous Jacobian + diffusion). */
-static void diagonal(const lu_ctx *g, const double *q, mat5 D)
+static inline void diagonal(const lu_ctx *g, const double *restrict q, double D[restrict 5][5])
 {
     memset(D, 0, sizeof(mat5));
     for (int d = 0; d < 3; d++) {
@@ -80,8 +81,9 @@ static void diagonal(const lu_ctx *g, const double *q, mat5 D)
 }
 
 /* x = T^-1 x by Gaussian elimination without pivoting (T is destroyed), NPB's order. */
-static void solve5(mat5 T, double *x)
+static inline void solve5(double T[restrict 5][5], double *restrict x)
 {
+#pragma GCC unroll 4
     for (int p = 0; p < 4; p++) {
         double r = 1.0 / T[p][p];
         for (int m = p + 1; m < 5; m++) {
@@ -91,6 +93,7 @@ static void solve5(mat5 T, double *x)
             x[m] -= x[p] * f;
         }
     }
+#pragma GCC unroll 5
     for (int m = 4; m >= 0; m--) {
         for (int n = m + 1; n < 5; n++)
             x[m] -= T[m][n] * x[n];
