@@ -119,17 +119,23 @@ static void diffusion(lu_ctx *g, double *out, double *flux, double *a, box b, in
 static void damping(lu_ctx *g, double *out, double *a, box b, int d, size_t s)
 {
     int off[3] = {g->ipt, g->jpt, 0}, n0[3] = {g->nx0, g->ny0, g->nz0};
+    double e = g->dssp;
     for (int k = b.lo[2]; k <= b.hi[2]; k++)
         for (int j = b.lo[1]; j <= b.hi[1]; j++)
             for (int i = b.lo[0]; i <= b.hi[0]; i++) {
-                int at[3] = {i, j, k};
-                const double *w = dissipation(off[d] + at[d], n0[d]);
+                int at[3] = {i, j, k}, gp = off[d] + at[d];
                 double *o = lu_at(g, out, i, j, k);
                 const double *p = lu_at(g, a, i, j, k);
+                if (gp > 3 && gp < n0[d] - 2) {   /* the interior stencil, constants */
+                    for (int m = 0; m < 5; m++)
+                        o[m] = o[m] - e * (p[m - 2 * s] - 4.0 * p[m - s] + 6.0 * p[m]
+                                           - 4.0 * p[m + s] + p[m + 2 * s]);
+                    continue;
+                }
+                const double *w = dissipation(gp, n0[d]);
                 for (int m = 0; m < 5; m++)
-                    o[m] = o[m] - g->dssp * (w[0] * p[m - 2 * s] + w[1] * p[m - s]
-                                             + w[2] * p[m] + w[3] * p[m + s]
-                                             + w[4] * p[m + 2 * s]);
+                    o[m] = o[m] - e * (w[0] * p[m - 2 * s] + w[1] * p[m - s] + w[2] * p[m]
+                                       + w[3] * p[m + s] + w[4] * p[m + 2 * s]);
             }
 }
 

@@ -19,65 +19,62 @@ enum { TAG_LOWER_I = 21, TAG_LOWER_J, TAG_UPPER_I, TAG_UPPER_J };
 
 typedef double mat5[5][5];
 
-/* M += s * the Jacobian of the viscous flux along component c (1..3) at state q. */
-static inline void add_viscous(const double *restrict q, int c, double s, double M[restrict 5][5])
-{
-    double r = 1.0 / q[0], e = q[4] * r, sum = 0.0;
-    for (int m = 1; m <= 3; m++) {
-        double f = (m == c ? 4.0 / 3.0 : 1.0) * C34, v = q[m] * r;
-        M[m][0] += s * (-f * v * r);
-        M[m][m] += s * (f * r);
-        M[4][m] += s * ((f - C1345) * v * r);
-        sum += (f - C1345) * v * v * r;
-    }
-    M[4][0] += s * (-sum - C1345 * e * r);
-    M[4][4] += s * (C1345 * r);
-}
-
-/* The block coupling a point to its neighbour with state q along direction d:
- * sign * dt * t2 * (inviscid flux Jacobian) - dt * t1 * (viscous Jacobian + diffusion),
- * sign -1 for the lower neighbour, +1 for the upper one (jacld's a, b, c; jacu's). */
+/* The block coupling a point to its neighbour with state q along direction d (c = d + 1 its
+ * momentum component): sign * dt * t2 * (the inviscid flux Jacobian) - dt * t1 * (the viscous
+ * flux Jacobian + diffusion), sign -1 for the lower neighbour, +1 for the upper one (jacld's
+ * a, b, c; jacu's). */
 static inline void neighbour(const lu_ctx *g, const double *restrict q, int d, double sign,
                              double M[restrict 5][5])
 {
     const lu_dir *dc = &g->dir[d];
     int c = d + 1;
+    double s = sign * g->dt * dc->t2, t = -g->dt * dc->t1;
     double r = 1.0 / q[0], v[3] = {q[1] * r, q[2] * r, q[3] * r}, vc = v[c - 1], e = q[4] * r;
-    double q2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2], s = sign * g->dt * dc->t2;
+    double q2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2], sum = 0.0;
     memset(M, 0, sizeof(mat5));
-    M[0][c] = 1.0;
+    M[0][c] = s;
     for (int m = 1; m <= 3; m++) {
-        M[m][0] = -v[m - 1] * vc;
-        M[m][m] += vc;
-        M[m][c] += v[m - 1];
-        M[c][m] -= C2 * v[m - 1];
-        M[4][m] = -C2 * v[m - 1] * vc;
+        double f = (m == c ? 4.0 / 3.0 : 1.0) * C34, vm = v[m - 1];
+        M[m][0] = -s * vm * vc - t * f * vm * r;
+        M[m][m] = s * vc + t * f * r;
+        M[m][c] += s * vm;
+        M[c][m] -= s * C2 * vm;
+        M[4][m] = -s * C2 * vm * vc + t * (f - C1345) * vm * r;
+        sum += (f - C1345) * vm * vm * r;
     }
-    M[c][0] += 0.5 * C2 * q2;
-    M[c][4] = C2;
-    M[4][0] = (C2 * q2 - C1 * e) * vc;
-    M[4][c] += C1 * e - 0.5 * C2 * q2;
-    M[4][4] = C1 * vc;
+    M[c][0] += s * 0.5 * C2 * q2;
+    M[c][4] = s * C2;
+    M[4][0] = s * (C2 * q2 - C1 * e) * vc + t * (-sum - C1345 * e * r);
+    M[4][c] += s * (C1 * e - 0.5 * C2 * q2);
+    M[4][4] = s * C1 * vc + t * C1345 * r;
     for (int m = 0; m < 5; m++)
-        for (int n = 0; n < 5; n++)
-            M[m][n] *= s;
-    add_viscous(q, c, -g->dt * dc->t1, M);
-    for (int m = 0; m < 5; m++)
-        M[m][m] -= g->dt * dc->t1 * dc->d[m];
+        M[m][m] += t * dc->d[m];
 }
 
-/* The diagonal block: I + 2 dt sum over directions of t1 * (viscous Jacobian + diffusion). */
+/* The diagonal block: I + 2 dt * the sum over the directions of t1 * (the viscous flux
+ * Jacobian + diffusion); the Jacobians differ only in the 4/3 of their own component. */
 static inline void diagonal(const lu_ctx *g, const double *restrict q, double D[restrict 5][5])
 {
-    memset(D, 0, sizeof(mat5));
+    double w[3], all = 0.0, diff[5] = {0};
     for (int d = 0; d < 3; d++) {
-        double s = 2.0 * g->dt * g->dir[d].t1;
-        add_viscous(q, d + 1, s, D);
+        w[d] = 2.0 * g->dt * g->dir[d].t1;
+        all += w[d];
         for (int m = 0; m < 5; m++)
-            D[m][m] += s * g->dir[d].d[m];
+            diff[m] += w[d] * g->dir[d].d[m];
     }
+    double r = 1.0 / q[0], e = q[4] * r, sum = 0.0;
+    memset(D, 0, sizeof(mat5));
+    for (int m = 1; m <= 3; m++) {
+        double f = C34 * (all + w[m - 1] / 3.0), v = q[m] * r;
+        D[m][0] = -f * v * r;
+        D[m][m] = f * r;
+        D[4][m] = (f - all * C1345) * v * r;
+        sum += (f - all * C1345) * v * v * r;
+    }
+    D[4][0] = -sum - all * C1345 * e * r;
+    D[4][4] = all * C1345 * r;
     for (int m = 0; m < 5; m++)
-        D[m][m] += 1.0;
+        D[m][m] += 1.0 + diff[m];
 }
 
 /* x = T^-1 x by Gaussian elimination without pivoting (T is destroyed), NPB's order. */
