@@ -19,10 +19,7 @@
  * A failed verification or a non-finite value: error record, exit 1. */
 #include "harness.h"
 #include "lib/lu_grid.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
+#include "lib/npb_app.h"
 
 static hpc_option options[] = {
     {.name = "class", .type = HPC_CHOICE, .def = "S", .choices = "S|W|A|B|C",
@@ -36,14 +33,7 @@ static hpc_option options[] = {
 
 /* NPB 3.4 LU: the class table of sys/setparams.c (problem_size, dt_default, itmax) and the
  * reference values of LU/verify.f90 (xcrref, xceref, xciref). */
-typedef struct {
-    char name;
-    int n, itmax;
-    double dt;
-    double rsd[5], err[5], frc;
-} lu_class;
-
-static const lu_class CLASSES[] = {
+static const npb_class CLASSES[] = {
     {'S', 12, 50, 0.5,
      {1.6196343210976702e-02, 2.1976745164821318e-03, 1.5179927653399185e-03,
       1.5029584435994323e-03, 3.4264073155896461e-02},
@@ -75,201 +65,40 @@ static const lu_class CLASSES[] = {
       4.82262643154045421e+01, 4.55902910043250358e+02},
      6.66404553572181300e+01},
 };
-static const double EPSILON = 1e-8;   /* verify.f90: "epsilon = 1.0d-08" */
-static const char *const SOURCE = "NPB 3.4 LU/verify.f90 (xcrref, xceref, xciref)";
-
-typedef struct {
-    lu_class cl;
-    int xdim, ydim;
-} config;
-
-static void parse(config *c)
-{
-    const char *name = hpc_opt_str("class");
-    for (size_t i = 0; i < sizeof CLASSES / sizeof CLASSES[0]; i++)
-        if (name[0] == CLASSES[i].name)
-            c->cl = CLASSES[i];
-    int p = hpc_nranks;
-    hpc_usage_check(p & (p - 1), "npb-lu: %d ranks: NPB LU runs on a power of two", p);
-    lu_proc_grid(p, &c->xdim, &c->ydim);
-    /* NPB's subdomain rule: at least 3 points a rank in i and j */
-    hpc_usage_check(c->cl.n / c->xdim < 3, "npb-lu: class %c (%d^3) is too small for %d ranks "
-                    "(a %d x %d grid): at least 3 points a rank in each of i and j", c->cl.name,
-                    c->cl.n, p, c->xdim, c->ydim);
-}
 
 /* u = initial values, the residual and its norm: untimed, as NPB's before its timer. */
-static void initialise(lu_ctx *g, double rsdnm[5])
+static void initialise(void *ctx)
 {
-    hpc_phases *ph = g->ph;
-    g->ph = NULL;
+    lu_ctx *g = ctx;
+    double rsdnm[5];
     lu_initial(g);
     lu_rhs(g);
     lu_l2norm(g, g->rsd, rsdnm);
-    g->ph = ph;
 }
 
 /* NPB's timed part: itmax SSOR iterations, the correction's norm in the last one, the
  * residual's norm after it. */
-static void benchmark(lu_ctx *g, int itmax, double rsdnm[5])
+static int itmax;
+static void run(void *ctx, hpc_phases *ph)
 {
-    double delta[5];
+    lu_ctx *g = ctx;
+    double delta[5], rsdnm[5];
+    g->ph = ph;
     for (int it = 1; it <= itmax; it++)
         lu_ssor_step(g, it == itmax ? delta : NULL);
     lu_l2norm(g, g->rsd, rsdnm);
+    g->ph = NULL;
 }
 
-typedef struct {
-    double rsd[5], err[5], frc, worst;   /* the verified values, the largest relative error */
-    double *time, *mops;                 /* per kept sample */
-    int n, converged;
-    double wall;                         /* this rank's time over the kept samples */
-    hpc_phases ph;
-} measured;
-
-static double rel(double x, double ref)
+/* The residual norms (of the last residual), the error norms and the surface integral. */
+static void results(void *ctx, double rsd[5], double err[5], double *frc)
 {
-    return fabs((x - ref) / ref);
-}
-
-/* Every value within EPSILON of NPB's (relative), else exit 1; the largest relative error. */
-static double verify(const config *c, const measured *m)
-{
-    static const char *const what[2] = {"residual", "error"};
-    const double *got[2] = {m->rsd, m->err}, *ref[2] = {c->cl.rsd, c->cl.err};
-    double worst = rel(m->frc, c->cl.frc);
-    for (int q = 0; q < 2; q++)
-        for (int v = 0; v < 5; v++) {
-            double e = rel(got[q][v], ref[q][v]);
-            worst = e > worst ? e : worst;
-            if (hpc_rank == 0)
-                hpc_check_bound(e, EPSILON, "npb-lu: class %c: the %s norm %d, %.16e, differs "
-                                "from NPB's %.16e (%s) by a relative error", c->cl.name, what[q],
-                                v + 1, got[q][v], ref[q][v], SOURCE);
-        }
-    if (hpc_rank == 0)
-        hpc_check_bound(rel(m->frc, c->cl.frc), EPSILON, "npb-lu: class %c: the surface "
-                        "integral %.16e differs from NPB's %.16e (%s) by a relative error",
-                        c->cl.name, m->frc, c->cl.frc, SOURCE);
-    return worst;
-}
-
-/* The error norms and the surface integral of the solution (untimed). */
-static void solution_checks(lu_ctx *g, measured *m)
-{
+    lu_ctx *g = ctx;
+    lu_l2norm(g, g->rsd, rsd);
     if (hpc_inject == HPC_INJECT_CORRUPT && g->rank == 0)
         lu_at(g, g->u, g->ist, g->jst, 3)[0] += 1.0;  /* a wrong value: must not verify */
-    lu_error(g, m->err);
-    m->frc = lu_surface_integral(g);
-}
-
-static double npb_ops(const lu_class *cl)
-{
-    double n = cl->n;   /* lu.f: nx0 = ny0 = nz0 = n, so (nx0 + ny0 + nz0) / 3 = n */
-    return (double)cl->itmax * (1984.77 * n * n * n - 10923.3 * n * n + 27770.9 * n - 144010.0);
-}
-
-static void measure(const config *c, lu_ctx *g, measured *m)
-{
-    memset(m, 0, sizeof *m);
-    hpc_phases_init(&m->ph, lu_phase_defs, LU_NPHASES);
-    m->time = malloc((size_t)hpc_reps.max_reps * sizeof(double));
-    m->mops = malloc((size_t)hpc_reps.max_reps * sizeof(double));
-    if (!m->time || !m->mops)
-        hpc_fail("npb-lu: no memory for %d samples", hpc_reps.max_reps);
-    double first[5];
-    initialise(g, first);
-    lu_ssor_step(g, NULL);   /* NPB's untimed iteration (g->ph is NULL: untimed) */
-    hpc_sampler sm;
-    hpc_sampler_init(&sm, &hpc_reps);
-    int runs = 0;
-    while (hpc_sampler_more_coll(&sm, MPI_COMM_WORLD)) {
-        double rsd[5];
-        initialise(g, rsd);
-        MPI_Barrier(MPI_COMM_WORLD);
-        g->ph = &m->ph;
-        double t0 = hpc_now();
-        benchmark(g, c->cl.itmax, rsd);
-        hpc_phases_stop(&m->ph);
-        double t = hpc_now() - t0, tmax;
-        g->ph = NULL;
-        /* the same ranks repeat the same arithmetic: the same bits */
-        if (runs++ && memcmp(rsd, m->rsd, sizeof rsd) && hpc_rank == 0)
-            hpc_fail("npb-lu: a repeated run's residual norm %.17g differs from the first's "
-                     "%.17g", rsd[0], m->rsd[0]);
-        memcpy(m->rsd, rsd, sizeof rsd);
-        solution_checks(g, m);
-        m->worst = verify(c, m);
-        if (hpc_phases_sample(&m->ph, &sm, t, &m->wall, &tmax)) {
-            m->time[sm.n - 1] = tmax;
-            m->mops[sm.n - 1] = npb_ops(&c->cl) / tmax / 1e6;
-        }
-    }
-    m->n = sm.n;
-    m->converged = sm.converged;
-    hpc_sampler_free(&sm);
-}
-
-static void params(hpc_json *r, const config *c)
-{
-    char cls[2] = {c->cl.name, '\0'};
-    hpc_json_str(r, "class", cls);
-    hpc_json_int(r, "n", c->cl.n);
-    hpc_json_int(r, "itmax", c->cl.itmax);
-    hpc_json_int(r, "ranks", hpc_nranks);
-}
-
-static void five(hpc_json *r, const char *key, const double *v)
-{
-    hpc_json_array(r, key);
-    for (int m = 0; m < 5; m++)
-        hpc_json_exact(r, NULL, v[m]);
-    hpc_json_close(r);
-}
-
-/* The verification values and how the run was laid out, in every record. */
-static void common_json(hpc_json *r, const config *c, const measured *m)
-{
-    five(r, "rsdnm", m->rsd);
-    five(r, "errnm", m->err);
-    hpc_json_exact(r, "frc", m->frc);
-    five(r, "rsdnm_ref", c->cl.rsd);
-    five(r, "errnm_ref", c->cl.err);
-    hpc_json_exact(r, "frc_ref", c->cl.frc);
-    hpc_json_num(r, "rel_err", m->worst);
-    hpc_json_exact(r, "epsilon", EPSILON);
-    hpc_json_bool(r, "verified", 1);  /* a run that does not verify emits no result */
-    hpc_json_str(r, "verify_source", SOURCE);
-    hpc_json_exact(r, "dt", c->cl.dt);
-    hpc_json_str(r, "mops_formula", "itmax * (1984.77 n^3 - 10923.3 n^2 + 27770.9 n - 144010) "
-                 "/ time / 1e6 (NPB 3.4 LU/lu.f90)");
-    hpc_json_str(r, "decomposition", "2-D (i, j) pipelined wavefront");
-    hpc_json_int(r, "xdim", c->xdim);
-    hpc_json_int(r, "ydim", c->ydim);
-}
-
-static void emit(const config *c, measured *m)
-{
-    static const char *const metric[] = {"mops", "run_time"};   /* as npb-cg's, npb-mg's */
-    static const char *const unit[] = {"Mop/s", "s"};
-    static const char *const better[] = {"higher", "lower"};
-    double *data[] = {m->mops, m->time};
-    for (int k = 0; k < 2; k++) {
-        hpc_stats st;
-        hpc_stats_compute(data[k], m->n, &st);
-        hpc_json r;
-        hpc_result_begin(&r, metric[k], unit[k], "median", better[k]);
-        params(&r, c);
-        hpc_result_stats(&r, &st, m->converged);
-        common_json(&r, c, m);
-        if (k == 1) {  /* seconds per timed run, each rank's own (collective) */
-            hpc_phases_json(&r, &m->ph, 1.0 / m->n, MPI_COMM_WORLD);
-            hpc_json_per_rank(&r, "wall_per_rank", m->wall / m->n, MPI_COMM_WORLD);
-        }
-        hpc_json_emit(&r);
-    }
-    free(m->time);
-    free(m->mops);
+    lu_error(g, err);
+    *frc = lu_surface_integral(g);
 }
 
 int main(int argc, char **argv)
@@ -278,19 +107,35 @@ int main(int argc, char **argv)
              "NAS Parallel Benchmarks LU: SSOR on the block triangular systems of an implicit "
              "Navier-Stokes discretisation, classes S, W, A, B, C, verified against NPB's "
              "residual and error norms and surface integral.", options, MPI_THREAD_SINGLE);
-    config c;
-    parse(&c);
+    npb_app a = {
+        .bench = "npb-lu", .source = "NPB 3.4 LU/verify.f90 (xcrref, xceref, xciref)",
+        .mops_formula = "itmax * (1984.77 n^3 - 10923.3 n^2 + 27770.9 n - 144010) / time / 1e6 "
+                        "(NPB 3.4 LU/lu.f90)",
+        .decomposition = "2-D (i, j) pipelined wavefront", .steps_name = "itmax",
+        .phases = lu_phase_defs, .nphases = LU_NPHASES,
+        .initialise = initialise, .run = run, .results = results};
+    a.cl = npb_app_class(CLASSES, sizeof CLASSES / sizeof CLASSES[0], hpc_opt_str("class"));
+    int p = hpc_nranks, n = a.cl.n;
+    hpc_usage_check(p & (p - 1), "npb-lu: %d ranks: NPB LU runs on a power of two", p);
+    lu_proc_grid(p, &a.xdim, &a.ydim);
+    /* NPB's subdomain rule: at least 3 points a rank in i and j */
+    hpc_usage_check(n / a.xdim < 3, "npb-lu: class %c (%d^3) is too small for %d ranks (a %d x "
+                    "%d grid): at least 3 points a rank in each of i and j", a.cl.name, n, p,
+                    a.xdim, a.ydim);
+    /* lu.f90: nx0 = ny0 = nz0 = n, so (nx0 + ny0 + nz0) / 3 = n */
+    a.ops = (double)a.cl.steps * (1984.77 * n * n * n - 10923.3 * n * n + 27770.9 * n - 144010.0);
+    itmax = a.cl.steps;
 
     hpc_begin(1, NULL);
     hpc_inject_first_point();
     lu_ctx g;
-    if (lu_setup(&g, c.cl.n, c.cl.dt, MPI_COMM_WORLD))
-        hpc_fail("npb-lu: no memory for class %c (%d^3) on %d ranks", c.cl.name, c.cl.n,
-                 hpc_nranks);
+    if (lu_setup(&g, n, a.cl.dt, a.xdim, a.ydim, MPI_COMM_WORLD))
+        hpc_fail("npb-lu: no memory for class %c (%d^3) on %d ranks", a.cl.name, n, p);
     lu_forcing(&g);
-    measured m;
-    measure(&c, &g, &m);
-    emit(&c, &m);
+    initialise(&g);
+    lu_ssor_step(&g, NULL);   /* NPB's untimed iteration */
+    a.ctx = &g;
+    npb_app_main(&a);
     lu_free(&g);
 
     hpc_idle_barrier(MPI_COMM_WORLD);

@@ -17,9 +17,16 @@
 
 #include <stddef.h>
 
-/* Phase ids of the per-rank timers (lu_phase_defs). */
-enum { LU_PH_RHS, LU_PH_LOWER, LU_PH_UPPER, LU_PH_UPDATE, LU_PH_NORM, LU_PH_HALO,
-       LU_PH_PIPE, LU_PH_REDUCE, LU_NPHASES };
+#define C1 1.4   /* NPB's c1..c5 (lu_data, bt_data) */
+#define C2 0.4
+#define C3 0.1
+#define C4 1.0
+#define C5 1.4
+
+/* Phase ids of the per-rank timers: those of the shared code, then a kernel's own (LU's here,
+ * BT's in bt_adi.h), each kernel naming all of them in its defs (lu_phase_defs). */
+enum { LU_PH_RHS, LU_PH_NORM, LU_PH_HALO, LU_PH_PIPE, LU_PH_REDUCE, LU_PH_OWN };
+enum { LU_PH_LOWER = LU_PH_OWN, LU_PH_UPPER, LU_PH_UPDATE, LU_NPHASES };
 extern const hpc_phase_def lu_phase_defs[LU_NPHASES];
 
 /* The coefficients of one direction of the operator (NPB's setcoeff: tx1..3, dx1..5). */
@@ -42,6 +49,7 @@ typedef struct {
     double *hbuf;               /* halo pack buffers */
     size_t hcount;              /* doubles in one halo pack buffer */
     double dt, omega;
+    double wdiag[3];            /* LU's weights of the directions in its diagonal block */
     lu_dir dir[3];              /* x, y, z */
     double dssp;                /* fourth-difference dissipation */
     hpc_phases *ph;             /* per-rank timers; may be NULL */
@@ -53,9 +61,10 @@ static inline double *lu_at(const lu_ctx *g, double *a, int i, int j, int k)
     return a + (size_t)(i + 1) * 5 + (size_t)(j + 1) * g->sy + (size_t)k * g->sz;
 }
 
-/* Process grid, subdomain and fields for an n^3 problem; 0, or -1 without memory. The
- * caller checked that every rank gets at least 3 points in i and j (NPB's subdomain rule). */
-int lu_setup(lu_ctx *g, int n, double dt, MPI_Comm comm);
+/* Subdomain and fields for an n^3 problem on an xdim x ydim process grid; 0, or -1 without
+ * memory. The caller checked that every rank gets at least 3 points in i and j (NPB's
+ * subdomain rule). */
+int lu_setup(lu_ctx *g, int n, double dt, int xdim, int ydim, MPI_Comm comm);
 void lu_free(lu_ctx *g);
 /* NPB's proc_grid for P ranks (a power of two): xdim x ydim. */
 void lu_proc_grid(int p, int *xdim, int *ydim);

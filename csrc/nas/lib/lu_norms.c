@@ -8,7 +8,6 @@
 #define II1 2
 #define JI1 2
 #define KI1 3
-#define C2 0.4   /* NPB's c2 */
 
 /* sqrt(sum / interior points) of each of the 5 global sums of local[]. */
 static void rms(lu_ctx *g, double local[5], double nrm[5])

@@ -5,11 +5,6 @@
  * the fluxes of a direction kept in one scratch field, as NPB does. */
 #include "lu_grid.h"
 
-#define C1 1.4   /* NPB's c1..c5 (lu_data) */
-#define C2 0.4
-#define C3 0.1
-#define C4 1.0
-#define C5 1.4
 
 typedef struct {
     int lo[3], hi[3];   /* inclusive local ranges of i, j, k */

@@ -3,103 +3,15 @@
  * the k planes (exchange_1): a rank solves plane k once its north and west neighbours have
  * sent their last row and column of it, then passes its own on to the south and east (the
  * upper sweep runs the other way). */
-#include "lu_grid.h"
+#include "lu_blocks.h"
 
 #include <string.h>
 
-#define C1 1.4   /* NPB's c1..c5 (lu_data) */
-#define C2 0.4
-#define C3 0.1
-#define C4 1.0
-#define C5 1.4
-#define C34 (C3 * C4)
-#define C1345 (C1 * C3 * C4 * C5)
-
 enum { TAG_LOWER_I = 21, TAG_LOWER_J, TAG_UPPER_I, TAG_UPPER_J };
 
-typedef double mat5[5][5];
-
-/* The block coupling a point to its neighbour with state q along direction d (c = d + 1 its
- * momentum component): sign * dt * t2 * (the inviscid flux Jacobian) - dt * t1 * (the viscous
- * flux Jacobian + diffusion), sign -1 for the lower neighbour, +1 for the upper one (jacld's
- * a, b, c; jacu's). */
-static inline void neighbour(const lu_ctx *g, const double *restrict q, int d, double sign,
-                             double M[restrict 5][5])
-{
-    const lu_dir *dc = &g->dir[d];
-    int c = d + 1;
-    double s = sign * g->dt * dc->t2, t = -g->dt * dc->t1;
-    double r = 1.0 / q[0], v[3] = {q[1] * r, q[2] * r, q[3] * r}, vc = v[c - 1], e = q[4] * r;
-    double q2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2], sum = 0.0;
-    memset(M, 0, sizeof(mat5));
-    M[0][c] = s;
-    for (int m = 1; m <= 3; m++) {
-        double f = (m == c ? 4.0 / 3.0 : 1.0) * C34, vm = v[m - 1];
-        M[m][0] = -s * vm * vc - t * f * vm * r;
-        M[m][m] = s * vc + t * f * r;
-        M[m][c] += s * vm;
-        M[c][m] -= s * C2 * vm;
-        M[4][m] = -s * C2 * vm * vc + t * (f - C1345) * vm * r;
-        sum += (f - C1345) * vm * vm * r;
-    }
-    M[c][0] += s * 0.5 * C2 * q2;
-    M[c][4] = s * C2;
-    M[4][0] = s * (C2 * q2 - C1 * e) * vc + t * (-sum - C1345 * e * r);
-    M[4][c] += s * (C1 * e - 0.5 * C2 * q2);
-    M[4][4] = s * C1 * vc + t * C1345 * r;
-    for (int m = 0; m < 5; m++)
-        M[m][m] += t * dc->d[m];
-}
-
-/* The diagonal block: I + 2 dt * the sum over the directions of t1 * (the viscous flux
- * Jacobian + diffusion); the Jacobians differ only in the 4/3 of their own component. */
-static inline void diagonal(const lu_ctx *g, const double *restrict q, double D[restrict 5][5])
-{
-    double w[3], all = 0.0, diff[5] = {0};
-    for (int d = 0; d < 3; d++) {
-        w[d] = 2.0 * g->dt * g->dir[d].t1;
-        all += w[d];
-        for (int m = 0; m < 5; m++)
-            diff[m] += w[d] * g->dir[d].d[m];
-    }
-    double r = 1.0 / q[0], e = q[4] * r, sum = 0.0;
-    memset(D, 0, sizeof(mat5));
-    for (int m = 1; m <= 3; m++) {
-        double f = C34 * (all + w[m - 1] / 3.0), v = q[m] * r;
-        D[m][0] = -f * v * r;
-        D[m][m] = f * r;
-        D[4][m] = (f - all * C1345) * v * r;
-        sum += (f - all * C1345) * v * v * r;
-    }
-    D[4][0] = -sum - all * C1345 * e * r;
-    D[4][4] = all * C1345 * r;
-    for (int m = 0; m < 5; m++)
-        D[m][m] += 1.0 + diff[m];
-}
-
-/* x = T^-1 x by Gaussian elimination without pivoting (T is destroyed), NPB's order. */
-static inline void solve5(double T[restrict 5][5], double *restrict x)
-{
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        double r = 1.0 / T[p][p];
-        for (int m = p + 1; m < 5; m++) {
-            double f = r * T[m][p];
-            for (int n = p + 1; n < 5; n++)
-                T[m][n] -= f * T[p][n];
-            x[m] -= x[p] * f;
-        }
-    }
-#pragma GCC unroll 5
-    for (int m = 4; m >= 0; m--) {
-        for (int n = m + 1; n < 5; n++)
-            x[m] -= T[m][n] * x[n];
-        x[m] /= T[m][m];
-    }
-}
-
 /* y -= w * (M1 x1 + M2 x2), the products interleaved as NPB's. */
-static void sub2(double *y, double w, mat5 M1, const double *x1, mat5 M2, const double *x2)
+static void sub2(double *y, double w, lu_mat5 M1, const double *x1, lu_mat5 M2,
+                 const double *x2)
 {
     for (int m = 0; m < 5; m++) {
         double s = 0.0;
@@ -112,13 +24,13 @@ static void sub2(double *y, double w, mat5 M1, const double *x1, mat5 M2, const 
 /* Lower sweep of row j of plane k (jacld + blts). */
 static void lower_row(lu_ctx *g, int j, int k)
 {
-    mat5 A, B, C, D;
+    lu_mat5 A, B, C, D;
     for (int i = g->ist; i <= g->iend; i++) {
         double *v = lu_at(g, g->rsd, i, j, k);
-        diagonal(g, lu_at(g, g->u, i, j, k), D);
-        neighbour(g, lu_at(g, g->u, i, j, k - 1), 2, -1.0, A);
-        neighbour(g, lu_at(g, g->u, i, j - 1, k), 1, -1.0, B);
-        neighbour(g, lu_at(g, g->u, i - 1, j, k), 0, -1.0, C);
+        lu_diagonal(g, lu_at(g, g->u, i, j, k), g->wdiag, D);
+        lu_neighbour(g, lu_at(g, g->u, i, j, k - 1), 2, -1.0, A);
+        lu_neighbour(g, lu_at(g, g->u, i, j - 1, k), 1, -1.0, B);
+        lu_neighbour(g, lu_at(g, g->u, i - 1, j, k), 0, -1.0, C);
         const double *vz = lu_at(g, g->rsd, i, j, k - 1);
         for (int m = 0; m < 5; m++) {
             double s = 0.0;
@@ -127,20 +39,20 @@ static void lower_row(lu_ctx *g, int j, int k)
             v[m] -= g->omega * s;
         }
         sub2(v, g->omega, B, lu_at(g, g->rsd, i, j - 1, k), C, lu_at(g, g->rsd, i - 1, j, k));
-        solve5(D, v);
+        lu_solve5(D, v);
     }
 }
 
 /* Upper sweep of row j of plane k (jacu + buts). */
 static void upper_row(lu_ctx *g, int j, int k)
 {
-    mat5 A, B, C, D;
+    lu_mat5 A, B, C, D;
     for (int i = g->iend; i >= g->ist; i--) {
         double *v = lu_at(g, g->rsd, i, j, k), t[5] = {0};
-        diagonal(g, lu_at(g, g->u, i, j, k), D);
-        neighbour(g, lu_at(g, g->u, i + 1, j, k), 0, 1.0, A);
-        neighbour(g, lu_at(g, g->u, i, j + 1, k), 1, 1.0, B);
-        neighbour(g, lu_at(g, g->u, i, j, k + 1), 2, 1.0, C);
+        lu_diagonal(g, lu_at(g, g->u, i, j, k), g->wdiag, D);
+        lu_neighbour(g, lu_at(g, g->u, i + 1, j, k), 0, 1.0, A);
+        lu_neighbour(g, lu_at(g, g->u, i, j + 1, k), 1, 1.0, B);
+        lu_neighbour(g, lu_at(g, g->u, i, j, k + 1), 2, 1.0, C);
         const double *vz = lu_at(g, g->rsd, i, j, k + 1);
         for (int m = 0; m < 5; m++) {
             double s = 0.0;
@@ -149,7 +61,7 @@ static void upper_row(lu_ctx *g, int j, int k)
             t[m] = g->omega * s;
         }
         sub2(t, -g->omega, B, lu_at(g, g->rsd, i, j + 1, k), A, lu_at(g, g->rsd, i + 1, j, k));
-        solve5(D, t);
+        lu_solve5(D, t);
         for (int m = 0; m < 5; m++)
             v[m] -= t[m];
     }
