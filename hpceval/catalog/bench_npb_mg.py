@@ -3,25 +3,19 @@ periodic 3-D Poisson problem, classes S, W, A, B, verified against NPB 3.4's res
 Mop/s as NPB counts them (58 * nit * n^3 per run) vs the number of ranks."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import REPETITION, check_memory, harness_bytes
-from hpceval.catalog.nas_common import RANKS, NasHooks, plan_class
+from hpceval.catalog.common import check_memory, harness_bytes
+from hpceval.catalog.nas_common import (REPS, NasHooks, plan_class, ranks_param,
+                                        register_npb_study)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 from hpceval.errors import UsageError
 
 # class: (n, nit, a pessimistic timed run on one rank in seconds: 5x this machine's)
 CLASSES = {"S": (32, 4, 0.01), "W": (128, 4, 1.0), "A": (256, 4, 7.0), "B": (256, 20, 35.0)}
 SLOW_FACTOR = 5.0   # the classes' run times are this many times this machine's
 ARRAYS = 3.4        # u and r of the finest level, v, and 2/7 of that for the coarser levels
-
-# Each sample is a whole NPB run after NPB's own untimed warm-up iteration: fewer, longer
-# samples than the harness's defaults.
-_FEWER = {"warmup": 0, "min-reps": 3, "max-reps": 20}
-REPS = tuple(dataclasses.replace(p, default=_FEWER.get(p.name, p.default)) for p in REPETITION)
 
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -43,7 +37,7 @@ register_benchmark(Benchmark(
     "B 256^3 (20); the final residual norm verified against NPB 3.4's value; Mop/s as NPB "
     "counts them, z-slab decomposition over a power-of-two number of ranks",
     (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
-     RANKS,
+     ranks_param(),
      ) + REPS,
     _plan, ranks="--np or the ranks sweep (powers of two)",
     # a z-slab of every level, with ghost planes: half as much again
@@ -58,6 +52,4 @@ _HOOKS = NasHooks("npb-mg", "NAS MG (NPB)", 45, where=lambda p: f"class {p['clas
 card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures
 
 
-# The study: NAS classes chosen by rank count, as for npb-cg.
-for _cls, _ranks in (("A", "ladder<=64"), ("B", "ladder>=16")):
-    register_study("npb-mg", **{"class": _cls}, ranks=_ranks, min_reps=2, max_reps=5, warmup=0)
+register_npb_study("npb-mg")   # classes A and B by rank count, as for npb-cg

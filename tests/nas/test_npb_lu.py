@@ -1,18 +1,13 @@
 """NAS LU (npb-lu): class S verifies against NPB 3.4's residual and error norms and surface
 integral on 1, 2 and 4 ranks under Open MPI and MPICH (NPB's 2-D grids 1x1, 2x1, 2x2); the
-records carry the verification; bad classes and rank counts are one-line usage errors (exit 2);
-a corrupted solution fails the verification (exit 1); planned, measured, carded and drawn
-through `hpceval run`."""
-import shutil
-import subprocess
-
+records carry the verification; planned, measured, carded and drawn through `hpceval run` (bad
+usage and a corrupted solution: test_npb_failures.py)."""
 import pytest
 
-from helpers import FAST, ROOT
+from helpers import FAST
 from hpceval.catalog.bench_npb_lu import proc_grid
-from kernel_helpers import mpirun, parse_record
-from npb_checks import (assert_phases_cover_wall, assert_plan_refused, assert_run_carded_and_drawn,
-                        assert_usage_error, assert_verification_fails)
+from kernel_helpers import mpirun
+from npb_checks import assert_plan_refused, assert_run_carded_and_drawn, launch_mpich, time_record
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 # NPB 3.4 LU/verify.f90, class S (xcrref, xceref, xciref)
@@ -23,21 +18,10 @@ ERR_S = [6.4223319957960924e-04, 8.4144342047347926e-05, 5.8588269616485186e-05,
 FRC_S = 7.8418928865937083e+00
 PHASES = {"rhs": "compute", "lower": "compute", "upper": "compute", "update": "compute",
           "norm": "compute", "halo": "comm", "pipeline": "comm", "reduce": "comm"}
-MPICH_BIN = ROOT / "build-mpich" / "bin" / "hpceval-npb-lu"
 
 
 def launch(np, *args, timeout=60):
     return mpirun("npb-lu", np, *args, timeout=timeout)
-
-
-def launch_mpich(np, *args, timeout=60):
-    if not shutil.which("mpiexec.mpich"):
-        pytest.fail("MPICH is not installed: 'make test' installs it (HPCEVAL_MPICH=1)")
-    if not MPICH_BIN.is_file():
-        pytest.fail(f"{MPICH_BIN} is not built: run 'make build-mpich' (make test does)")
-    p = subprocess.run(["mpiexec.mpich", "-n", str(np), str(MPICH_BIN), *args],
-                       capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    return p, [parse_record(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]
 
 
 def by_metric(recs):
@@ -51,7 +35,8 @@ def rel(a, b):
 @pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
 @pytest.mark.parametrize("np", [1, 2, 4])
 def test_class_s_verifies_against_npb(mpi, np):
-    p, recs = (launch if mpi == "openmpi" else launch_mpich)(np, "--class", "S", *TINY)
+    p, recs = (launch(np, "--class", "S", *TINY) if mpi == "openmpi"
+               else launch_mpich("npb-lu", np, "--class", "S", *TINY))
     assert p.returncode == 0, p.stderr
     [meta] = [r for r in recs if r["type"] == "meta"]
     assert meta["mpi_library"].startswith("Open MPI" if mpi == "openmpi" else "MPICH")
@@ -77,30 +62,10 @@ def test_class_s_verifies_against_npb(mpi, np):
 
 
 def test_time_record_has_every_ranks_phases():
-    p, recs = launch(4, "--class", "S", *TINY)
-    assert p.returncode == 0, p.stderr
-    r = by_metric(recs)["run_time"]
-    assert {k: v["kind"] for k, v in r["phases"].items()} == PHASES
-    assert all(len(v["per_rank"]) == 4 for v in r["phases"].values())
+    r = time_record("npb-lu", 4, PHASES)
     # a 2 x 2 grid: every rank exchanges halos and waits in the wavefront
     assert all(x > 0 for x in r["phases"]["halo"]["per_rank"])
     assert all(x > 0 for x in r["phases"]["pipeline"]["per_rank"])
-    assert_phases_cover_wall(r)
-
-
-@pytest.mark.parametrize("np,args,msg", [
-    (0, ["--class", "D"], "option --class"),
-    (0, ["--class", "s"], "option --class"),
-    (3, ["--class", "S"], "npb-lu: 3 ranks: NPB LU runs on a power of two"),
-])
-def test_bad_usage_is_one_line_exit_2(np, args, msg):
-    p, recs = launch(np, *args, *TINY)
-    assert_usage_error(p, recs, np, msg)
-
-
-def test_corrupt_solution_fails_verification():
-    p, recs = launch(2, "--class", "S", "--inject", "corrupt", *TINY)
-    assert_verification_fails(p, recs, "the error norm 1", "verify.f90")
 
 
 def test_run_card_headline_and_figure(cli, tmp_path):

@@ -1,13 +1,12 @@
 """NAS MG (npb-mg): class S verifies against NPB 3.4's residual norm on 1, 2 and 4 ranks (the same
 20 charges whatever the decomposition), class W on 1 and 2; records carry the verification;
-bad classes and rank counts are one-line usage errors (exit 2); a corrupted residual fails the
-verification (exit 1); planned, measured, carded and drawn through `hpceval run`."""
+planned, measured, carded and drawn through `hpceval run` (bad usage and a corrupted residual:
+test_npb_failures.py)."""
 import pytest
 
 from helpers import FAST
 from kernel_helpers import mpirun
-from npb_checks import (assert_phases_cover_wall, assert_plan_refused, assert_run_carded_and_drawn,
-                        assert_usage_error, assert_verification_fails)
+from npb_checks import assert_plan_refused, assert_run_carded_and_drawn, time_record
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 # NPB 3.4 MG/mg.f, verification block
@@ -46,30 +45,10 @@ def test_verifies_against_npb(cls, np):
 
 
 def test_time_record_has_every_ranks_phases():
-    p, recs = launch(4, "--class", "S", *TINY)
-    assert p.returncode == 0, p.stderr
-    r = by_metric(recs)["run_time"]
-    assert {k: v["kind"] for k, v in r["phases"].items()} == PHASES
-    assert all(len(v["per_rank"]) == 4 for v in r["phases"].values())
+    r = time_record("npb-mg", 4, PHASES)
     # 32^3 on 4 ranks: levels 32, 16, 8 distributed (two planes a rank at least), 4 and 2 not
     assert r["levels"] == 5 and r["replicated_levels"] == 2
     assert sum(r["phases"]["gather"]["per_rank"]) > 0
-    assert_phases_cover_wall(r)
-
-
-@pytest.mark.parametrize("np,args,msg", [
-    (0, ["--class", "C"], "option --class"),
-    (0, ["--class", "s"], "option --class"),
-    (3, ["--class", "S"], "npb-mg: 3 ranks: NPB MG runs on a power of two"),
-])
-def test_bad_usage_is_one_line_exit_2(np, args, msg):
-    p, recs = launch(np, *args, *TINY)
-    assert_usage_error(p, recs, np, msg)
-
-
-def test_corrupt_residual_fails_verification():
-    p, recs = launch(2, "--class", "S", "--inject", "corrupt", *TINY)
-    assert_verification_fails(p, recs, "residual norm")
 
 
 def test_run_card_headline_and_figure(cli, tmp_path):

@@ -1,0 +1,53 @@
+"""npb-bt: the NAS Parallel Benchmarks' BT application benchmark (docs/nas_bt.md): ADI time
+steps of an implicit Navier-Stokes discretisation, a 5x5 block tridiagonal system along each
+direction, classes S, W, A, B, C, verified against NPB 3.4's residual and error norms; Mop/s as
+NPB counts them vs the number of ranks (squares, NPB's rule for BT; LU's 2-D grid)."""
+from __future__ import annotations
+
+import math
+from typing import Tuple
+
+from hpceval.catalog.nas_common import (REPS, NasHooks, grid_app, ranks_param,
+                                        register_npb_study, square)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import Benchmark, register_benchmark
+
+# class: (n, niter, a pessimistic timed run on one rank in seconds: 5x this machine's)
+CLASSES = {"S": (12, 60, 0.5), "W": (24, 200, 15.0), "A": (64, 200, 250.0),
+           "B": (102, 200, 1000.0), "C": (162, 200, 4000.0)}
+SLOW_FACTOR = 5.0   # the classes' run times are this many times this machine's
+POINT_BYTES = 9 * 5 * 8   # u, rhs, forcing, flux scratch (5 doubles each), the C' blocks (25)
+
+
+def proc_grid(np: int) -> Tuple[int, int]:
+    """A square rank count's sqrt(P) x sqrt(P) grid over (i, j)."""
+    q = math.isqrt(np)
+    return q, q
+
+
+_plan, _memory = grid_app("npb-bt", CLASSES, SLOW_FACTOR, POINT_BYTES, proc_grid, square)
+
+
+register_benchmark(Benchmark(
+    "npb-bt", "nas",
+    "NAS Parallel Benchmarks BT: ADI time steps of an implicit finite-difference Navier-Stokes "
+    "discretisation, a 5x5 block tridiagonal system along each direction, classes S 12^3 x 60 "
+    "steps, W 24^3 x 200, A 64^3 x 200, B 102^3 x 200, C 162^3 x 200; the residual and error "
+    "norms verified against NPB 3.4's values; Mop/s as NPB counts them, a square number of "
+    "ranks on LU's 2-D grid with the block tridiagonal solves pipelined across ranks",
+    (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
+     ranks_param("squares"),
+     ) + REPS,
+    _plan, ranks="--np or the ranks sweep (squares)", memory=_memory,
+    tiny=("class=S", "ranks=1")))
+
+
+# ---------------------------------------------------------------- card, headline rows, figures
+
+_HOOKS = NasHooks("npb-bt", "NAS BT (NPB)", 45,
+                  where=lambda p: f"class {p['class']} ({p['n']}^3, {p['niter']} steps), "
+                                  f"{p['ranks']} ranks")
+card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures
+
+
+register_npb_study("npb-bt")   # classes A and B by rank count, as for npb-cg
