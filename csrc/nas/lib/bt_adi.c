@@ -114,46 +114,54 @@ static int lines(const lu_ctx *g, int d, int t, int *i0, int *j0)
     return d == 0 ? g->jend - g->jst + 1 : g->iend - g->ist + 1;
 }
 
-/* Solve the lines of direction d (0 or 1) across the ranks before and after this one. */
-static void solve_across(bt_ctx *bt, int d, int before, int after)
+/* The forward elimination of the lines of direction d (0 or 1), plane by plane: each plane's
+ * C' and r' of the lines' last points go on to the rank after, once it is done. */
+static void forward_planes(bt_ctx *bt, int d, int before, int after)
 {
     lu_ctx *g = bt->g;
     size_t s = d == 0 ? g->sx : g->sy;
     int len = d == 0 ? g->iend - g->ist + 1 : g->jend - g->jst + 1, i0, j0;
-    int n = lines(g, d, 0, &i0, &j0);
-    double *buf = bt->buf;
+    int n = lines(g, d, 0, &i0, &j0), in = before != MPI_PROC_NULL;
     for (int k = 2; k <= g->nz - 1; k++) {
         lu_phase(g, LU_PH_PIPE);
-        if (before != MPI_PROC_NULL)
-            MPI_Recv(buf, 30 * n, MPI_DOUBLE, before, TAG_FORWARD, g->comm, MPI_STATUS_IGNORE);
+        if (in)
+            MPI_Recv(bt->buf, 30 * n, MPI_DOUBLE, before, TAG_FORWARD, g->comm,
+                     MPI_STATUS_IGNORE);
         lu_phase(g, d == 0 ? BT_PH_XSOLVE : BT_PH_YSOLVE);
         for (int t = 0; t < n; t++) {
+            double *msg = bt->buf + 30 * t;
             lines(g, d, t, &i0, &j0);
-            int in = before != MPI_PROC_NULL;
-            forward(bt, d, i0, j0, k, s, len, in ? buf + 30 * t : NULL, in ? buf + 30 * t + 25 : NULL);
-            if (after != MPI_PROC_NULL) {   /* the last point's C' and r' */
-                double *last = lu_at(g, g->rsd, i0, j0, k) + (size_t)(len - 1) * s;
-                memcpy(buf + 30 * t, bt->cp + (last - g->rsd) * 5, 25 * sizeof(double));
-                memcpy(buf + 30 * t + 25, last, 5 * sizeof(double));
-            }
+            forward(bt, d, i0, j0, k, s, len, in ? msg : NULL, in ? msg + 25 : NULL);
+            double *last = lu_at(g, g->rsd, i0, j0, k) + (size_t)(len - 1) * s;
+            memcpy(msg, bt->cp + (last - g->rsd) * 5, 25 * sizeof(double));
+            memcpy(msg + 25, last, 5 * sizeof(double));
         }
         lu_phase(g, LU_PH_PIPE);
         if (after != MPI_PROC_NULL)
-            MPI_Send(buf, 30 * n, MPI_DOUBLE, after, TAG_FORWARD, g->comm);
+            MPI_Send(bt->buf, 30 * n, MPI_DOUBLE, after, TAG_FORWARD, g->comm);
     }
+}
+
+/* The back substitution of the same lines: the first points' solutions go back. */
+static void backward_planes(bt_ctx *bt, int d, int before, int after)
+{
+    lu_ctx *g = bt->g;
+    size_t s = d == 0 ? g->sx : g->sy;
+    int len = d == 0 ? g->iend - g->ist + 1 : g->jend - g->jst + 1, i0, j0;
+    int n = lines(g, d, 0, &i0, &j0), in = after != MPI_PROC_NULL;
     for (int k = 2; k <= g->nz - 1; k++) {
         lu_phase(g, LU_PH_PIPE);
-        if (after != MPI_PROC_NULL)
-            MPI_Recv(buf, 5 * n, MPI_DOUBLE, after, TAG_BACK, g->comm, MPI_STATUS_IGNORE);
+        if (in)
+            MPI_Recv(bt->buf, 5 * n, MPI_DOUBLE, after, TAG_BACK, g->comm, MPI_STATUS_IGNORE);
         lu_phase(g, d == 0 ? BT_PH_XSOLVE : BT_PH_YSOLVE);
         for (int t = 0; t < n; t++) {
             lines(g, d, t, &i0, &j0);
-            backward(bt, i0, j0, k, s, len, after != MPI_PROC_NULL ? buf + 5 * t : NULL);
-            memcpy(buf + 5 * t, lu_at(g, g->rsd, i0, j0, k), 5 * sizeof(double));
+            backward(bt, i0, j0, k, s, len, in ? bt->buf + 5 * t : NULL);
+            memcpy(bt->buf + 5 * t, lu_at(g, g->rsd, i0, j0, k), 5 * sizeof(double));
         }
         lu_phase(g, LU_PH_PIPE);
         if (before != MPI_PROC_NULL)
-            MPI_Send(buf, 5 * n, MPI_DOUBLE, before, TAG_BACK, g->comm);
+            MPI_Send(bt->buf, 5 * n, MPI_DOUBLE, before, TAG_BACK, g->comm);
     }
 }
 
@@ -199,8 +207,10 @@ void bt_step(bt_ctx *bt)
                 for (int m = 0; m < 5; m++)
                     r[m] *= g->dt;
             }
-    solve_across(bt, 0, g->north, g->south);
-    solve_across(bt, 1, g->west, g->east);
+    forward_planes(bt, 0, g->north, g->south);
+    backward_planes(bt, 0, g->north, g->south);
+    forward_planes(bt, 1, g->west, g->east);
+    backward_planes(bt, 1, g->west, g->east);
     solve_local(bt);
     lu_phase(g, BT_PH_ADD);
     for (int k = 2; k <= g->nz - 1; k++)
