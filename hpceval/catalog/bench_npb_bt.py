@@ -36,7 +36,7 @@ register_benchmark(Benchmark(
     "norms verified against NPB 3.4's values; Mop/s as NPB counts them, a square number of "
     "ranks on LU's 2-D grid with the block tridiagonal solves pipelined across ranks",
     (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
-     ranks_param("squares"),
+     ranks_param("squares", alone=1),
      ) + REPS,
     _plan, ranks="--np or the ranks sweep (squares)", memory=_memory,
     tiny=("class=S", "ranks=1")))

@@ -18,10 +18,10 @@ from hpceval.errors import UsageError
 SECTION = "SP2 application set (NAS CG, MG, LU and BT, PHOLD)"   # their report section
 
 
-def ranks_param(counts: str = "powers of two") -> Param:
+def ranks_param(counts: str = "powers of two", alone: int = 2) -> Param:
     """The rank-count sweep of an NPB benchmark, whose rule allows `counts`."""
     return Param("ranks", "str", "", f"rank counts to sweep ({counts}), comma-separated, 'max' = "
-                 "all cores (empty: --np, else 2)")
+                 f"all cores (empty: --np, else {alone})")
 
 
 # Each sample is a whole NPB run after NPB's own untimed warm-up: fewer, longer samples than
@@ -54,7 +54,9 @@ def plan_class(b: Benchmark, v: Dict[str, Any], ctx: PlanContext, run_s: float,
     fixed = b.param("class").to_arg(cls) + repetition_args(b, v)
     runs = int(v["warmup"]) + int(v["min-reps"]) + 3         # + NPB's warm-up and set-up
     specs = []
-    for np in rank_counts(v["ranks"], ctx):
+    # without a sweep or --np: 2 ranks, or 1 where NPB's rule forbids 2 (squares)
+    alone = not str(v["ranks"]).strip() and not ctx.nranks and rule is square
+    for np in [1] if alone else rank_counts(v["ranks"], ctx):
         rule(b.name, np)
         fits(np)
         specs.append(LaunchSpec(
