@@ -1,22 +1,14 @@
 /* bt_adi.c - NPB BT's time step: the approximate factorisation (ADI) of the implicit operator
  * into three block tridiagonal systems, one per direction, each solved along its grid lines by
  * the block Thomas algorithm (NPB's x_solve, y_solve, z_solve with binvcrhs, matmul_sub,
- * matvec_sub), then u = u + du (add).
- *
- * Decomposition (docs/nas_bt.md): LU's 2-D grid over (i, j) (lib/lu_grid.h). Lines along k are
- * whole on every rank. A line along i (j) crosses the ranks of a grid column (row): the forward
- * elimination runs rank after rank, each passing the last point's eliminated block C' and
- * right-hand side r' of every line of a k plane to the next rank, and the back substitution
- * returns the first point's solution the other way; the planes are pipelined, so the ranks of
- * a line overlap on different planes as LU's wavefront does. */
+ * matvec_sub), then u = u + du (add). The lines run through lib/adi_pipe.h: across the ranks
+ * a line passes its last point's C' and r' forward and its first point's solution back. */
 #include "bt_adi.h"
 
 #include "lu_blocks.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-enum { TAG_FORWARD = 31, TAG_BACK = 32 };
 
 const hpc_phase_def bt_phase_defs[BT_NPHASES] = {
     {"rhs", HPC_KIND_COMPUTE},   {"norm", HPC_KIND_COMPUTE},   {"halo", HPC_KIND_COMM},
@@ -67,15 +59,16 @@ static inline void solve_cr(double B[restrict 5][5], double C[restrict 5][5], do
     }
 }
 
-/* One line of direction d: len points from local (i, j, k) on, stride s doubles in the fields.
- * The forward elimination, given the previous point's C' and r' (NULL at the global start);
- * every point's C' is kept in bt->cp (25 doubles a point) for the back substitution. */
-static void forward(bt_ctx *bt, int d, int i, int j, int k, size_t s, int len, const double *cin,
-                    const double *rin)
+/* The forward elimination of one line (adi_line_fn): in, the previous point's C' and r' (30
+ * doubles; NULL at the global start); out, the last point's. Every point's C' is kept in
+ * bt->cp (25 doubles a point) for the back substitution. */
+static void forward(void *ctx, int d, int i, int j, int k, size_t s, int len, const double *in,
+                    double *out)
 {
+    bt_ctx *bt = ctx;
     lu_ctx *g = bt->g;
-    const double *u = lu_at(g, g->u, i, j, k);
-    double *r = lu_at(g, g->rsd, i, j, k), *cp = bt->cp + (lu_at(g, g->rsd, i, j, k) - g->rsd) * 5;
+    const double *u = lu_at(g, g->u, i, j, k), *cin = in, *rin = in ? in + 25 : NULL;
+    double *r = lu_at(g, g->rsd, i, j, k), *cp = bt->cp + (r - g->rsd) * 5;
     lu_mat5 A, B;
     for (int p = 0; p < len; p++, u += s, r += s, cp += 5 * s) {
         double (*C)[5] = (double (*)[5])cp;
@@ -90,109 +83,44 @@ static void forward(bt_ctx *bt, int d, int i, int j, int k, size_t s, int len, c
         cin = cp;
         rin = r;
     }
+    memcpy(out, cin, 25 * sizeof(double));
+    memcpy(out + 25, rin, 5 * sizeof(double));
 }
 
-/* The back substitution along the same line, given the solution after its last point (NULL at
- * the global end, where it is zero). */
-static void backward(bt_ctx *bt, int i, int j, int k, size_t s, int len, const double *next)
+/* The back substitution along the same line: in, the solution after its last point (NULL at
+ * the global end, where it is zero); out, its first point's. */
+static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, const double *in,
+                     double *out)
 {
+    bt_ctx *bt = ctx;
     lu_ctx *g = bt->g;
+    (void)d;
     double *r = lu_at(g, g->rsd, i, j, k) + (size_t)(len - 1) * s;
-    const double *cp = bt->cp + (r - g->rsd) * 5;
+    const double *cp = bt->cp + (r - g->rsd) * 5, *next = in;
     for (int p = len - 1; p >= 0; p--, r -= s, cp -= 5 * s) {
         if (next)
             matvec_sub((double (*)[5])cp, next, r);
         next = r;
     }
-}
-
-/* The lines of direction d (0 i, 1 j) in plane k: their count; line t starts at (i0, j0). */
-static int lines(const lu_ctx *g, int d, int t, int *i0, int *j0)
-{
-    *i0 = d == 0 ? g->ist : g->ist + t;
-    *j0 = d == 0 ? g->jst + t : g->jst;
-    return d == 0 ? g->jend - g->jst + 1 : g->iend - g->ist + 1;
-}
-
-/* The forward elimination of the lines of direction d (0 or 1), plane by plane: each plane's
- * C' and r' of the lines' last points go on to the rank after, once it is done. */
-static void forward_planes(bt_ctx *bt, int d, int before, int after)
-{
-    lu_ctx *g = bt->g;
-    size_t s = d == 0 ? g->sx : g->sy;
-    int len = d == 0 ? g->iend - g->ist + 1 : g->jend - g->jst + 1, i0, j0;
-    int n = lines(g, d, 0, &i0, &j0), in = before != MPI_PROC_NULL;
-    for (int k = 2; k <= g->nz - 1; k++) {
-        lu_phase(g, LU_PH_PIPE);
-        if (in)
-            MPI_Recv(bt->buf, 30 * n, MPI_DOUBLE, before, TAG_FORWARD, g->comm,
-                     MPI_STATUS_IGNORE);
-        lu_phase(g, d == 0 ? BT_PH_XSOLVE : BT_PH_YSOLVE);
-        for (int t = 0; t < n; t++) {
-            double *msg = bt->buf + 30 * t;
-            lines(g, d, t, &i0, &j0);
-            forward(bt, d, i0, j0, k, s, len, in ? msg : NULL, in ? msg + 25 : NULL);
-            double *last = lu_at(g, g->rsd, i0, j0, k) + (size_t)(len - 1) * s;
-            memcpy(msg, bt->cp + (last - g->rsd) * 5, 25 * sizeof(double));
-            memcpy(msg + 25, last, 5 * sizeof(double));
-        }
-        lu_phase(g, LU_PH_PIPE);
-        if (after != MPI_PROC_NULL)
-            MPI_Send(bt->buf, 30 * n, MPI_DOUBLE, after, TAG_FORWARD, g->comm);
-    }
-}
-
-/* The back substitution of the same lines: the first points' solutions go back. */
-static void backward_planes(bt_ctx *bt, int d, int before, int after)
-{
-    lu_ctx *g = bt->g;
-    size_t s = d == 0 ? g->sx : g->sy;
-    int len = d == 0 ? g->iend - g->ist + 1 : g->jend - g->jst + 1, i0, j0;
-    int n = lines(g, d, 0, &i0, &j0), in = after != MPI_PROC_NULL;
-    for (int k = 2; k <= g->nz - 1; k++) {
-        lu_phase(g, LU_PH_PIPE);
-        if (in)
-            MPI_Recv(bt->buf, 5 * n, MPI_DOUBLE, after, TAG_BACK, g->comm, MPI_STATUS_IGNORE);
-        lu_phase(g, d == 0 ? BT_PH_XSOLVE : BT_PH_YSOLVE);
-        for (int t = 0; t < n; t++) {
-            lines(g, d, t, &i0, &j0);
-            backward(bt, i0, j0, k, s, len, in ? bt->buf + 5 * t : NULL);
-            memcpy(bt->buf + 5 * t, lu_at(g, g->rsd, i0, j0, k), 5 * sizeof(double));
-        }
-        lu_phase(g, LU_PH_PIPE);
-        if (before != MPI_PROC_NULL)
-            MPI_Send(bt->buf, 5 * n, MPI_DOUBLE, before, TAG_BACK, g->comm);
-    }
-}
-
-/* The lines along k: whole on every rank. */
-static void solve_local(bt_ctx *bt)
-{
-    lu_ctx *g = bt->g;
-    lu_phase(g, BT_PH_ZSOLVE);
-    for (int j = g->jst; j <= g->jend; j++)
-        for (int i = g->ist; i <= g->iend; i++) {
-            forward(bt, 2, i, j, 2, g->sz, g->nz - 2, NULL, NULL);
-            backward(bt, i, j, 2, g->sz, g->nz - 2, NULL);
-        }
+    memcpy(out, next, 5 * sizeof(double));
 }
 
 int bt_setup(bt_ctx *bt, lu_ctx *g)
 {
+    static const int PHASE[3] = {BT_PH_XSOLVE, BT_PH_YSOLVE, BT_PH_ZSOLVE};
     memset(bt, 0, sizeof *bt);
     bt->g = g;
     for (int d = 0; d < 3; d++)   /* BT's lhsb: I + 2 dt t1 (N + diffusion) of its direction */
         bt->w[d][d] = 2.0 * g->dt * g->dir[d].t1;
     bt->cp = calloc((size_t)(g->nz + 2) * g->sz * 5, sizeof(double));
-    int longest = g->nx > g->ny ? g->nx : g->ny;
-    bt->buf = malloc(30 * (size_t)longest * sizeof(double));
-    return bt->cp && bt->buf ? 0 : -1;
+    int pipe = adi_pipe_init(&bt->pipe, g, bt, 30, 5, forward, backward, PHASE);
+    return bt->cp && !pipe ? 0 : -1;
 }
 
 void bt_free(bt_ctx *bt)
 {
     free(bt->cp);
-    free(bt->buf);
+    adi_pipe_free(&bt->pipe);
 }
 
 void bt_step(bt_ctx *bt)
@@ -207,11 +135,8 @@ void bt_step(bt_ctx *bt)
                 for (int m = 0; m < 5; m++)
                     r[m] *= g->dt;
             }
-    forward_planes(bt, 0, g->north, g->south);
-    backward_planes(bt, 0, g->north, g->south);
-    forward_planes(bt, 1, g->west, g->east);
-    backward_planes(bt, 1, g->west, g->east);
-    solve_local(bt);
+    for (int d = 0; d < 3; d++)
+        adi_solve(&bt->pipe, d);
     lu_phase(g, BT_PH_ADD);
     for (int k = 2; k <= g->nz - 1; k++)
         for (int j = g->jst; j <= g->jend; j++)

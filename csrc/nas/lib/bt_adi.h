@@ -2,7 +2,7 @@
 #ifndef BT_ADI_H
 #define BT_ADI_H
 
-#include "lu_grid.h"
+#include "adi_pipe.h"
 
 /* BT's own phases after the shared ones (bt_phase_defs). */
 enum { BT_PH_XSOLVE = LU_PH_OWN, BT_PH_YSOLVE, BT_PH_ZSOLVE, BT_PH_ADD, BT_NPHASES };
@@ -12,7 +12,7 @@ typedef struct {
     lu_ctx *g;          /* the grid, u, the right-hand side (g->rsd) and the forcing */
     double w[3][3];     /* the weights of the diagonal block of each direction's solve */
     double *cp;         /* the eliminated upper blocks C' of every point, 25 doubles each */
-    double *buf;        /* the forward and backward messages of one plane */
+    adi_pipe pipe;      /* the line solves across the ranks */
 } bt_ctx;
 
 /* 0, or -1 without memory. */
