@@ -4,11 +4,8 @@ direction, classes S, W, A, B, C, verified against NPB 3.4's residual and error 
 NPB counts them vs the number of ranks (squares, NPB's rule for BT; LU's 2-D grid)."""
 from __future__ import annotations
 
-import math
-from typing import Tuple
-
 from hpceval.catalog.nas_common import (REPS, NasHooks, grid_app, ranks_param,
-                                        register_npb_study, square)
+                                        register_npb_study, square, square_grid)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, register_benchmark
 
@@ -19,13 +16,7 @@ SLOW_FACTOR = 5.0   # the classes' run times are this many times this machine's
 POINT_BYTES = 9 * 5 * 8   # u, rhs, forcing, flux scratch (5 doubles each), the C' blocks (25)
 
 
-def proc_grid(np: int) -> Tuple[int, int]:
-    """A square rank count's sqrt(P) x sqrt(P) grid over (i, j)."""
-    q = math.isqrt(np)
-    return q, q
-
-
-_plan, _memory = grid_app("npb-bt", CLASSES, SLOW_FACTOR, POINT_BYTES, proc_grid, square)
+_plan, _memory = grid_app("npb-bt", CLASSES, SLOW_FACTOR, POINT_BYTES, square_grid, square)
 
 
 register_benchmark(Benchmark(

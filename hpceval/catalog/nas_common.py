@@ -1,4 +1,4 @@
-"""What the NAS Parallel Benchmarks (npb-cg, npb-mg, npb-lu, npb-bt) share in the catalog: NPB's
+"""What the NAS Parallel Benchmarks (npb-cg, -mg, -lu, -bt, -sp) share in the catalog: NPB's
 rank rules, their plans (samples, launches, the pseudo-applications' process grids and memory)
 and the report hooks of a benchmark whose figure of merit is Mop/s by class (a machine-card and
 headline row for its best point, a Mop/s-vs-ranks figure per class)."""
@@ -15,7 +15,7 @@ from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_study
 from hpceval.errors import UsageError
 
-SECTION = "SP2 application set (NAS CG, MG, LU and BT, PHOLD)"   # their report section
+SECTION = "SP2 application set (NAS CG, MG, LU, BT and SP, PHOLD)"   # their report section
 
 
 def ranks_param(counts: str = "powers of two", alone: int = 2) -> Param:
@@ -41,6 +41,12 @@ def square(bench: str, n: int) -> None:
     if n < 1 or math.isqrt(n) ** 2 != n:
         raise UsageError(f"{bench}: {n} ranks: NPB runs it on a square number of ranks (1, 4, 9, "
                          f"16, ...)")
+
+
+def square_grid(np: int) -> Tuple[int, int]:
+    """The sqrt(P) x sqrt(P) grid over (i, j) of npb-bt's and npb-sp's square rank counts."""
+    q = math.isqrt(np)
+    return q, q
 
 
 def plan_class(b: Benchmark, v: Dict[str, Any], ctx: PlanContext, run_s: float,

@@ -14,7 +14,8 @@ def test_nas_suite_plans_every_benchmark(cli):
     p = cli("run", "nas", "--dry-run")
     assert p.returncode == 0, p.stderr
     for what in ("npb-cg np=2 class W", "npb-mg np=1 class S", "npb-lu np=2 class W",
-                 "npb-bt np=4 class S", "npb-bt np=1 class W", "phold np=2"):
+                 "npb-bt np=4 class S", "npb-bt np=1 class W", "npb-sp np=4 class S",
+                 "phold np=2"):
         assert what in p.stdout, p.stdout
 
 
