@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""hpceval's npb-cg, npb-mg, npb-lu and npb-bt beside the official NAS Parallel Benchmarks
+"""hpceval's npb-cg, -mg, -lu, -bt and -sp beside the official NAS Parallel Benchmarks
 (NPB 3.4 MPI, built outside the repository) on the same classes and rank counts, in alternating
 rounds (A, B, A, B): time of the timed section, Mop/s as NPB counts them, and whether both
 verified.
 
-    python3 benchmarks/nas_ab.py --npb-bin DIR [--kernels cg,mg,lu,bt] [--classes S,W,A]
+    python3 benchmarks/nas_ab.py --npb-bin DIR [--kernels cg,mg,lu,bt,sp] [--classes S,W,A]
                                  [--ranks 1,2] [--rounds 3]
 
-DIR holds NPB's cg.C.x, mg.C.x, lu.C.x, bt.C.x binaries (e.g. `make LU CLASS=A` in NPB3.4-MPI;
-they may live in different builds: give --npb-bin more than once). hpceval's side runs its binaries
-directly under the same mpirun, one sample per launch, as NPB's own run does. Prints the median
-over rounds of each side and hpceval / NPB for time."""
+DIR holds NPB's cg.C.x, mg.C.x, lu.C.x, bt.C.x, sp.C.x binaries (e.g. `make LU CLASS=A` in
+NPB3.4-MPI; they may live in different builds: give --npb-bin more than once). hpceval's side
+runs its binaries directly under the same mpirun, one sample per launch, as NPB's own run does.
+Prints the median over rounds of each side and hpceval / NPB for time."""
 from __future__ import annotations
 
 import argparse
@@ -25,7 +25,7 @@ from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "build" / "bin"
-KERNELS = ("cg", "mg", "lu", "bt")
+KERNELS = ("cg", "mg", "lu", "bt", "sp")
 
 
 def mpirun(np_: int) -> List[str]:

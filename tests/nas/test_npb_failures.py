@@ -1,6 +1,7 @@
-"""The failure paths of the NPB binaries (npb-mg, npb-lu, npb-bt, npb-sp): a bad class or a rank count
-NPB's rule forbids is a one-line usage error (exit 2, no results); a corrupted answer fails
-the verification against NPB's reference values (an error record naming the value, exit 1)."""
+"""The failure paths of the NPB binaries (npb-mg, npb-lu, npb-bt, npb-sp): a bad class or a
+rank count NPB's rule forbids is a one-line usage error (exit 2, no results); a corrupted answer
+fails the verification against NPB's reference values (an error record naming the value,
+exit 1)."""
 import pytest
 
 from kernel_helpers import mpirun
