@@ -80,35 +80,42 @@ static void rows(const sp_ctx *sp, const double (*v)[3], int d, int gp, int n0, 
 /* The components each system solves for: u for 0..2, u + c for 3, u - c for 4. */
 static const int FIRST[3] = {0, 3, 4}, COUNT[3] = {3, 1, 1};
 
-/* Gaussian elimination of system q over rows 2 .. n-1 of co and rr (rows 0 and 1: the two
- * normalised rows before, zero at the global start), in NPB's order. */
-static void eliminate(double (*co)[3][5], double (*rr)[5], int q, int n)
+/* Row t of system q normalised (t >= 2), then subtracted from the next two rows, in NPB's
+ * order; rows 0 and 1 are the two normalised rows before the line (zero at the global start). */
+static inline void eliminate_row(double (*co)[3][5], double (*rr)[5], int q, int t, int n)
 {
     int m0 = FIRST[q], m1 = FIRST[q] + COUNT[q];
-    for (int t = 0; t < n; t++) {
-        double *row = co[t][q];
-        if (t >= 2) {
-            double f = 1.0 / row[2];
-            row[3] = f * row[3];
-            row[4] = f * row[4];
-            for (int m = m0; m < m1; m++)
-                rr[t][m] = f * rr[t][m];
-        }
-        if (t >= 1 && t + 1 < n) {
-            double *n1 = co[t + 1][q];
-            n1[2] = n1[2] - n1[1] * row[3];
-            n1[3] = n1[3] - n1[1] * row[4];
-            for (int m = m0; m < m1; m++)
-                rr[t + 1][m] = rr[t + 1][m] - n1[1] * rr[t][m];
-        }
-        if (t + 2 < n) {
-            double *n2 = co[t + 2][q];
-            n2[1] = n2[1] - n2[0] * row[3];
-            n2[2] = n2[2] - n2[0] * row[4];
-            for (int m = m0; m < m1; m++)
-                rr[t + 2][m] = rr[t + 2][m] - n2[0] * rr[t][m];
-        }
+    double *row = co[t][q];
+    if (t >= 2) {
+        double f = 1.0 / row[2];
+        row[3] = f * row[3];
+        row[4] = f * row[4];
+        for (int m = m0; m < m1; m++)
+            rr[t][m] = f * rr[t][m];
     }
+    if (t >= 1 && t + 1 < n) {
+        double *n1 = co[t + 1][q];
+        n1[2] = n1[2] - n1[1] * row[3];
+        n1[3] = n1[3] - n1[1] * row[4];
+        for (int m = m0; m < m1; m++)
+            rr[t + 1][m] = rr[t + 1][m] - n1[1] * rr[t][m];
+    }
+    if (t + 2 < n) {
+        double *n2 = co[t + 2][q];
+        n2[1] = n2[1] - n2[0] * row[3];
+        n2[2] = n2[2] - n2[0] * row[4];
+        for (int m = m0; m < m1; m++)
+            rr[t + 2][m] = rr[t + 2][m] - n2[0] * rr[t][m];
+    }
+}
+
+/* The three systems' eliminations over rows 0 .. n-1, interleaved row by row: three
+ * independent chains of divisions for the processor to overlap. */
+static void eliminate(double (*co)[3][5], double (*rr)[5], int n)
+{
+    for (int t = 0; t < n; t++)
+        for (int q = 0; q < 3; q++)
+            eliminate_row(co, rr, q, t, n);
 }
 
 /* Pack (out) or unpack two normalised rows: per row the (d, e) of each system, then the 5
@@ -144,13 +151,13 @@ static void forward(void *ctx, int d, int i, int j, int k, size_t s, int len, co
         rows(sp, (const double (*)[3])sp->lv + p, d, gp + p, n0, co[p + 2]);
         memcpy(rr[p + 2], r + p * s, 5 * sizeof(double));
     }
-    for (int q = 0; q < 3; q++)
-        eliminate(co, rr, q, len + 2);
+    eliminate(co, rr, len + 2);
+    size_t ds = s / 5 * 6;   /* the stride of de along the line */
     for (int p = 0; p < len; p++) {
         memcpy(r + p * s, rr[p + 2], 5 * sizeof(double));
         for (int q = 0; q < 3; q++) {
-            de[p * s / 5 * 6 + 2 * q] = co[p + 2][q][3];
-            de[p * s / 5 * 6 + 2 * q + 1] = co[p + 2][q][4];
+            de[p * ds + 2 * q] = co[p + 2][q][3];
+            de[p * ds + 2 * q + 1] = co[p + 2][q][4];
         }
     }
     two_rows(co + len, rr + len, out, 1);
@@ -174,7 +181,7 @@ static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, c
         double *x = r + p * s;
         const double *x1 = p + 1 < len ? r + (p + 1) * s : after[p + 1 - len];
         const double *x2 = p + 2 < len ? r + (p + 2) * s : after[p + 2 - len];
-        const double *c = de + p * s / 5 * 6;
+        const double *c = de + p * (s / 5 * 6);
         for (int m = 0; m < 5; m++)
             x[m] = x[m] - c[2 * SYSTEM[m]] * x1[m] - c[2 * SYSTEM[m] + 1] * x2[m];
     }
