@@ -96,8 +96,9 @@ int lu_setup(lu_ctx *g, int n, double dt, int xdim, int ydim, MPI_Comm comm)
     g->rsd = field(g);
     g->frct = field(g);
     g->flux = field(g);
+    g->visc = field(g);
     g->hbuf = malloc(4 * g->hcount * sizeof(double));
-    return g->u && g->rsd && g->frct && g->flux && g->hbuf ? 0 : -1;
+    return g->u && g->rsd && g->frct && g->flux && g->visc && g->hbuf ? 0 : -1;
 }
 
 void lu_free(lu_ctx *g)
@@ -106,6 +107,7 @@ void lu_free(lu_ctx *g)
     free(g->rsd);
     free(g->frct);
     free(g->flux);
+    free(g->visc);
     free(g->hbuf);
 }
 

@@ -45,7 +45,7 @@ typedef struct {
     MPI_Comm comm;
     size_t sx, sy, sz;          /* strides of i, j, k in doubles */
     double *u, *rsd, *frct;     /* solution, residual / correction, forcing */
-    double *flux;               /* the operator's fluxes of one direction */
+    double *flux, *visc;        /* the operator's inviscid and viscous fluxes of a direction */
     double *hbuf;               /* halo pack buffers */
     size_t hcount;              /* doubles in one halo pack buffer */
     double dt, omega;

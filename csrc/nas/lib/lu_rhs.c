@@ -83,54 +83,42 @@ static void half_fluxes(lu_ctx *g, double *flux, double *a, box b, int d, size_t
             }
 }
 
-static void central(lu_ctx *g, double *out, double *flux, box b, int d, size_t s)
-{
-    double t2 = g->dir[d].t2;
-    for (int k = b.lo[2]; k <= b.hi[2]; k++)
-        for (int j = b.lo[1]; j <= b.hi[1]; j++)
-            for (int i = b.lo[0]; i <= b.hi[0]; i++) {
-                double *o = lu_at(g, out, i, j, k);
-                const double *f = lu_at(g, flux, i, j, k);
-                for (int m = 0; m < 5; m++)
-                    o[m] = o[m] - t2 * (f[m + s] - f[m - s]);
-            }
-}
-
-static void diffusion(lu_ctx *g, double *out, double *flux, double *a, box b, int d, size_t s)
+/* The point's three terms of direction d, in NPB's order: the inviscid fluxes' central
+ * difference (F), the viscous fluxes' difference and the second differences (G, a), the
+ * fourth-difference dissipation (a). */
+static inline void terms(const lu_ctx *g, double *o, const double *f, const double *v,
+                         const double *p, int d, size_t s, int gp)
 {
     const lu_dir *c = &g->dir[d];
-    for (int k = b.lo[2]; k <= b.hi[2]; k++)
-        for (int j = b.lo[1]; j <= b.hi[1]; j++)
-            for (int i = b.lo[0]; i <= b.hi[0]; i++) {
-                double *o = lu_at(g, out, i, j, k);
-                const double *f = lu_at(g, flux, i, j, k), *p = lu_at(g, a, i, j, k);
-                o[0] = o[0] + c->d[0] * c->t1 * (p[-s] - 2.0 * p[0] + p[s]);
-                for (int m = 1; m < 5; m++)
-                    o[m] = o[m] + c->t3 * C3 * C4 * (f[m + s] - f[m])
-                           + c->d[m] * c->t1 * (p[m - s] - 2.0 * p[m] + p[m + s]);
-            }
+    double e = g->dssp;
+    int n0 = d == 0 ? g->nx0 : d == 1 ? g->ny0 : g->nz0;
+    for (int m = 0; m < 5; m++)
+        o[m] = o[m] - c->t2 * (f[m + s] - f[m - s]);
+    o[0] = o[0] + c->d[0] * c->t1 * (p[-s] - 2.0 * p[0] + p[s]);
+    for (int m = 1; m < 5; m++)
+        o[m] = o[m] + c->t3 * C3 * C4 * (v[m + s] - v[m])
+               + c->d[m] * c->t1 * (p[m - s] - 2.0 * p[m] + p[m + s]);
+    if (gp > 3 && gp < n0 - 2) {   /* the interior stencil, constants */
+        for (int m = 0; m < 5; m++)
+            o[m] = o[m] - e * (p[m - 2 * s] - 4.0 * p[m - s] + 6.0 * p[m] - 4.0 * p[m + s]
+                               + p[m + 2 * s]);
+        return;
+    }
+    const double *w = dissipation(gp, n0);
+    for (int m = 0; m < 5; m++)
+        o[m] = o[m] - e * (w[0] * p[m - 2 * s] + w[1] * p[m - s] + w[2] * p[m]
+                           + w[3] * p[m + s] + w[4] * p[m + 2 * s]);
 }
 
-static void damping(lu_ctx *g, double *out, double *a, box b, int d, size_t s)
+static void update(lu_ctx *g, double *out, double *a, box b, int d, size_t s)
 {
-    int off[3] = {g->ipt, g->jpt, 0}, n0[3] = {g->nx0, g->ny0, g->nz0};
-    double e = g->dssp;
+    int off[3] = {g->ipt, g->jpt, 0};
     for (int k = b.lo[2]; k <= b.hi[2]; k++)
         for (int j = b.lo[1]; j <= b.hi[1]; j++)
             for (int i = b.lo[0]; i <= b.hi[0]; i++) {
-                int at[3] = {i, j, k}, gp = off[d] + at[d];
-                double *o = lu_at(g, out, i, j, k);
-                const double *p = lu_at(g, a, i, j, k);
-                if (gp > 3 && gp < n0[d] - 2) {   /* the interior stencil, constants */
-                    for (int m = 0; m < 5; m++)
-                        o[m] = o[m] - e * (p[m - 2 * s] - 4.0 * p[m - s] + 6.0 * p[m]
-                                           - 4.0 * p[m + s] + p[m + 2 * s]);
-                    continue;
-                }
-                const double *w = dissipation(gp, n0[d]);
-                for (int m = 0; m < 5; m++)
-                    o[m] = o[m] - e * (w[0] * p[m - 2 * s] + w[1] * p[m - s] + w[2] * p[m]
-                                       + w[3] * p[m + s] + w[4] * p[m + 2 * s]);
+                int at[3] = {i, j, k};
+                terms(g, lu_at(g, out, i, j, k), lu_at(g, g->flux, i, j, k),
+                      lu_at(g, g->visc, i, j, k), lu_at(g, a, i, j, k), d, s, off[d] + at[d]);
             }
 }
 
@@ -140,10 +128,8 @@ void lu_operator(lu_ctx *g, double *out, double *a)
     size_t stride[3] = {g->sx, g->sy, g->sz};
     for (int d = 0; d < 3; d++) {
         fluxes(g, g->flux, a, widen(in, d, 1, 1), d);
-        central(g, out, g->flux, in, d, stride[d]);
-        half_fluxes(g, g->flux, a, widen(in, d, 0, 1), d, stride[d]);
-        diffusion(g, out, g->flux, a, in, d, stride[d]);
-        damping(g, out, a, in, d, stride[d]);
+        half_fluxes(g, g->visc, a, widen(in, d, 0, 1), d, stride[d]);
+        update(g, out, a, in, d, stride[d]);
     }
 }
 
