@@ -1,8 +1,9 @@
 /* lu_rhs.c - NPB LU's spatial operator R(u) (its rhs and erhs): for each direction, central
  * differences of the inviscid fluxes, the viscous fluxes at the half points, second differences
  * (diffusion) and the fourth-difference artificial dissipation, one-sided at the two points
- * next to the boundary. Each pass runs over the local interior box plane by plane (x fastest),
- * the fluxes of a direction kept in one scratch field, as NPB does. */
+ * next to the boundary. Per direction, one pass computes the inviscid fluxes, one the viscous
+ * ones (each in a scratch field), and one adds the three terms at every point, over the local
+ * interior box plane by plane (x fastest). */
 #include "lu_grid.h"
 
 
