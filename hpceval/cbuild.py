@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import List, Optional
@@ -134,4 +135,7 @@ def build(csrc: str, target: str, objdir: str, mpicc: Optional[str] = None,
     if proc.returncode != 0:
         raise BuildError(f"building the C core with {wrapper} failed ({_first_error(log)}): "
                          f"see {log}")
+    for line in Path(log).read_text(errors="replace").splitlines():
+        if line.startswith("hpceval: ") and " left out " in line:   # dense without ScaLAPACK
+            sys.stderr.write(line + "\n")
     return wrapper

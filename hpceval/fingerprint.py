@@ -11,7 +11,7 @@ import socket
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from hpceval import paths
+from hpceval import cpupeak, paths
 
 SYS_CPU = Path("/sys/devices/system/cpu")
 SYS_NODE = Path("/sys/devices/system/node")
@@ -137,7 +137,7 @@ def build_info() -> Dict[str, Any]:
 
 # Recorded but not part of the machine's identity: a field added later must not make the same
 # machine a new one in `history`.
-NOT_HASHED = ("hash", "max_mhz")
+NOT_HASHED = ("hash", "max_mhz", "cpu_isa", "sve_bytes", "nominal_mhz", "nominal_mhz_source")
 
 
 def _max_mhz() -> Optional[float]:
@@ -175,6 +175,7 @@ def machine_fingerprint(mpi: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         "arch": platform.machine(),
         "cpu_model": _cpu_model(),
         "max_mhz": _max_mhz(),
+        **cpupeak.facts(),            # ISA and nominal clock: the peak's facts (issue #28)
         **_topology(),
         "numa_nodes": _numa_nodes(),
         "caches": caches,

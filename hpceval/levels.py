@@ -21,7 +21,6 @@ import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy.ndimage import median_filter
 
 RISE_FRACTION = 0.5      # where on the step between plateaus (in log) a level ends
 LATENCY_MIN_STEP = math.log(1.5)   # smaller steps inside a level (replacement, prefetch) are no level
@@ -83,6 +82,7 @@ def detect_levels(sizes: Sequence[float], values: Sequence[float], kind: str = "
     raw = np.array([float(np.mean(pts[x])) for x in xs])
     sign = 1.0 if kind == "latency" else -1.0
     z_raw = sign * np.log(raw)
+    from scipy.ndimage import median_filter   # here: scipy costs every command 0.2 s to import
     z = median_filter(z_raw, size=3, mode="nearest")
     u = np.log2(xs)
     if min_step is None:

@@ -1,4 +1,5 @@
 """Where things live: the benchmark binaries and the default database."""
+import json
 import os
 from pathlib import Path
 
@@ -45,11 +46,29 @@ def bin_dir() -> Path:
 def binary(name: str, directory: "str | None" = None) -> Path:
     """hpceval-NAME in `directory` (a named build's bin), else in bin_dir()."""
     path = (Path(directory) if directory else bin_dir()) / f"hpceval-{name}"
+    why = left_out(name, directory)
+    if why:
+        raise UsageError(f"{name} is not in the build {path.parent}: {why}")
     if not os.access(path, os.X_OK):
         raise UsageError(
             f"benchmark binary {path} not found: build the C core with 'hpceval build' "
             "(or 'make build' in a checkout, or set HPCEVAL_BINDIR)")
     return path
+
+
+def left_out(name: str, directory: "str | None" = None) -> "str | None":
+    """Why the build (in `directory`, else bin_dir()) left hpceval-NAME out, when it did and
+    the binary is not there (buildinfo.json's "left_out": dense without ScaLAPACK)."""
+    bindir = Path(directory) if directory else bin_dir()
+    if os.access(bindir / f"hpceval-{name}", os.X_OK):
+        return None
+    try:
+        info = json.loads((bindir / "buildinfo.json").read_text())
+    except (OSError, ValueError):
+        return None
+    left = info.get("left_out") if isinstance(info, dict) else None
+    why = left.get(name) if isinstance(left, dict) else None
+    return why if isinstance(why, str) else None
 
 
 def build_info_path() -> Path:

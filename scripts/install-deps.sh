@@ -8,6 +8,7 @@
 # with HPCEVAL_SLURM=1 (make test) Debian's Slurm and munge for `vcluster up N --slurm`; with
 # HPCEVAL_OTF2=1 (make test) otf2-tools (otf2-print).
 # HPCEVAL_BUILDS=1 (make test) the reference BLAS and LAPACK (libblas3, liblapack3).
+# ScaLAPACK for the dense kernel: Open MPI's always, MPICH's with HPCEVAL_MPICH=1.
 # HPCEVAL_SMPI=1 (make test, make build-smpi) SimGrid's SMPI (smpicc, smpirun: libsimgrid-dev).
 set -eu
 MPICC="${MPICC:-mpicc}"
@@ -21,6 +22,14 @@ command -v lstopo-no-graphics >/dev/null 2>&1 || command -v hwloc-ls >/dev/null 
 # The sst kernel (csrc/kernels) links FFTW and a CBLAS (OpenBLAS).
 [ -f /usr/include/fftw3.h ] || pkgs="$pkgs libfftw3-dev"
 ls /usr/lib/libopenblas.so /usr/lib/*/libopenblas.so 2>/dev/null | grep -q . || pkgs="$pkgs libopenblas-dev"
+# The dense kernel (csrc/kernels/dense.c) links ScaLAPACK: Debian builds it once per MPI, so the
+# Open MPI build's (with Debian's Open MPI) and, beside MPICH, MPICH's.
+scalapack() {
+    ls /usr/lib/*/"libscalapack-$1.so" >/dev/null 2>&1 || pkgs="$pkgs libscalapack-$1-dev"
+}
+if command -v mpicc.openmpi >/dev/null 2>&1 || ! command -v "$MPICC" >/dev/null 2>&1; then
+    scalapack openmpi
+fi
 if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     pkgs="$pkgs python3-venv"
 fi
@@ -34,6 +43,9 @@ fi
 if [ "${HPCEVAL_MPICH:-0}" = 1 ] && { ! command -v mpicc.mpich >/dev/null 2>&1 \
         || ! command -v mpiexec.mpich >/dev/null 2>&1; }; then
     pkgs="$pkgs mpich libmpich-dev"
+fi
+if [ "${HPCEVAL_MPICH:-0}" = 1 ]; then
+    scalapack mpich
 fi
 if [ "${HPCEVAL_VCLUSTER:-0}" = 1 ]; then
     command -v ip >/dev/null 2>&1 || pkgs="$pkgs iproute2"

@@ -7,6 +7,36 @@ from pathlib import Path
 import pytest
 
 from helpers import BIN, CLI
+from hpceval.views import load_rows
+
+# In-process tests see every benchmark's card and headline rows, as the command line does
+# (hpceval/cli loads the views; the analysis itself knows no benchmark).
+load_rows()
+
+
+# Two workers (pytest-xdist's loadgroup, make test) take whole files, in their order: a module's
+# fixtures and the tests that build on one another stay together. A directory whose session
+# fixture owns a machine-wide resource (a virtual cluster) goes to one worker as a whole.
+WHOLE_DIRECTORIES = ("cluster", "slurm")
+
+
+def pytest_collection_modifyitems(config, items):
+    here = Path(__file__).parent
+    for item in items:
+        rel = Path(str(item.fspath)).relative_to(here)
+        group = rel.parts[0] if rel.parts[0] in WHOLE_DIRECTORIES else str(rel)
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def test_environment(tmp_path_factory) -> None:
+    """Every test's hpceval sees a data directory of its session (worker), never the user's: a
+    build there would otherwise become every later command's binaries (paths.bin_dir). And no
+    terminal size: xdist's workers set COLUMNS=80, which narrows the tables tests read (a test
+    of widths sets its own)."""
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data-home"))
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
 
 
 @pytest.fixture

@@ -64,7 +64,9 @@ void hpc_stats_compute(const double *x, int n, hpc_stats *s)
     double sum = 0.0;
     for (int i = 0; i < n; i++)
         sum += v[i];
-    double mean = sum / n;
+    /* Rounding can put the mean of n equal samples an ulp above the max (SMPI's simulated
+     * times are equal): kept inside [min, max], as it is exactly. */
+    double mean = fmin(fmax(sum / n, v[0]), v[n - 1]);
     double ss = 0.0;  /* two-pass variance: no cancellation */
     for (int i = 0; i < n; i++)
         ss += (v[i] - mean) * (v[i] - mean);

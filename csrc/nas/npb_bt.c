@@ -19,9 +19,7 @@
  * A failed verification or a non-finite value: error record, exit 1. */
 #include "harness.h"
 #include "lib/bt_adi.h"
-#include "lib/npb_app.h"
-
-#include <math.h>
+#include "lib/npb_adi.h"
 
 static hpc_option options[] = {
     {.name = "class", .type = HPC_CHOICE, .def = "S", .choices = "S|W|A|B|C",
@@ -62,35 +60,25 @@ static const npb_class CLASSES[] = {
       0.37087651059694167e+02, 0.36211053051841265e+03}, 0.0},
 };
 
-typedef struct {
-    bt_ctx bt;
-    int niter;
-} run_ctx;
-
-static void initialise(void *ctx)
+/* NPB's operation count of one step on an n^3 grid (bt.f90: navg = (nx + ny + nz) / 3 = n). */
+static double step_ops(double n)
 {
-    lu_initial(((run_ctx *)ctx)->bt.g);
+    return 3478.8 * n * n * n - 17655.7 * n * n + 28023.7 * n;
 }
 
-static void run(void *ctx, hpc_phases *ph)
+static int setup(void *kernel, lu_ctx *g)
 {
-    run_ctx *r = ctx;
-    r->bt.g->ph = ph;
-    for (int step = 0; step < r->niter; step++)
-        bt_step(&r->bt);
-    r->bt.g->ph = NULL;
+    return bt_setup(kernel, g);
 }
 
-/* NPB's verify: the error norms, then a new right-hand side and its norm (over dt). */
-static void results(void *ctx, double rsd[5], double err[5], double *frc)
+static void step(void *kernel)
 {
-    lu_ctx *g = ((run_ctx *)ctx)->bt.g;
-    if (hpc_inject == HPC_INJECT_CORRUPT && g->rank == 0)
-        lu_at(g, g->u, g->ist, g->jst, 3)[0] += 1.0;  /* a wrong value: must not verify */
-    lu_error(g, err);
-    lu_rhs(g);
-    lu_l2norm(g, g->rsd, rsd);
-    *frc = 0.0;
+    bt_step(kernel);
+}
+
+static void release(void *kernel)
+{
+    bt_free(kernel);
 }
 
 int main(int argc, char **argv)
@@ -99,35 +87,16 @@ int main(int argc, char **argv)
              "NAS Parallel Benchmarks BT: block tridiagonal ADI time steps of an implicit "
              "Navier-Stokes discretisation, classes S, W, A, B, C, verified against NPB's "
              "residual and error norms.", options, MPI_THREAD_SINGLE);
-    npb_app a = {
-        .bench = "npb-bt", .source = "NPB 3.4 BT/verify.f90 (xcrref, xceref)",
-        .mops_formula = "niter * (3478.8 n^3 - 17655.7 n^2 + 28023.7 n) / time / 1e6 "
-                        "(NPB 3.4 BT/bt.f90)",
-        .decomposition = "2-D (i, j), pipelined block Thomas across ranks",
-        .steps_name = "niter", .phases = bt_phase_defs, .nphases = BT_NPHASES,
-        .initialise = initialise, .run = run, .results = results};
-    a.cl = npb_app_class(CLASSES, sizeof CLASSES / sizeof CLASSES[0], hpc_opt_str("class"));
-    int p = hpc_nranks, n = a.cl.n, q = (int)lround(sqrt((double)p));
-    hpc_usage_check(q * q != p, "npb-bt: %d ranks: NPB BT runs on a square number of ranks", p);
-    a.xdim = a.ydim = q;
-    hpc_usage_check(n / q < 3, "npb-bt: class %c (%d^3) is too small for %d ranks (a %d x %d "
-                    "grid): at least 3 points a rank in each of i and j", a.cl.name, n, p, q, q);
-    /* bt.f90: navg = (nx + ny + nz) / 3 = n */
-    a.ops = (double)a.cl.steps * (3478.8 * n * n * n - 17655.7 * n * n + 28023.7 * n);
-
-    hpc_begin(1, NULL);
-    hpc_inject_first_point();
-    lu_ctx g;
-    run_ctx r = {.niter = a.cl.steps};
-    if (lu_setup(&g, n, a.cl.dt, q, q, MPI_COMM_WORLD) || bt_setup(&r.bt, &g))
-        hpc_fail("npb-bt: no memory for class %c (%d^3) on %d ranks", a.cl.name, n, p);
-    lu_forcing(&g);
-    lu_initial(&g);
-    bt_step(&r.bt);   /* NPB's untimed step */
-    a.ctx = &r;
-    npb_app_main(&a);
-    bt_free(&r.bt);
-    lu_free(&g);
+    bt_ctx kernel;
+    npb_adi r = {
+        .app = {.bench = "npb-bt", .source = "NPB 3.4 BT/verify.f90 (xcrref, xceref)",
+                .mops_formula = "niter * (3478.8 n^3 - 17655.7 n^2 + 28023.7 n) / time / "
+                                "1e6 (NPB 3.4 BT/bt.f90)",
+                .decomposition = "2-D (i, j), pipelined block Thomas across ranks",
+                .phases = bt_phase_defs, .nphases = BT_NPHASES},
+        .kernel_name = "BT", .kernel = &kernel, .setup = setup, .step = step,
+        .release = release};
+    npb_adi_main(&r, CLASSES, sizeof CLASSES / sizeof CLASSES[0], step_ops);
 
     hpc_idle_barrier(MPI_COMM_WORLD);
     hpc_finish();

@@ -19,9 +19,7 @@
  * A failed verification or a non-finite value: error record, exit 1. */
 #include "harness.h"
 #include "lib/sp_adi.h"
-#include "lib/npb_app.h"
-
-#include <math.h>
+#include "lib/npb_adi.h"
 
 static hpc_option options[] = {
     {.name = "class", .type = HPC_CHOICE, .def = "S", .choices = "S|W|A|B|C",
@@ -62,35 +60,25 @@ static const npb_class CLASSES[] = {
       0.5483377491301e+00}, 0.0},
 };
 
-typedef struct {
-    sp_ctx sp;
-    int niter;
-} run_ctx;
-
-static void initialise(void *ctx)
+/* NPB's operation count of one step on an n^3 grid (sp.f90: t = (nx + ny + nz) / 3 = n). */
+static double step_ops(double n)
 {
-    lu_initial(((run_ctx *)ctx)->sp.g);
+    return 881.174 * n * n * n - 4683.91 * n * n + 11484.5 * n - 19272.4;
 }
 
-static void run(void *ctx, hpc_phases *ph)
+static int setup(void *kernel, lu_ctx *g)
 {
-    run_ctx *r = ctx;
-    r->sp.g->ph = ph;
-    for (int step = 0; step < r->niter; step++)
-        sp_step(&r->sp);
-    r->sp.g->ph = NULL;
+    return sp_setup(kernel, g);
 }
 
-/* NPB's verify: the error norms, then a new right-hand side and its norm (over dt). */
-static void results(void *ctx, double rsd[5], double err[5], double *frc)
+static void step(void *kernel)
 {
-    lu_ctx *g = ((run_ctx *)ctx)->sp.g;
-    if (hpc_inject == HPC_INJECT_CORRUPT && g->rank == 0)
-        lu_at(g, g->u, g->ist, g->jst, 3)[0] += 1.0;  /* a wrong value: must not verify */
-    lu_error(g, err);
-    lu_rhs(g);
-    lu_l2norm(g, g->rsd, rsd);
-    *frc = 0.0;
+    sp_step(kernel);
+}
+
+static void release(void *kernel)
+{
+    sp_free(kernel);
 }
 
 int main(int argc, char **argv)
@@ -99,35 +87,16 @@ int main(int argc, char **argv)
              "NAS Parallel Benchmarks SP: scalar pentadiagonal ADI time steps of an implicit "
              "Navier-Stokes discretisation, classes S, W, A, B, C, verified against NPB's "
              "residual and error norms.", options, MPI_THREAD_SINGLE);
-    npb_app a = {
-        .bench = "npb-sp", .source = "NPB 3.4 SP/verify.f90 (xcrref, xceref)",
-        .mops_formula = "niter * (881.174 n^3 - 4683.91 n^2 + 11484.5 n - 19272.4) / time / "
-                        "1e6 (NPB 3.4 SP/sp.f90)",
-        .decomposition = "2-D (i, j), pipelined pentadiagonal solves across ranks",
-        .steps_name = "niter", .phases = sp_phase_defs, .nphases = SP_NPHASES,
-        .initialise = initialise, .run = run, .results = results};
-    a.cl = npb_app_class(CLASSES, sizeof CLASSES / sizeof CLASSES[0], hpc_opt_str("class"));
-    int p = hpc_nranks, n = a.cl.n, q = (int)lround(sqrt((double)p));
-    hpc_usage_check(q * q != p, "npb-sp: %d ranks: NPB SP runs on a square number of ranks", p);
-    a.xdim = a.ydim = q;
-    hpc_usage_check(n / q < 3, "npb-sp: class %c (%d^3) is too small for %d ranks (a %d x %d "
-                    "grid): at least 3 points a rank in each of i and j", a.cl.name, n, p, q, q);
-    /* sp.f90: t = (nx + ny + nz) / 3 = n */
-    a.ops = (double)a.cl.steps * (881.174 * n * n * n - 4683.91 * n * n + 11484.5 * n - 19272.4);
-
-    hpc_begin(1, NULL);
-    hpc_inject_first_point();
-    lu_ctx g;
-    run_ctx r = {.niter = a.cl.steps};
-    if (lu_setup(&g, n, a.cl.dt, q, q, MPI_COMM_WORLD) || sp_setup(&r.sp, &g))
-        hpc_fail("npb-sp: no memory for class %c (%d^3) on %d ranks", a.cl.name, n, p);
-    lu_forcing(&g);
-    lu_initial(&g);
-    sp_step(&r.sp);   /* NPB's untimed step */
-    a.ctx = &r;
-    npb_app_main(&a);
-    sp_free(&r.sp);
-    lu_free(&g);
+    sp_ctx kernel;
+    npb_adi r = {
+        .app = {.bench = "npb-sp", .source = "NPB 3.4 SP/verify.f90 (xcrref, xceref)",
+                .mops_formula = "niter * (881.174 n^3 - 4683.91 n^2 + 11484.5 n - 19272.4) / "
+                                "time / 1e6 (NPB 3.4 SP/sp.f90)",
+                .decomposition = "2-D (i, j), pipelined pentadiagonal solves across ranks",
+                .phases = sp_phase_defs, .nphases = SP_NPHASES},
+        .kernel_name = "SP", .kernel = &kernel, .setup = setup, .step = step,
+        .release = release};
+    npb_adi_main(&r, CLASSES, sizeof CLASSES / sizeof CLASSES[0], step_ops);
 
     hpc_idle_barrier(MPI_COMM_WORLD);
     hpc_finish();

@@ -2,9 +2,9 @@
 paper lays them out (system, memory hierarchy, MPI inside and across nodes, collectives,
 kernels). Table-driven: CARD_ROWS holds one entry per row, each a function of the run that
 returns a value or None ("not measured"). The System rows (from the fingerprint) are here; each
-area names its own rows in its catalog module's hook `card_rows()` (hpceval/areas.py), with
-the helpers of its analysis module (hpceval/analysis/memory.py, comm.py, kernels.py,
-proxies.py). Rows are kept in `order`: System 0, memory 10, communication 20, kernels 30,
+area or benchmark registers its own in its views (hpceval/views/rows_<name>.py, loaded by the
+CLI and the report), with the helpers of its analysis module (hpceval/analysis/memory.py,
+comm.py, kernels.py, proxies.py). Rows are kept in `order`: System 0, memory 10, communication 20, kernels 30,
 application proxies 40, new areas 50 by default (EV7 Table 5.1's order).
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
 from hpceval.analysis.headlines import size_label, value
-from hpceval.areas import DEFAULT_ORDER, Hook, place
+from hpceval.discover import DEFAULT_ORDER, place
 
 NOT_MEASURED = "not measured"
 NOT_RECORDED = "not recorded"
@@ -46,8 +46,6 @@ def register_card_row(row: CardRow) -> CardRow:
     shown together."""
     return place(CARD_ROWS, row)
 
-
-_AREAS = Hook("card_rows", register_card_row)
 
 
 # ---------------------------------------------------------------- helpers
@@ -123,8 +121,8 @@ for _row in (
 
 def machine_card(run: Run) -> List[Dict[str, Any]]:
     """[{section, quantity, value, unit, point, record, measured}] in CARD_ROWS order, sections
-    kept together."""
-    _AREAS.load()
+    kept together (the rows registered so far: hpceval.views.load_rows() registers every
+    benchmark's)."""
     order: List[str] = list(dict.fromkeys(r.section for r in CARD_ROWS))
     rows = []
     for section in order:

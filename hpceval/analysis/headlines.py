@@ -1,16 +1,16 @@
 """The few figures that summarise a run (the machine-card rows the skeleton can fill).
 Shared by `hpceval run`/`show` and the report, so they always agree.
 
-Each area names its own headline rows: a catalog module's hook `headline_rows()` returns
-Headline items (hpceval/areas.py); `curve_point` makes the usual one, a chosen point of a
-sweep. The order: communication 10, memory 20, proxies 40, new areas 50 by default."""
+Each area or benchmark registers its own headline rows in its views
+(hpceval/views/rows_<name>.py, loaded by the CLI and the report); `curve_point` makes the
+usual one, a chosen point of a sweep. The order: communication 10, memory 20, proxies 40, new areas 50 by default."""
 from __future__ import annotations
 
 import json
 import math
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
-from hpceval.areas import DEFAULT_ORDER, Hook, place
+from hpceval.discover import DEFAULT_ORDER, place
 from hpceval.quality import best_points
 
 Record = Dict[str, Any]
@@ -116,8 +116,6 @@ def register_headline(spec: Headline) -> Headline:
     return place(HEADLINES, spec)
 
 
-_AREAS = Hook("headline_rows", register_headline)
-
 
 def curve_point(label: str, benchmark: str, metric: str, x: str, choose: Chooser,
                 prefer: Optional[Dict[str, Any]] = None) -> Rows:
@@ -136,8 +134,8 @@ def curve_point(label: str, benchmark: str, metric: str, x: str, choose: Chooser
 
 
 def headlines(records: List[Record]) -> List[Dict[str, Any]]:
-    """[{"label", "record"}] in machine-card order; a record appears once."""
-    _AREAS.load()
+    """[{"label", "record"}] in machine-card order; a record appears once (the rows registered
+    so far: hpceval.views.load_rows() registers every benchmark's)."""
     rows: List[Dict[str, Any]] = []
     seen: set = set()
     for spec in HEADLINES:

@@ -1,6 +1,6 @@
 """The application proxies' analysis for the machine card and the headlines: rates on the
 largest grid measured, the solver's fastest configuration. Their rows are named in
-hpceval/catalog/bench_proxies.py."""
+hpceval/views/rows_proxies.py."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
@@ -56,31 +56,3 @@ def _solver_label(rec: Record) -> str:
     what = "time per iteration" if rec.get("metric") == "iteration_time" else "simulated days/day"
     return (f"Barotropic solver {p.get('nx')}x{p.get('ny')}, {what} (fastest: "
             f"{p.get('P')}x{p.get('Q')} ranks, {p.get('halo')}/{p.get('sum')})")
-
-
-class BestPoint:
-    """A proxy's best measured point as one machine-card row and one headline row: `best`
-    picks the record from a run's records, `where` says which configuration it is."""
-
-    def __init__(self, best: Callable[[List[Record]], Optional[Record]],
-                 where: Callable[[Record], str], quantity: str, unit: str, headline: str,
-                 order: int):
-        self.best, self.where, self.order = best, where, order
-        self.quantity, self.unit, self.headline = quantity, unit, headline
-
-    def card_rows(self) -> list:
-        from hpceval.analysis.card import CardRow
-
-        def get(run: Run) -> Optional[Cell]:
-            rec = self.best(run.get("records") or [])
-            return Cell(value(rec), self.where(rec), rec) if rec else None
-        return [CardRow("Application rates", self.quantity, self.unit, get, order=self.order)]
-
-    def headline_rows(self) -> list:
-        from hpceval.analysis.headlines import Headline
-
-        def rows(records: List[Record]) -> Iterable[Tuple[str, Optional[Record]]]:
-            rec = self.best(records)
-            if rec is not None:
-                yield f"{self.headline}, {self.where(rec)}", rec
-        return [Headline(rows, order=self.order)]

@@ -18,11 +18,13 @@ are rank-microseconds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from hpceval.analysis.headlines import select, value
+from hpceval.catalog import BENCHMARKS
+from hpceval.catalog.registry import Scales, fill
 
 # |unattributed| <= CLOSURE_TOL * sum_r W_r: the phase timers cover the timed loop, so the time
 # outside every phase is a few clock reads per phase switch; 3% leaves room for a noisy host.
@@ -178,16 +180,6 @@ def record_breakdown(rec: dict, base: Baseline) -> Optional[Breakdown]:
 
 # ---------------------------------------------------------------- the proxies' records
 
-def variant_key(params: dict) -> tuple:
-    return (params.get("halo"), params.get("sum"), int(params.get("branch") or 0))
-
-
-def variant_name(params: dict) -> str:
-    """'pack/tree(4)': halo variant / global-sum variant (branching factor of a tree)."""
-    halo, s, branch = variant_key(params)
-    return f"{halo}/{s}" + (f"({branch})" if branch else "")
-
-
 def nranks(params: dict) -> int:
     """The ranks of a record: its process grid P x Q x R, or a master and its workers."""
     if "workers" in params:
@@ -196,46 +188,38 @@ def nranks(params: dict) -> int:
 
 
 class Proxy(NamedTuple):
-    """What scaling needs to know of a proxy's records: its time metric, which params make a
-    variant (a series of its own) and which make the problem (strong scaling: the same
-    problem on every rank count)."""
-    metric: str
-    time_label: str                       # the time column's heading
-    variant_key: Callable[[dict], tuple]
-    variant_name: Callable[[dict], str]
-    problem_key: Callable[[dict], tuple]  # strong scaling; weak scaling: points per rank
+    """What scaling needs to know of a proxy's records, from its declaration (`scales=` in its
+    catalog module: hpceval.catalog.registry.Scales): its time metric, which params make a
+    variant (a series of its own) and which make the problem (strong scaling: the same problem
+    on every rank count)."""
+    scales: Scales
+
+    @property
+    def metric(self) -> str:
+        return self.scales.metric
+
+    @property
+    def time_label(self) -> str:                  # the time column's heading
+        return self.scales.unit
+
+    def variant_key(self, params: dict) -> tuple:
+        return tuple(params.get(k) for k in self.scales.variant)
+
+    def variant_name(self, params: dict) -> str:
+        return fill(self.scales.variant_label, params)
+
+    def problem_key(self, params: dict) -> tuple:
+        return tuple(params.get(k) for k in self.scales.problem)
 
 
-def _psst_variant(params: dict) -> tuple:
-    return (params.get("transpose"), params.get("sum"))
+# The proxies that scale: every benchmark that declares how (no list here).
+PROXIES: Dict[str, Proxy] = {name: Proxy(b.scales) for name, b in BENCHMARKS.items() if b.scales}
 
 
-def _no_variant(params: dict) -> tuple:
-    return ()
-
-
-def _blocking(params: dict) -> tuple:
-    return (params.get("sn"), params.get("mk"), params.get("mmi"))
-
-
-PROXIES: Dict[str, Proxy] = {
-    "barotropic": Proxy("iteration_time", "µs/iter", variant_key, variant_name,
-                        lambda p: (p.get("nx"), p.get("ny"), p.get("land"))),
-    # the spectral model: FFT by transpose or distributed, Legendre sum; T, levels, test case
-    "psst": Proxy("run_time", "s/run", _psst_variant, lambda p: "/".join(map(str, _psst_variant(p))),
-                  lambda p: (p.get("truncation"), p.get("levels"), p.get("test"))),
-    # the LANL proxies (3-D grids): hydro has one scheme; sweep's variant is its S_N and blocking
-    "hydro": Proxy("step_time", "µs/step", _no_variant, lambda p: p.get("problem") or "",
-                   lambda p: (p.get("nx"), p.get("ny"), p.get("nz"), p.get("problem"))),
-    "sweep": Proxy("iteration_time", "µs/iter", _blocking,
-                   lambda p: "S{} mk={} mmi={}".format(*_blocking(p)),
-                   lambda p: (p.get("nx"), p.get("ny"), p.get("nz"), p.get("sn"))),
-    # master-worker Monte Carlo: one rank is the master tracking alone; more ranks add workers
-    # and leave the master to hand out and combine (its idle time is overhead)
-    "montecarlo": Proxy("cycle_time", "µs/cycle", _no_variant, lambda p: p.get("geometry") or "",
-                        lambda p: (p.get("geometry"), p.get("cycles"), p.get("particles"),
-                                   p.get("chunk"))),
-}
+def variant_name(params: dict) -> str:
+    """The barotropic solver's variant: 'pack/tree(4)', halo variant / global-sum variant
+    (branching factor of a tree)."""
+    return PROXIES["barotropic"].variant_name(params)
 
 
 def proxy(benchmark: str) -> Proxy:

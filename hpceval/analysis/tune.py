@@ -7,40 +7,23 @@ hpceval.analysis.significance.judge). Over several rank counts, where the best c
 A pure function of records (export format)."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Tuple
+from typing import Any, Dict, List
 
 from hpceval.analysis.headlines import select, value
 from hpceval.analysis.scaling import nranks
 from hpceval.analysis.significance import BETTER, judge
+from hpceval.catalog import BENCHMARKS
+from hpceval.catalog.registry import Tunes, fill
 
 
-class Tunable(NamedTuple):
-    metric: str
-    problem: Tuple[str, ...]          # params that make the problem
-    choices: Tuple[str, ...]          # params that make an algorithm choice
-    sweep: Dict[str, str]             # `hpceval tune`'s settings: every choice
-
-
-TUNABLE: Dict[str, Tunable] = {
-    "barotropic": Tunable("iteration_time", ("nx", "ny", "land"),
-                          ("halo", "sum", "branch", "P", "Q", "mapping"),
-                          {"halos": "all", "sums": "all", "branches": "2,4", "pgrids": "all",
-                           "mappings": "row,col"}),
-    "psst": Tunable("run_time", ("truncation", "levels", "test"),
-                    ("transpose", "sum", "P", "Q", "mapping"),
-                    {"transposes": "alltoallv,pairwise,distributed", "sums": "allreduce,ring",
-                     "grids": "all", "mappings": "row,col"}),
-}
+# The proxies `hpceval tune` measures: every benchmark that declares how (`tunes=` in its
+# catalog module: hpceval.catalog.registry.Tunes), no list here.
+TUNABLE: Dict[str, Tunes] = {name: b.tunes for name, b in BENCHMARKS.items() if b.tunes}
 
 
 def choice_name(bench: str, params: Dict[str, Any]) -> str:
-    """'pack/tree(4) 2x1 row': the choice as a user reads it."""
-    p = params
-    if bench == "barotropic":
-        s = p.get("sum")
-        s = f"{s}({p.get('branch')})" if s == "tree" else s
-        return f"{p.get('halo')}/{s} {p.get('P')}x{p.get('Q')} {p.get('mapping')}"
-    return f"{p.get('transpose')}/{p.get('sum')} {p.get('P')}x{p.get('Q')} {p.get('mapping')}"
+    """'pack/tree(4) 2x1 row': the choice as a user reads it (its declaration's label)."""
+    return fill(TUNABLE[bench].label, params)
 
 
 def tuned_table(records: List[dict], bench: str) -> List[Dict[str, Any]]:

@@ -113,9 +113,9 @@ def _real_nodes(v: Dict[str, Any], ctx: PlanContext) -> Dict[str, Any]:
 
 def _plan_p2p(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     v = _real_nodes(v, ctx)
-    modes = words(v["modes"], MODES, "modes", all_ok=True)
-    protos = words(v["protocols"], PROTOCOLS, "protocols", all_ok=True)
-    patterns = words(v["patterns"], PATTERNS, "patterns")
+    modes = v["modes"]
+    protos = v["protocols"]
+    patterns = v["patterns"]
     sizes = v["sizes"]
     specs = []
     for pattern in patterns:
@@ -143,9 +143,12 @@ register_benchmark(Benchmark(
     "point-to-point: ping-pong, swap, streaming (osu_bw window); every protocol; placement "
     "patterns with the slowest pair reported",
     (Param("sizes", "sizes", P2P_SIZES, "message sizes in bytes", 0, (1 << 31) - 2),
-     Param("modes", "str", "pingpong,swap,stream,bistream", "pingpong, swap, stream, bistream, all"),
-     Param("protocols", "str", "all", ", ".join(PROTOCOLS) + ", all (impossible pairs skipped)"),
-     Param("patterns", "str", "0-1", "placement patterns: " + ", ".join(PATTERNS)),
+     Param("modes", "words", "pingpong,swap,stream,bistream", "pingpong, swap, stream, bistream, all",
+           choices=MODES, every=True),
+     Param("protocols", "words", "all", ", ".join(PROTOCOLS) + ", all (impossible pairs skipped)",
+           choices=PROTOCOLS, every=True),
+     Param("patterns", "words", "0-1", "placement patterns: " + ", ".join(PATTERNS),
+           choices=PATTERNS),
      Param("peer", "int", -1, "pattern 0-k: k (-1: first rank on another node)", -1, 1 << 20),
      Param("window", "int", 64, "messages per window in stream modes (osu_bw: 64)", 1, 4096),
      Param("flush", "size", 0, "bytes written between samples to evict caches (0: none)", 0,
@@ -163,7 +166,7 @@ register_benchmark(Benchmark(
 
 
 def _plan_collectives(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    ops = words(v["ops"], COLLECTIVES, "ops", all_ok=True)
+    ops = v["ops"]
     sizes = v["sizes"]
     specs = []
     for n in _rank_counts(v["nranks"], ctx, 2, 1, "collectives"):
@@ -185,7 +188,8 @@ register_benchmark(Benchmark(
     "collectives", "communication",
     "barrier, bcast, reduce, allreduce, allgather, alltoall, alltoallv vs size and rank count: "
     "barrier-synchronised, barrier cost subtracted, slowest rank (mean beside it)",
-    (Param("ops", "str", "all", ", ".join(COLLECTIVES) + ", all"),
+    (Param("ops", "words", "all", ", ".join(COLLECTIVES) + ", all",
+          choices=COLLECTIVES, every=True),
      Param("sizes", "sizes", [4, 64, 1024, 16384, 262144, 1 << 20],
            "bytes per rank (reduce/allreduce: multiples of 4)", 0, 1 << 28),
      NRANKS) + REPETITION,
@@ -277,8 +281,8 @@ register_benchmark(Benchmark(
 # ---------------------------------------------------------------- halo
 
 def _plan_halo(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    methods = words(v["methods"], ("pack", "datatype", "put"), "methods", all_ok=True)
-    neigh = words(v["neighbours"], ("4", "8"), "neighbours")
+    methods = v["methods"]
+    neigh = v["neighbours"]
     if max(v["widths"]) > v["tile"]:
         raise UsageError(f"--set widths: a ghost width ({max(v['widths'])}) larger than the tile "
                          f"({v['tile']})")
@@ -298,8 +302,9 @@ register_benchmark(Benchmark(
     "vs derived datatypes vs one-sided puts",
     (Param("tile", "int", 128, "cells per side of each rank's tile (doubles)", 1, 8192),
      Param("widths", "sizes", [1, 2, 4, 8], "ghost widths in cells", 1, 8192),
-     Param("neighbours", "str", "4,8", "4 and/or 8"),
-     Param("methods", "str", "pack,datatype,put", "pack, datatype, put, all"),
+     Param("neighbours", "words", "4,8", "4 and/or 8", choices=("4", "8")),
+     Param("methods", "words", "pack,datatype,put", "pack, datatype, put, all",
+           choices=("pack", "datatype", "put"), every=True),
      NRANKS) + REPETITION,
     _plan_halo, ranks=">=1",
     # the tile with its widest ghost ring, its copy, and packed edges of the ghost width
@@ -351,33 +356,3 @@ register_study("collectives", **_STUDY, nranks="ladder")
 # One-sided puts are left to the halo benchmark itself: Open MPI 4.1's RMA over TCP (no RDMA
 # transport) fails in MPI_Win_allocate across nodes, which would fail the whole study there.
 register_study("halo", **_STUDY, methods="pack,datatype", nranks="ladder")
-
-
-# ---------------------------------------------------------------- card and headline rows
-
-def card_rows():
-    """The MPI rows of the machine card (hpceval/analysis/comm.py): latency and bandwidth of a
-    rank pair inside and across nodes, one direction and both; the barrier."""
-    from hpceval.analysis.card import CardRow
-    from hpceval.analysis.comm import barrier, mpi_point
-    rows = []
-    for where, section in (("intra", "MPI intra-node"), ("inter", "MPI inter-node")):
-        rows += [CardRow(section, "Latency", "us", mpi_point(where, "latency", 8), order=20),
-                 CardRow(section, "Latency, bi-directional", "us",
-                         mpi_point(where, "latency", 8, "bi"), order=20),
-                 CardRow(section, "Bandwidth", "MB/s", mpi_point(where, "bandwidth", None),
-                         order=20),
-                 CardRow(section, "Bandwidth, bi-directional", "MB/s",
-                         mpi_point(where, "bandwidth", None, "bi"), order=20)]
-    return rows + [CardRow("Collectives", "Barrier", "us", barrier, order=20),
-                   CardRow("Collectives", "Barrier across nodes", "us",
-                           lambda run: barrier(run, True), order=20)]
-
-
-def headline_rows():
-    """Ping-pong latency at 8 B and bandwidth at 1 MiB (or the largest size)."""
-    from hpceval.analysis.headlines import Headline, at, curve_point
-    return [Headline(curve_point("Ping-pong latency, {}", "pingpong", "latency", "bytes",
-                                 at(8, "nearest")), order=10),
-            Headline(curve_point("Ping-pong bandwidth, {}", "pingpong", "bandwidth", "bytes",
-                                 at(1 << 20, "largest")), order=10)]

@@ -10,8 +10,8 @@ from hpceval.catalog.common import (REPETITION, counts, expected_seconds, harnes
                                     launch_timeout, parallel_seconds, process_grids, rank_counts,
                                     repetition_args, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
-                                      register_study, register_suite)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Suite, Tunes,
+                                      register_benchmark, register_study, register_suite)
 from hpceval.errors import UsageError
 
 COLUMN_NLONS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
@@ -62,9 +62,9 @@ def _plan_sst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchS
         if nlon < 3 * m + 1 or 2 * nlat < 3 * m + 1:
             raise UsageError(f"sst: a {nlon}x{nlat} grid aliases at T{m} "
                              f"(need nlon >= {3 * m + 1}, nlat >= {(3 * m + 1) / 2:g})")
-    schemes = words(v["scheme"], ("semi-implicit", "explicit"), "scheme")
-    tests = words(v["test"], ("1", "2", "6"), "test")
-    alphas = words(v["alpha"], tuple(ALPHAS), "alpha")
+    schemes = v["scheme"]
+    tests = v["test"]
+    alphas = v["alpha"]
     fixed = (b.param("truncations").to_arg(truncs) + b.param("levels").to_arg(levels)
              + ["--days", str(v["days"]), "--dt", str(v["dt"]), "--robert", str(v["robert"]),
                 "--start", v["start"], "--bound", str(v["bound"])] + repetition_args(b, v))
@@ -123,10 +123,12 @@ register_benchmark(Benchmark(
     (Param("truncations", "sizes", [5, 10, 21, 42], "triangular truncations M (T42: 128x64)", 1, 1000),
      Param("levels", "sizes", [1, 2, 4, 8], "levels transformed together", 1, 4096),
      Param("copies", "str", "1,max", "ranks integrating the same problem at once ('max' = all cores)"),
-     Param("scheme", "str", "semi-implicit", "time stepping: semi-implicit, explicit (comma list)"),
-     Param("test", "str", "2", "Williamson test cases: 1 (cosine bell), 2 (steady: round-off), 6 "
-           "(Rossby-Haurwitz); each checked against its error bound"),
-     Param("alpha", "str", "0,pi/4", "test case 1 and 2 flow angles: 0, pi/4, pi/2"),
+     Param("scheme", "words", "semi-implicit", "time stepping: semi-implicit, explicit (comma list)",
+           choices=("semi-implicit", "explicit")),
+     Param("test", "words", "2", "Williamson test cases: 1 (cosine bell), 2 (steady: round-off), 6 "
+           "(Rossby-Haurwitz); each checked against its error bound", choices=("1", "2", "6")),
+     Param("alpha", "words", "0,pi/4", "test case 1 and 2 flow angles: 0, pi/4, pi/2",
+           choices=tuple(ALPHAS)),
      Param("days", "float", 5.0, "simulated days per integration", 0.001, 1000),
      Param("dt", "float", 0.0, "time step in s (0: automatic)", 0, 86400),
      Param("robert", "float", 0.0, "Robert-Asselin filter coefficient", 0, 0.5),
@@ -156,15 +158,15 @@ def _plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool,
         if p > nlat or q > m + 1 or q > (nlat // p) * levels:
             raise UsageError(f"psst: a {p}x{q} process grid does not fit T{m} with {levels} "
                              f"level(s) ({nlat} latitudes, {m + 1} wavenumbers)")
-    maps = words(v["mappings"], ("row", "col"), "mappings")
-    trs = words(v["transposes"], ("alltoallv", "pairwise", "distributed"), "transposes")
+    maps = v["mappings"]
+    trs = v["transposes"]
     if "distributed" in trs:
         # the binary exchange halves the row log2(Q) times over equal longitude blocks
         for p, q in grids:
             if q & (q - 1) or nlon % q:
                 raise UsageError(f"psst: the distributed FFT needs Q a power of two dividing "
                                  f"nlon {nlon} (grid {p}x{q})")
-    sums = words(v["sums"], ("allreduce", "ring"), "sums")
+    sums = v["sums"]
     points = len(grids) * len(maps) * len(trs) * len(sums)
     args = (["--truncation", str(m), "--levels", str(levels), "--days", str(v["days"]),
              "--grids", ",".join(f"{p}x{q}" for p, q in grids), "--mappings", ",".join(maps),
@@ -187,11 +189,12 @@ register_benchmark(Benchmark(
      Param("levels", "int", 4, "levels transformed together", 1, 4096),
      Param("grids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = --np; "
            "square: the two most nearly square that fit the truncation)"),
-     Param("mappings", "str", "row,col", "rank mappings: row, col"),
-     Param("transposes", "str", "alltoallv,pairwise",
+     Param("mappings", "words", "row,col", "rank mappings: row, col", choices=("row", "col")),
+     Param("transposes", "words", "alltoallv,pairwise",
            "FFT variants: alltoallv, pairwise (transpose), distributed (binary exchange; Q a "
-           "power of two dividing nlon)"),
-     Param("sums", "str", "allreduce,ring", "global sums: allreduce, ring"),
+           "power of two dividing nlon)", choices=("alltoallv", "pairwise", "distributed")),
+     Param("sums", "words", "allreduce,ring", "global sums: allreduce, ring",
+           choices=("allreduce", "ring")),
      Param("days", "float", 1.0, "simulated days per integration", 0.001, 1000),
      Param("start", "choice", "classic", "leapfrog start: classic (half step, then centred "
            "step) or euler (one forward step)", choices=("classic", "euler")),
@@ -201,7 +204,15 @@ register_benchmark(Benchmark(
      ) + REPETITION,
     _plan_psst, ranks="--np or the ranks sweep (default 2)", memory=_psst_memory,
     tiny=("truncation=5", "levels=1", "days=0.2", "grids=2x1", "mappings=row",
-          "transposes=alltoallv", "sums=allreduce")))
+          "transposes=alltoallv", "sums=allreduce"),
+    # the spectral model: FFT by transpose or distributed, Legendre sum; T, levels, test case
+    scales=Scales("run_time", "s/run", ("transpose", "sum"), "{transpose}/{sum}",
+                  ("truncation", "levels", "test")),
+    tunes=Tunes("run_time", ("truncation", "levels", "test"),
+                ("transpose", "sum", "P", "Q", "mapping"),
+                ("transposes=alltoallv,pairwise,distributed", "sums=allreduce,ring", "grids=all",
+                 "mappings=row,col"), "{transpose}/{sum} {P}x{Q} {mapping}"),
+    model="psst"))
 
 
 # T5..T42 in a few minutes on 2 cores; T85 and T170 on request (--set sst.truncations=85,170).
@@ -217,18 +228,6 @@ register_suite(Suite(
      # 1, 2 and 4 ranks: the overhead breakdown against each variant's own 1-rank run
      ("psst", {"ranks": "1,2,4", "budget": "0.5", "min-reps": "3", "max-reps": "10",
                "warmup": "1"}))))
-
-
-# ---------------------------------------------------------------- card rows
-
-def card_rows():
-    """Each kernel's best rate (hpceval/analysis/kernels.py)."""
-    from hpceval.analysis.card import CardRow
-    from hpceval.analysis.kernels import kernel_rate
-    return [CardRow("Kernels", quantity, "", kernel_rate(bench), order=30)
-            for quantity, bench in (("Column physics", "column"),
-                                    ("Shallow water model (serial)", "sst"),
-                                    ("Shallow water model (parallel)", "psst"))]
 
 
 # The study: the serial kernels once; the shallow water model at T42, T85 and T170 with 18

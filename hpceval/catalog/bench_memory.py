@@ -71,9 +71,9 @@ def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
     rep = repetition_args(b, v)
     common = b.param("stride").to_arg(v["stride"]) + ["--loads", str(v["loads"])]
     common += ["--window", str(v["window"] or 256 << 10)]
-    orders = words(v["order"], ("random", "window", "linear"), "order")
+    orders = v["order"]
     for order in orders:
-        for pages in words(v["pages"], PAGES, "pages"):
+        for pages in v["pages"]:
             args = (b.param("sizes").to_arg(sizes) + common + ["--order", order, "--pages", pages,
                     "--cpu", str(v["cpu"]), "--node", str(v["node"])] + rep)
             specs.append(LaunchSpec(b.name, f"mem-latency {order} {pages}", "mem-latency", args,
@@ -83,7 +83,7 @@ def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
         # Main memory's two latencies side by side: fully random (TLB misses included, as
         # lat_mem_rd -t) and TLB-friendly windows (as multichase), at the largest set.
         args = (b.param("sizes").to_arg([max(sizes)]) + common + ["--order", "window", "--pages",
-                words(v["pages"], PAGES, "pages")[0], "--cpu", str(v["cpu"]), "--node",
+                v["pages"][0], "--cpu", str(v["cpu"]), "--node",
                 str(v["node"])] + rep)
         specs.append(LaunchSpec(b.name, "mem-latency window", "mem-latency", args, 1, "core",
                                 expected_results=1, timeout_s=launch_timeout(v, 1)))
@@ -118,10 +118,11 @@ register_benchmark(Benchmark(
     "page size, core and NUMA home as parameters",
     (Param("sizes", "sizes", [], "working sets in bytes (default 4K..max(256M, 4x LLC))", 256, 1 << 40),
      Param("stride", "size", 64, "bytes between pointers (a cache line)", 8, 1 << 20),
-     Param("order", "str", "random", "random (defeats prefetch), window (random inside "
-           "TLB-friendly windows), linear; comma-separated for several"),
-     Param("pages", "str", "base", "page kinds, comma-separated: base, thp (madvise), huge (2 MiB "
-           "hugetlb; base pages and a warning where none are reserved)"),
+     Param("order", "words", "random", "random (defeats prefetch), window (random inside "
+           "TLB-friendly windows), linear; comma-separated for several",
+                 choices=("random", "window", "linear")),
+     Param("pages", "words", "base", "page kinds, comma-separated: base, thp (madvise), huge (2 MiB "
+           "hugetlb; base pages and a warning where none are reserved)", choices=PAGES),
      Param("cpu", "int", -1, "CPU to pin to (-1: the launcher's binding)", -1, 1023),
      Param("node", "int", -1, "NUMA node of the memory (-1: first touch)", -1, 4095),
      Param("matrix", "choice", "no", "also the core x NUMA-node latency matrix at the largest size",
@@ -142,12 +143,12 @@ def _plan_mem_bandwidth(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> Li
     # Up to three arrays per thread (copy, triad), one set per thread.
     top = default_bytes(4 * ctx.llc_bytes, ctx, 3 * max(thread_counts(v["threads"], ctx.cores)))
     sizes = v["sizes"] or log_sizes(1 << 10, top, v["per-octave"])
-    modes = words(v["modes"], BW_MODES, "modes")
+    modes = v["modes"]
     _check_cpu(v["cpu"], ctx)
     specs = []
     for t in thread_counts(v["threads"], ctx.cores):
         check_memory(t * max(sizes), ctx, f"mem-bandwidth working set ({t} threads)")
-        for pages in words(v["pages"], PAGES, "pages"):
+        for pages in v["pages"]:
             args = (b.param("sizes").to_arg(sizes) + ["--modes", ",".join(modes), "--threads",
                     str(t), "--pages", pages] + repetition_args(b, v))
             env = {}
@@ -168,13 +169,13 @@ register_benchmark(Benchmark(
     "memcpy, copy, triad and non-temporal stores; GB/s of application bytes",
     (Param("sizes", "sizes", [], "working sets per thread in bytes (default 1K..4x LLC)", 512, 1 << 40),
      Param("per-octave", "int", 4, "points per doubling of the default sweep", 1, 16),
-     Param("modes", "str", "read,write,rmw,memset,memcpy,copy,triad,write-nt,copy-nt,triad-nt",
-           "access modes, comma-separated"),
+     Param("modes", "words", "read,write,rmw,memset,memcpy,copy,triad,write-nt,copy-nt,triad-nt",
+           "access modes, comma-separated", choices=BW_MODES),
      Param("threads", "str", "1", "thread counts ('max' = all cores, 'sweep' = 1, 2, 4 .. all)"),
      Param("bind", "choice", "close", "OMP_PROC_BIND policy with several threads",
            choices=("close", "spread")),
      Param("cpu", "int", 0, "CPU a single thread is pinned to", 0, 1023),
-     Param("pages", "str", "thp", "page kinds, comma-separated: base, thp, huge"),
+     Param("pages", "words", "thp", "page kinds, comma-separated: base, thp, huge", choices=PAGES),
      ) + REPETITION,
     _plan_mem_bandwidth, sized_by_llc=True, memory=_sizes_memory,
     tiny=("sizes=16K", "modes=read,triad")))
@@ -226,7 +227,7 @@ def _plan_stream(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Laun
     n = v["n"] or max(default_bytes(4 * ctx.llc_bytes, ctx, 3) // 8, 10_000_000)
     check_memory(3 * 8 * n, ctx, "stream arrays")
     specs = []
-    for bind in words(v["bind"], ("close", "spread"), "bind"):
+    for bind in v["bind"]:
         for t in thread_counts(v["threads"], ctx.cores):
             args = ["--n", str(n), "--threads", str(t)] + repetition_args(b, v)
             specs.append(LaunchSpec(b.name, f"stream threads={t} {bind}", "stream", args, 1,
@@ -249,53 +250,12 @@ register_benchmark(Benchmark(
     (Param("n", "int", 0, "elements per array (0: 4x LLC, at least 10M)", 0, 1 << 36),
      Param("threads", "str", "1,max",
            "OpenMP thread counts, comma-separated ('max' = all cores, 'sweep' = 1, 2, 4 .. all)"),
-     Param("bind", "str", "close", "OMP_PROC_BIND policies, comma-separated: close, spread"),
+     Param("bind", "words", "close", "OMP_PROC_BIND policies, comma-separated: close, spread",
+           choices=("close", "spread")),
      ) + STREAM_REPETITION,
     _plan_stream, narrow=narrow_whole, sized_by_llc=True,
     memory=lambda spec, v: 3 * 8 * int(spec_arg(spec, "--n")) + harness_bytes(v),
     tiny=("n=200000",)))
-
-
-# ---------------------------------------------------------------- card and headline rows
-
-def card_rows():
-    """The memory rows of the machine card (hpceval/analysis/memory.py): latency and bandwidth
-    in each cache level and in main memory, STREAM on one core and on all."""
-    from hpceval.analysis.card import CardRow
-    from hpceval.analysis.memory import RANDOM, curve_at_level, stream_triad
-
-    def lat(quantity, level, like=RANDOM):
-        return CardRow("Memory latency", quantity, "ns",
-                       curve_at_level("mem-latency", "latency", level, like=like), order=10)
-
-    def bw(quantity, get):
-        return CardRow("Memory bandwidth", quantity, "GB/s", get, order=10)
-
-    return [lat("L1", 1), lat("L2", 2), lat("L3", 3),
-            lat("Main memory, fully random (TLB misses included)", None),
-            lat("Main memory, TLB-friendly (random in 256 KiB windows)", None, {"order": "window"}),
-            *(bw(f"L{n}", curve_at_level("mem-bandwidth", "bandwidth", n, mode="read"))
-              for n in (1, 2, 3)),
-            bw("Main memory, 1 core (STREAM)", stream_triad("one")),
-            bw("Main memory, all cores (STREAM)", stream_triad("all"))]
-
-
-def headline_rows():
-    """Memory latency at 16 KiB, 1 MiB and the largest set (the classic random chase, default
-    placement), TLB-friendly windows; STREAM triad's best rates."""
-    from hpceval.analysis.headlines import Headline, at, curve_point, largest
-    from hpceval.analysis.memory import stream_headlines
-    classic = {"order": "random", "node": -1}     # a record without these keys is one
-    rows = [curve_point("Memory latency, {}", "mem-latency", "latency", "bytes",
-                        at(16 << 10, "nearest"), classic),
-            curve_point("Memory latency, {}", "mem-latency", "latency", "bytes",
-                        at(1 << 20, "nearest"), classic),
-            curve_point("Memory latency, largest set ({})", "mem-latency", "latency", "bytes",
-                        largest, classic),
-            curve_point("Memory latency, TLB-friendly windows, largest set ({})", "mem-latency",
-                        "latency", "bytes", largest, {"order": "window", "node": -1}),
-            stream_headlines]
-    return [Headline(r, order=20) for r in rows]
 
 
 # The study: the node's memory hierarchy once (it does not grow with the allocation).

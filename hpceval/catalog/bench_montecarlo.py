@@ -8,8 +8,8 @@ from typing import Any, Dict, List
 from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, launch_timeout,
                                     parallel_seconds, rank_counts, repetition_args)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales,
+                                      register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 METRICS = 3                      # history_time, cycle_time, master_busy
@@ -89,78 +89,12 @@ register_benchmark(Benchmark(
     _plan, ranks="--np or the ranks sweep (1 = the master tracks alone)", check=_check,
     # histories are tracked one at a time; the master keeps a chunk's tallies per worker
     memory=lambda spec, v: 64 * spec.nranks * MAX_REGIONS + harness_bytes(v),
-    tiny=("particles=2000", "cycles=2")))
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-def _shape(p: dict) -> str:
-    return f"{p['cycles']} cycles x {p['particles']} particles"
-
-
-def _best(records: list):
-    from hpceval.analysis.headlines import select, value
-    recs = [r for r in select(records, "montecarlo", "history_time") if value(r)]
-    return min(recs, key=value) if recs else None
-
-
-def _where(rec: dict) -> str:
-    p = rec["params"]
-    return f"{p['workers']} workers, {_shape(p)}, {p['geometry']}"
-
-
-def _rows():
-    from hpceval.analysis.proxies import BestPoint
-    return BestPoint(_best, _where, "Monte Carlo transport (MCNP-like), time per history", "ns",
-                     "Monte Carlo time per history", order=42)
-
-
-def card_rows():
-    return _rows().card_rows()
-
-
-def headline_rows():
-    return _rows().headline_rows()
-
-
-def _efficiency(runs):
-    """{series: [(workers, E)]}: E(W) = t(W = 1) / (W t(W)) per history, the workers'
-    efficiency against one worker of the same shape (docs/apps_montecarlo.md; the master
-    tracking alone, a run without messages, is the overhead breakdown's baseline instead)."""
-    from hpceval.report.data import value
-    from hpceval.report.figures_apps import _points
-    out = {}
-    for label, pts in _points(runs, "montecarlo", "history_time", lambda p: p["workers"], _shape,
-                              lambda p: True).items():
-        t = {w: value(r) for w, r in pts}
-        if 1 in t and len(t) > 1 + (0 in t):
-            out[label] = [(w, t[1] / (w * t[w])) for w in sorted(t) if w > 0]
-    return out
-
-
-def figures():
-    from hpceval.report.figures import FigureSpec, _figure
-    from hpceval.report.figures_apps import _points, draw, draw_lines
-    from hpceval.report.figures_proxies import overhead_specs
-
-    def histories(runs):
-        every = lambda p: True
-        time = _points(runs, "montecarlo", "history_time", lambda p: p["workers"], _shape, every)
-        if not time:
-            return None
-        fig = _figure((13.5, 4.0))
-        left, mid, right = fig.subplots(1, 3)
-        draw(left, time, "workers (0: the master tracks alone)", "time per history [ns]")
-        left.set_yscale("log")
-        draw_lines(mid, _efficiency(runs), "workers", "efficiency t(1 worker) / (W t(W))",
-                   "no series with one worker and more", unity=True)
-        draw(right, _points(runs, "montecarlo", "master_busy", lambda p: p["workers"], _shape,
-                            every), "workers", "master busy [fraction of wall time]")
-        return fig
-    return [FigureSpec("Application proxies", "Monte Carlo transport (MCNP-like): time per "
-                       "history, the workers' efficiency and the master's share vs workers",
-                       histories, "montecarlo", order=42)
-            ] + overhead_specs("montecarlo", "Monte Carlo transport (MCNP-like)", 42)
+    tiny=("particles=2000", "cycles=2"),
+    # one rank is the master tracking alone; more ranks add workers and leave the master to
+    # hand out and combine (its idle time is overhead)
+    scales=Scales("cycle_time", "µs/cycle", (), "{geometry}",
+                  ("geometry", "cycles", "particles", "chunk")),
+    model="montecarlo"))
 
 
 # The study: a master and 1 .. N x K - 1 workers on few large cycles (an MCNP-like deck);

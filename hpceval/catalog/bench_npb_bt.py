@@ -4,7 +4,7 @@ direction, classes S, W, A, B, C, verified against NPB 3.4's residual and error 
 NPB counts them vs the number of ranks (squares, NPB's rule for BT; LU's 2-D grid)."""
 from __future__ import annotations
 
-from hpceval.catalog.nas_common import (REPS, NasHooks, grid_app, ranks_param,
+from hpceval.catalog.nas_common import (REPS, grid_app, ranks_param,
                                         register_npb_study, square, square_grid)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, register_benchmark
@@ -31,14 +31,6 @@ register_benchmark(Benchmark(
      ) + REPS,
     _plan, ranks="--np or the ranks sweep (squares)", memory=_memory,
     tiny=("class=S", "ranks=1")))
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-_HOOKS = NasHooks("npb-bt", "NAS BT (NPB)", 45,
-                  where=lambda p: f"class {p['class']} ({p['n']}^3, {p['niter']} steps), "
-                                  f"{p['ranks']} ranks")
-card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures
 
 
 register_npb_study("npb-bt")   # classes A and B by rank count, as for npb-cg

@@ -7,7 +7,7 @@ from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
                                     launch_timeout, parallel_seconds, rank_counts, repetition_args)
-from hpceval.catalog.nas_common import NasHooks, power_of_two
+from hpceval.catalog.nas_common import power_of_two
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -67,12 +67,6 @@ register_benchmark(Benchmark(
     _plan, ranks="--np or the ranks sweep (powers of two)",
     memory=lambda spec, v: _matrix_bytes(v["class"]) + harness_bytes(v),
     tiny=("class=S",)))
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-_HOOKS = NasHooks("npb-cg", "NAS CG (NPB)", 44)
-card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures
 
 
 # The study: NAS classes chosen by rank count (A up to 64 ranks, B from 16 on; the classes the

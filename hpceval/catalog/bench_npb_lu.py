@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from hpceval.catalog.nas_common import (REPS, NasHooks, grid_app, power_of_two, ranks_param,
+from hpceval.catalog.nas_common import (REPS, grid_app, power_of_two, ranks_param,
                                         register_npb_study)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, register_benchmark
@@ -42,14 +42,6 @@ register_benchmark(Benchmark(
      ) + REPS,
     _plan, ranks="--np or the ranks sweep (powers of two)", memory=_memory,
     tiny=("class=S",)))
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-_HOOKS = NasHooks("npb-lu", "NAS LU (NPB)", 45,
-                  where=lambda p: f"class {p['class']} ({p['n']}^3, {p['itmax']} iterations), "
-                                  f"{p['ranks']} ranks")
-card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures
 
 
 register_npb_study("npb-lu")   # classes A and B by rank count, as for npb-cg

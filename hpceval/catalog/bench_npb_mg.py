@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from hpceval.catalog.common import check_memory, harness_bytes
-from hpceval.catalog.nas_common import (REPS, NasHooks, plan_class, ranks_param,
+from hpceval.catalog.nas_common import (REPS, plan_class, ranks_param,
                                         register_npb_study)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
@@ -44,12 +44,6 @@ register_benchmark(Benchmark(
     memory=lambda spec, v: (int(1.5 * ARRAYS * 8 * CLASSES[v["class"]][0] ** 3 / spec.nranks)
                             + harness_bytes(v)),
     tiny=("class=S",)))
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-_HOOKS = NasHooks("npb-mg", "NAS MG (NPB)", 45, where=lambda p: f"class {p['class']} ({p['n']}^3, {p['nit']} iterations), {p['ranks']} ranks")
-card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures
 
 
 register_npb_study("npb-mg")   # classes A and B by rank count, as for npb-cg

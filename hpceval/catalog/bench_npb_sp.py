@@ -5,7 +5,7 @@ norms; Mop/s as NPB counts them vs the number of ranks (squares, NPB's rule for 
 grid, as npb-bt)."""
 from __future__ import annotations
 
-from hpceval.catalog.nas_common import (REPS, NasHooks, grid_app, ranks_param,
+from hpceval.catalog.nas_common import (REPS, grid_app, ranks_param,
                                         register_npb_study, square, square_grid)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, register_benchmark
@@ -32,14 +32,6 @@ register_benchmark(Benchmark(
      ) + REPS,
     _plan, ranks="--np or the ranks sweep (squares)", memory=_memory,
     tiny=("class=S", "ranks=1")))
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-_HOOKS = NasHooks("npb-sp", "NAS SP (NPB)", 45,
-                  where=lambda p: f"class {p['class']} ({p['n']}^3, {p['niter']} steps), "
-                                  f"{p['ranks']} ranks")
-card_rows, headline_rows, figures = _HOOKS.card_rows, _HOOKS.headline_rows, _HOOKS.figures
 
 
 register_npb_study("npb-sp")   # classes A and B by rank count, as for npb-cg

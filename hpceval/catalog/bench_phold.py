@@ -45,7 +45,7 @@ def _events(v: Dict[str, Any], lookahead: float) -> float:
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     lookaheads = _numbers(v["lookahead"], "lookahead", 0.0, 1e12, True)
     remotes = _numbers(v["remote"], "remote", 0.0, 1.0, False)
-    syncs = words(v["sync"], SYNCS, "sync")
+    syncs = v["sync"]
     if float(v["end"]) <= 0:
         raise UsageError("--set end: the end time must be positive")
     events = max(_events(v, la) for la in lookaheads)
@@ -93,73 +93,14 @@ register_benchmark(Benchmark(
      Param("lookahead", "str", "0.1,1", "fixed part of every delay, > 0, comma list"),
      Param("remote", "str", "0.1,0.5,0.9", "share of events sent to a random LP (else to their "
            "own), in [0, 1], comma list"),
-     Param("sync", "str", "yawns,null", "conservative synchronisation, comma list: yawns "
-           "(windows, allreduce), null (null messages)"),
+     Param("sync", "words", "yawns,null", "conservative synchronisation, comma list: yawns "
+           "(windows, allreduce), null (null messages)", choices=SYNCS),
      Param("seed", "int", 12345, "random key: the same seed, the same events", 0, 4 * 10**18),
      Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
            "(empty: --np, else 2)"),
      ) + REPETITION,
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("lps=64", "end=4", "lookahead=0.5", "remote=0.5")))
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-def _best(records: list):
-    from hpceval.analysis.headlines import select, value
-    recs = [r for r in select(records, "phold", "event_rate") if value(r)]
-    return max(recs, key=value) if recs else None
-
-
-def _where(rec: dict) -> str:
-    p = rec["params"]
-    return (f"{p['ranks']} ranks, {p['sync']}, lookahead {p['lookahead']:g}, remote "
-            f"{p['remote']:g}, {p['lps']} LPs")
-
-
-def _rows():
-    from hpceval.analysis.proxies import BestPoint
-    return BestPoint(_best, _where, "PHOLD discrete-event simulation, committed events/s",
-                     "events/s", "PHOLD committed events per second", order=46)
-
-
-def card_rows():
-    return _rows().card_rows()
-
-
-def headline_rows():
-    return _rows().headline_rows()
-
-
-def _series(p: dict) -> str:
-    return f"lookahead {p['lookahead']:g}, {p['sync']}, {p['ranks']} rank(s)"
-
-
-def figures():
-    from matplotlib.ticker import AutoLocator
-
-    from hpceval.report.figures import FigureSpec, _figure
-    from hpceval.report.figures_apps import _points, draw
-
-    panels = (("event_rate", "committed events per second", "log"),
-              ("sync_share", "time synchronising [fraction]", "linear"))
-
-    def rate(runs):
-        every = lambda p: True
-        remote = lambda p: p["remote"]
-        if not _points(runs, "phold", "event_rate", remote, _series, every):
-            return None
-        fig = _figure((10.0, 4.0))
-        for ax, (metric, ylabel, yscale) in zip(fig.subplots(1, 2), panels):
-            draw(ax, _points(runs, "phold", metric, remote, _series, every), "remote fraction",
-                 ylabel)
-            ax.set_yscale(yscale)
-            ax.xaxis.set_major_locator(AutoLocator())  # draw() counts ranks; this is a fraction
-        return fig
-    from hpceval.catalog.nas_common import SECTION
-    return [FigureSpec(SECTION, "PHOLD discrete-event simulation: committed "
-                       "events/s and time synchronising vs remote fraction, per lookahead", rate,
-                       "phold", order=46)]
 
 
 # The study: PHOLD over every rung (64Ki LPs: one per rank up to 65,536 ranks).

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
-                                    int_item, int_pair, launch_timeout, parallel_seconds,
-                                    process_grids, rank_counts, repetition_args, spec_arg, words)
+                                    int_pair, launch_timeout, parallel_seconds, process_grids,
+                                    rank_counts, repetition_args, spec_arg)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite, register_benchmark,
-                                      register_study, register_suite)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Suite, Tunes,
+                                      register_benchmark, register_study, register_suite)
 from hpceval.errors import UsageError
 
 HALOS = ("datatype", "pack", "put")
@@ -48,21 +48,15 @@ def _typical_solve_s(nx: int, ny: int, nranks: int, ctx: PlanContext) -> float:
 
 def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     ranks = rank_counts(v["ranks"], ctx)
-    scalings = words(v["scaling"], SCALINGS, "scaling")
-    grids = list(dict.fromkeys(int_pair(g, "grids", "NXxNY")
-                               for g in words(v["grids"], None, "grids")))
+    scalings, grids = v["scaling"], v["grids"]
     for nx, ny in grids:
         _check_grid(nx, ny, "grid")
     block_text = str(v["weak-block"]).strip()
     if block_text and "weak" not in scalings:
         raise UsageError("--set weak-block: give scaling=weak (or strong,weak) with it")
     block = int_pair(block_text or DEFAULT_WEAK_BLOCK, "weak-block", "BXxBY")
-    lands = words(v["land"], LANDS, "land")
-    maps = words(v["mappings"], ("row", "col"), "mappings")
-    halos = words(v["halos"], HALOS, "halos", all_ok=True)
-    sums = words(v["sums"], SUMS, "sums", all_ok=True)
-    branches = list(dict.fromkeys(int_item(k, "branches", "branching factor", 2)
-                                  for k in words(v["branches"], None, "branches")))
+    lands, maps, halos, sums, branches = (v[k] for k in ("land", "mappings", "halos", "sums",
+                                                         "branches"))
     trace = v["trace"] == "yes"
     variants = len(maps) * len(halos) * sum(len(branches) if s == "tree" else 1 for s in sums)
     fixed = (["--land", ",".join(lands), "--mappings", ",".join(maps), "--halos", ",".join(halos),
@@ -129,20 +123,25 @@ register_benchmark(Benchmark(
     "free-surface operator with land, P x Q blocks; halo updates by derived datatypes, packing or "
     "MPI_Put, global sums by MPI_Allreduce, a k-ary tree or one-sided writes to a master; "
     "time per iteration, simulated days per day, per-rank phase times; strong and weak scaling",
-    (Param("grids", "str", "96x64", "global grids NXxNY for strong scaling (POP gx1: 320x384)"),
+    (Param("grids", "grids", [(96, 64)], "global grids NXxNY for strong scaling (POP gx1: "
+           "320x384)", noun="NXxNY", dims=2),
      Param("weak-block", "str", "", f"points per rank BXxBY for weak scaling (empty: "
            f"{DEFAULT_WEAK_BLOCK})"),
-     Param("scaling", "str", "strong", "strong, weak or strong,weak"),
+     Param("scaling", "words", ["strong"], "strong, weak or strong,weak", choices=SCALINGS),
      Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
            "(empty: --np, else 2)"),
-     Param("land", "str", "continents", "land mask: none, continents (comma list)"),
+     Param("land", "words", ["continents"], "land mask: none, continents (comma list)",
+           choices=LANDS),
      Param("pgrids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = ranks; "
            "square: the two most nearly square that fit the grid; "
            "a list keeps those that fit each rank count)"),
-     Param("mappings", "str", "row,col", "rank mappings: row, col"),
-     Param("halos", "str", "datatype,pack,put", "halo updates: datatype, pack, put, all"),
-     Param("sums", "str", "allreduce,tree,onesided", "global sums: allreduce, tree, onesided, all"),
-     Param("branches", "str", "2,4", "branching factors of the tree sum"),
+     Param("mappings", "words", ["row", "col"], "rank mappings: row, col", choices=("row", "col")),
+     Param("halos", "words", list(HALOS), "halo updates: datatype, pack, put, all",
+           choices=HALOS, every=True),
+     Param("sums", "words", list(SUMS), "global sums: allreduce, tree, onesided, all",
+           choices=SUMS, every=True),
+     Param("branches", "ints", [2, 4], "branching factors of the tree sum", 2, 4096,
+           noun="branching factor"),
      Param("tol", "float", 1e-10, "convergence: ||r|| <= tol ||b||", 1e-15, 1e-2),
      Param("check-every", "int", 10, "iterations between convergence checks", 1, 100000),
      Param("max-iters", "int", 20000, "iterations at most (not converged: error)", 1, 100_000_000),
@@ -155,7 +154,14 @@ register_benchmark(Benchmark(
      ) + REPETITION,
     _plan_barotropic, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("grids=32x32", "pgrids=2x1", "halos=pack", "sums=allreduce", "land=none",
-          "mappings=row")))
+          "mappings=row"),
+    scales=Scales("iteration_time", "µs/iter", ("halo", "sum", "branch"),
+                  "{halo}/{sum}{branch:(?)}", ("nx", "ny", "land")),
+    tunes=Tunes("iteration_time", ("nx", "ny", "land"),
+                ("halo", "sum", "branch", "P", "Q", "mapping"),
+                ("halos=all", "sums=all", "branches=2,4", "pgrids=all", "mappings=row,col"),
+                "{halo}/{sum}{branch:(?)} {P}x{Q} {mapping}"),
+    model="barotropic"))
 
 
 _FAST = {"budget": "0.2", "min-reps": "3", "max-reps": "10", "warmup": "1"}
@@ -177,23 +183,6 @@ register_suite(Suite(
      ("barotropic", {**_FAST, "grids": "96x64", "ranks": "4", "pgrids": "2x2", "mappings": "row",
                      "halos": "pack,put", "sums": "allreduce,onesided", "trace": "yes",
                      "warmup": "0", "min-reps": "2", "max-reps": "2"}))))
-
-
-# ---------------------------------------------------------------- card and headline rows
-
-def card_rows():
-    """The solver's simulated days per day (hpceval/analysis/proxies.py)."""
-    from hpceval.analysis.card import CardRow
-    from hpceval.analysis.proxies import app_rate
-    return [CardRow("Application rates", "Ocean barotropic solver (POP-like)", "days/day",
-                    app_rate("barotropic"), order=40)]
-
-
-def headline_rows():
-    """The solver's fastest configuration: time per iteration and simulated days per day."""
-    from hpceval.analysis.headlines import Headline
-    from hpceval.analysis.proxies import solver_headlines
-    return [Headline(solver_headlines, order=40)]
 
 
 # The study: POP's barotropic solver strong-scaled on the 1-degree grid (320x384) over every

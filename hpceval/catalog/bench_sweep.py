@@ -6,12 +6,12 @@ from __future__ import annotations
 import itertools
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, int_item,
-                                    int_tuple, launch_timeout, parallel_seconds, rank_counts,
-                                    repetition_args, spec_arg, words)
+from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, int_tuple,
+                                    launch_timeout, parallel_seconds, rank_counts,
+                                    repetition_args, spec_arg)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales,
+                                      register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 METRICS = 2                      # grind_time, iteration_time
@@ -22,29 +22,22 @@ TYPICAL_ITERATIONS = 30          # source iterations of the default cross sectio
 PASSED = ("fixup", "tol", "max-iters", "sigma-t", "sigma-s", "source")
 
 
-def _ints(v: Dict[str, Any], name: str, noun: str, lo: int, hi: int) -> List[int]:
-    return list(dict.fromkeys(int_item(w, name, noun, lo, hi) for w in words(v[name], None, name)))
-
-
 def _problems(v: Dict[str, Any]) -> List[tuple]:
-    """[(option, IxJxK)]: global grids (strong scaling) or blocks per rank (weak)."""
-    key = "grid" if str(v["grid"]).strip() else "per-rank"
-    return [(f"--{key}", "x".join(map(str, int_tuple(g, key, "IxJxK", 3))))
-            for g in dict.fromkeys(words(v[key], None, key))]
+    """[(option, 'IxJxK', (I, J, K))]: global grids (strong scaling) or blocks per rank (weak)."""
+    key = "grid" if v["grid"] else "per-rank"
+    return [(f"--{key}", "x".join(map(str, cells)), cells) for cells in v[key]]
 
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    sns = _ints(v, "sn", "S_N order", 2, 8)
+    sns, mks, mmis = v["sn"], v["mk"], v["mmi"]
     bad = [n for n in sns if n not in (2, 4, 6, 8)]
     if bad:
         raise UsageError(f"sweep: S_{bad[0]} has no level-symmetric quadrature here "
                          "(sn = 2, 4, 6 or 8)")
-    mks, mmis = _ints(v, "mk", "k-plane block", 1, 1 << 20), _ints(v, "mmi", "angle block", 1, 10)
     fixed = [a for name in PASSED for a in b.param(name).to_arg(v[name])] + repetition_args(b, v)
     specs = []
-    for n, (opt, shape), sn, mk, mmi in itertools.product(rank_counts(v["ranks"], ctx),
-                                                          _problems(v), sns, mks, mmis):
-        cells = int_tuple(shape, opt[2:], "IxJxK", 3)
+    for n, (opt, shape, cells), sn, mk, mmi in itertools.product(
+            rank_counts(v["ranks"], ctx), _problems(v), sns, mks, mmis):
         work = cells[0] * cells[1] * cells[2] * (n if opt == "--per-rank" else 1) * sn * (sn + 2)
         solve_s = parallel_seconds(work * ITERATIONS * SLOW_CELL_ANGLE_S, n, ctx)
         typical_s = parallel_seconds(work * TYPICAL_ITERATIONS * TYPICAL_CELL_ANGLE_S, n, ctx)
@@ -86,12 +79,15 @@ register_benchmark(Benchmark(
     "Sweep3D-like discrete-ordinates transport: level-symmetric S_N, diamond differencing, "
     "source iteration, KBA wavefront pipeline over a P x Q grid in blocks of mk k-planes and mmi "
     "angles; particle balance and the one-rank flux checked; grind time and time per iteration",
-    (Param("per-rank", "str", "20x20x20", "cells per rank IxJxK, comma-separated (weak scaling; "
-           "the EV7 study: 50x50x50)"),
-     Param("grid", "str", "", "global cells IxJxK (strong scaling; replaces per-rank)"),
-     Param("sn", "str", "6", "S_N orders: 2, 4, 6, 8 (comma list)"),
-     Param("mk", "str", "10", "k-planes per pipeline block (comma list)"),
-     Param("mmi", "str", "3", "angles per pipeline block, 1..10 (comma list)"),
+    (Param("per-rank", "grids", [(20, 20, 20)], "cells per rank IxJxK, comma-separated (weak "
+           "scaling; the EV7 study: 50x50x50)", noun="IxJxK"),
+     Param("grid", "grids", "", "global cells IxJxK (strong scaling; replaces per-rank)",
+           noun="IxJxK"),
+     Param("sn", "ints", [6], "S_N orders: 2, 4, 6, 8 (comma list)", 2, 8, noun="S_N order"),
+     Param("mk", "ints", [10], "k-planes per pipeline block (comma list)", 1, 1 << 20,
+           noun="k-plane block"),
+     Param("mmi", "ints", [3], "angles per pipeline block, 1..10 (comma list)", 1, 10,
+           noun="angle block"),
      Param("fixup", "int", 0, "1: negative-flux fix-up", 0, 1),
      Param("tol", "float", 1e-12, "source-iteration tolerance", 1e-15, 1e-6),
      Param("max-iters", "int", 2000, "source iterations at most", 1, 1_000_000),
@@ -102,45 +98,11 @@ register_benchmark(Benchmark(
            "(empty: --np, else 1)"),
      ) + REPETITION,
     _plan, ranks="--np or the ranks sweep", check=_check, memory=_memory,
-    tiny=("per-rank=6x6x6", "sn=4")))
-
-
-# ---------------------------------------------------------------- card, headline rows, figures
-
-def _best(records: list):
-    from hpceval.analysis.headlines import select, value
-    recs = [r for r in select(records, "sweep", "grind_time") if value(r)]
-    return min(recs, key=value) if recs else None
-
-
-def _where(rec: dict) -> str:
-    p = rec["params"]
-    return (f"S{p['sn']}, {p['nx']}x{p['ny']}x{p['nz']} cells, {p['P'] * p['Q']} ranks "
-            f"({p['P']}x{p['Q']}), mk {p['mk']}, mmi {p['mmi']}")
-
-
-def _rows():
-    from hpceval.analysis.proxies import BestPoint
-    return BestPoint(_best, _where, "Wavefront transport (Sweep3D-like), grind time",
-                     "ns/cell-angle", "Sweep grind time", order=43)
-
-
-def card_rows():
-    return _rows().card_rows()
-
-
-def headline_rows():
-    return _rows().headline_rows()
-
-
-def figures():
-    from hpceval.report.figures import FigureSpec
-    from hpceval.report.figures_proxies import overhead_specs
-    from hpceval.report.figures_apps import efficiency_and_choices
-    blocking = FigureSpec("Application proxies", "Wavefront transport (Sweep3D-like): weak-"
-                          "scaling efficiency vs ranks, grind time vs the pipeline's blocking "
-                          "(mk, mmi)", efficiency_and_choices, "sweep", order=43)
-    return [blocking] + overhead_specs("sweep", "Wavefront transport (Sweep3D-like)", 43)
+    tiny=("per-rank=6x6x6", "sn=4"),
+    # a variant: its S_N order and pipeline blocking
+    scales=Scales("iteration_time", "µs/iter", ("sn", "mk", "mmi"), "S{sn} mk={mk} mmi={mmi}",
+                  ("nx", "ny", "nz", "sn")),
+    model="sweep"))
 
 
 # The study: weak scaling at Sweep3D's 50^3 cells per processor over every rung.

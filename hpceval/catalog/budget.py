@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpceval.catalog.common import planned_seconds
+from hpceval.catalog.params import item_text
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext
 from hpceval.errors import UsageError
 
@@ -106,7 +107,8 @@ def _entry_name(entry: Entry) -> str:
     bench, values = entry
     shown = {k: v for k, v in values.items() if k in ("grids", "truncation", "class", "cells",
                                                         "per-rank", "patterns", "ranks", "nranks")}
-    return bench.name + "".join(f" {k}={v}" for k, v in shown.items())
+    text = {k: ",".join(map(item_text, v)) if isinstance(v, list) else v for k, v in shown.items()}
+    return bench.name + "".join(f" {k}={v}" for k, v in text.items())
 
 
 def _fit_entries(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,

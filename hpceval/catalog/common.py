@@ -5,7 +5,7 @@ import dataclasses
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from hpceval.catalog.params import Param
+from hpceval.catalog.params import INT_MAX, Param
 from hpceval.catalog.registry import LaunchSpec, PlanContext
 from hpceval.errors import UsageError
 
@@ -139,7 +139,6 @@ def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) 
     return sorted(set(out))
 
 
-INT_MAX = (1 << 31) - 1        # a C int: the binaries' grid dimensions
 
 
 def int_tuple(text: str, what: str, form: str, n: int) -> Tuple[int, ...]:

@@ -1,7 +1,6 @@
 """What the NAS Parallel Benchmarks (npb-cg, -mg, -lu, -bt, -sp) share in the catalog: NPB's
-rank rules, their plans (samples, launches, the pseudo-applications' process grids and memory)
-and the report hooks of a benchmark whose figure of merit is Mop/s by class (a machine-card and
-headline row for its best point, a Mop/s-vs-ranks figure per class)."""
+rank rules and their plans (samples, launches, the pseudo-applications' process grids and
+memory). Their card rows and figures are views (hpceval/views/rows_npb_*.py, figures_sp2.py)."""
 from __future__ import annotations
 
 import dataclasses
@@ -14,9 +13,6 @@ from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, 
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_study
 from hpceval.errors import UsageError
-
-SECTION = "SP2 application set (NAS CG, MG, LU, BT and SP, PHOLD)"   # their report section
-
 
 def ranks_param(counts: str = "powers of two", alone: int = 2) -> Param:
     """The rank-count sweep of an NPB benchmark, whose rule allows `counts`."""
@@ -105,42 +101,3 @@ def register_npb_study(bench: str) -> None:
     study ran B); the rungs NPB's rank rule or the class's size exclude are left out, said."""
     for cls, ranks in (("A", "ladder<=64"), ("B", "ladder>=16")):
         register_study(bench, **{"class": cls}, ranks=ranks, min_reps=2, max_reps=5, warmup=0)
-
-
-class NasHooks:
-    """card_rows, headline_rows and figures of one NPB benchmark (its catalog module's hooks)."""
-
-    def __init__(self, bench: str, what: str, order: int, where=None):
-        self.bench, self.what, self.order = bench, what, order
-        self.where = where or (lambda p: f"class {p['class']}, {p['ranks']} ranks")
-
-    def _best(self, records: list):
-        from hpceval.analysis.headlines import select, value
-        recs = [r for r in select(records, self.bench, "mops") if value(r)]
-        return max(recs, key=value) if recs else None
-
-    def _rows(self):
-        from hpceval.analysis.proxies import BestPoint
-        return BestPoint(self._best, lambda rec: self.where(rec["params"]),
-                         f"{self.what}, Mop/s", "Mop/s", f"{self.what} Mop/s", order=self.order)
-
-    def card_rows(self):
-        return self._rows().card_rows()
-
-    def headline_rows(self):
-        return self._rows().headline_rows()
-
-    def figures(self):
-        from hpceval.report.figures import FigureSpec, _figure
-        from hpceval.report.figures_apps import _points, draw
-
-        def rates(runs):
-            pts = _points(runs, self.bench, "mops", lambda p: p["ranks"],
-                          lambda p: f"class {p['class']}", lambda p: True)
-            if not pts:
-                return None
-            fig = _figure((6.0, 4.0))
-            draw(fig.subplots(1, 1), pts, "ranks", "Mop/s (NPB's operation count)")
-            return fig
-        return [FigureSpec(SECTION, f"{self.what}: Mop/s vs ranks, per class", rates, self.bench,
-                           order=self.order)]

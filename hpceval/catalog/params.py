@@ -9,6 +9,8 @@ from typing import Any, Optional, Sequence
 
 from hpceval.errors import UsageError
 
+LIST_KINDS = ("ints", "grids", "words")
+INT_MAX = 2**31 - 1            # a C int: what the binaries' options hold
 _SUFFIX = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 _SIZE_RE = re.compile(r"^\s*(\d+)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
 
@@ -19,6 +21,11 @@ def parse_size(text: str) -> int:
     if not m:
         raise ValueError(f"'{text}' is not a size (a non-negative integer with optional K, M, G)")
     return int(m.group(1)) * _SUFFIX[m.group(2).upper()]
+
+
+def item_text(v: Any) -> str:
+    """A list item as its option takes it: (30, 30, 15) -> '30x30x15'."""
+    return "x".join(map(str, v)) if isinstance(v, tuple) else str(v)
 
 
 def format_size(n: int) -> str:
@@ -32,7 +39,12 @@ def format_size(n: int) -> str:
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str                      # int | float | floats | size | sizes | choice | str
+    # int | float | size | choice | str: one value; floats | sizes: a comma list of numbers
+    # or sizes; ints: a comma list of integers in [min, max]; grids: a comma list of
+    # AxB(xC...) of `dims` positive integers; words: a comma list of `choices` ('all': every
+    # one). A list is parsed once, here, duplicates dropped in order: a planner takes it as
+    # a list. An empty list is refused unless the default is empty (then: not given).
+    kind: str
     default: Any
     help: str
     min: Optional[float] = None
@@ -42,6 +54,9 @@ class Param:
     above: bool = False            # min is excluded: a value must be above it (> 0: positive)
     increasing: bool = False       # floats: each item above the one before
     max_items: int = 4096          # floats: at most this many items
+    noun: str = ""                 # ints, grids: what an item is, for errors ("S_N order")
+    dims: int = 3                  # grids: integers per item
+    every: bool = False            # words: 'all' stands for every choice
 
     def parse(self, text: str) -> Any:
         """Parse a --set value; raise UsageError with a one-line reason."""
@@ -51,13 +66,20 @@ class Param:
             raise UsageError(f"--set {self.name}: {exc}") from None
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, (int, float)) and not self._in_range(v):
-                shown = text if self.kind != "floats" else f"{v:g}"
+                shown = {"floats": f"{v:g}", "ints": str(v)}.get(self.kind, text)
                 raise UsageError(f"--set {self.name}: {shown} is out of range "
                                  f"{'(' if self.above else '['}{self._fmt(self.min)}, "
                                  f"{self._fmt(self.max)}]")
         if self.increasing and any(b <= a for a, b in zip(value, value[1:])):
             raise UsageError(f"--set {self.name}: {text} is not increasing")
         return value
+
+    @property
+    def initial(self) -> Any:
+        """The default as a planner takes it: a list kind's default may be written as its --set
+        text ("all", "4,8", "8x8x8,16x16x16"), shown so by `hpceval list`."""
+        return self.parse(self.default) if self.kind in LIST_KINDS and isinstance(
+            self.default, str) else self.default
 
     def _in_range(self, v: float) -> bool:
         if self.min is not None and (v <= self.min if self.above else v < self.min):
@@ -87,11 +109,50 @@ class Param:
             if not items:
                 raise ValueError("empty list of sizes")
             return sorted({parse_size(t) for t in items})
+        if self.kind in LIST_KINDS:
+            return self._list(text)
         if self.kind == "choice":
             if text not in self.choices:
                 raise ValueError(f"'{text}' is not one of {', '.join(self.choices)}")
             return text
         return str(text)
+
+    def _list(self, text: str) -> list:
+        items = list(dict.fromkeys(t.strip() for t in str(text).split(",") if t.strip()))
+        if not items:
+            if self.default in ("", [], ()):
+                return []
+            raise ValueError("empty list")
+        if self.kind == "words":
+            if self.every and "all" in items:
+                return list(self.choices)
+            bad = next((w for w in items if w not in self.choices), None)
+            if bad is not None:
+                raise ValueError(f"'{bad}' is not one of {', '.join(self.choices)}"
+                                 + (", all" if self.every else ""))
+            return items
+        return list(dict.fromkeys(self._int(t) if self.kind == "ints" else self._grid(t)
+                                  for t in items))
+
+    def _int(self, t: str) -> int:
+        try:
+            return int(t)
+        except ValueError:
+            raise ValueError(f"'{t}' is not a {self.noun or 'whole number'}") from None
+
+    def _grid(self, t: str) -> tuple:
+        """'30x30x15' -> (30, 30, 15): `dims` positive integers."""
+        form = self.noun or "x".join("N" * self.dims)
+        try:
+            dims = [int(x) for x in t.lower().split("x")]
+        except ValueError:
+            raise ValueError(f"'{t}' is not {form}") from None
+        if len(dims) != self.dims or min(dims) < 1:
+            raise ValueError(f"'{t}' is not {form}" + (" with positive numbers"
+                                                       if len(dims) == self.dims else ""))
+        if max(dims) > INT_MAX:
+            raise ValueError(f"'{t}': {max(dims)} is more than {INT_MAX}")
+        return tuple(dims)
 
     def _floats(self, text: str) -> list:
         """'1,0.5' -> [1.0, 0.5]: a comma list of finite numbers, in the order given."""
@@ -114,17 +175,22 @@ class Param:
     def _fmt(self, v: Optional[float]) -> str:
         if v is None:
             return "..."
+        if self.kind == "ints":
+            return str(int(v))
         return format_size(int(v)) if self.kind in ("size", "sizes") else f"{v:g}"
 
     def to_arg(self, value: Any) -> list[str]:
         opt = self.option or f"--{self.name}"
         if isinstance(value, list):
-            return [opt, ",".join(repr(v) if isinstance(v, float) else str(v) for v in value)]
+            return [opt, ",".join(repr(v) if isinstance(v, float) else item_text(v)
+                                  for v in value)]
         return [opt, str(value)]
 
     def describe(self) -> str:
         d = self.default
-        if isinstance(d, list) and self.kind == "floats":
+        if isinstance(d, list) and self.kind in LIST_KINDS:
+            d = ",".join(map(item_text, d))
+        elif isinstance(d, list) and self.kind == "floats":
             d = ",".join(f"{x:g}" for x in d)
         elif isinstance(d, list):
             d = f"{format_size(d[0])}..{format_size(d[-1])} ({len(d)} values)" if d else "auto"

@@ -2,6 +2,7 @@
 named list of benchmarks with settings. New benchmarks register themselves here (no if-chains)."""
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -57,6 +58,46 @@ class LaunchSpec:
 
 
 @dataclass(frozen=True)
+class Scales:
+    """How an application proxy's records scale (hpceval/analysis/scaling.py: strong and weak
+    scaling, the overhead breakdown, the report's scaling figures): plain data.
+
+    A label is a str.format template over a record's params; `{name:(?)}` writes "(value)",
+    or nothing when the value is 0 or missing (a tree's branching factor)."""
+    metric: str                      # its time per unit of work
+    unit: str                        # the time column's heading ("µs/iter")
+    variant: Tuple[str, ...] = ()    # params that make a variant (a series of its own)
+    variant_label: str = ""          # a variant's name ("S{sn} mk={mk} mmi={mmi}")
+    problem: Tuple[str, ...] = ()    # params that make the problem (strong scaling)
+
+
+@dataclass(frozen=True)
+class Tunes:
+    """What `hpceval tune` measures of a proxy (hpceval/analysis/tune.py): plain data."""
+    metric: str
+    problem: Tuple[str, ...]         # params that make the problem
+    choices: Tuple[str, ...]         # params that make an algorithm choice
+    sweep: Tuple[str, ...]           # --set settings (NAME=VALUE) that measure every choice
+    label: str                       # a choice as a user reads it (a template, as Scales')
+
+
+class _Template(string.Formatter):
+    def get_value(self, key, args, kwargs):
+        return kwargs.get(key)
+
+    def format_field(self, value, spec):
+        if "?" in spec:
+            return spec.replace("?", str(value)) if value else ""
+        return "" if value is None else format(value, spec)
+
+
+def fill(template: str, params: Dict[str, Any]) -> str:
+    """A Scales or Tunes label of a record's params: "{halo}/{sum}{branch:(?)}" ->
+    "pack/tree(4)", or "pack/allreduce" when branch is 0; a missing param is empty."""
+    return _Template().format(template, **params)
+
+
+@dataclass(frozen=True)
 class Benchmark:
     name: str
     area: str
@@ -80,6 +121,12 @@ class Benchmark:
     # --set settings that make the benchmark's launches last a second or so with otherwise its
     # defaults (tests/catalog/test_defaults_run.py runs every benchmark with them).
     tiny: Tuple[str, ...] = ()
+    # An application proxy's scaling (hpceval/analysis/scaling.py), tuning (`hpceval tune`) and
+    # application model (`hpceval predict`: the module hpceval/analysis/predict/<model>.py,
+    # docs/models.md); None/"": it has none.
+    scales: Optional[Scales] = None
+    tunes: Optional[Tunes] = None
+    model: str = ""
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -96,7 +143,7 @@ class Benchmark:
         return next((n for n in ("ranks", "nranks") if self.has_param(n)), None)
 
     def plan(self, values: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-        merged = {p.name: p.default for p in self.params}
+        merged = {p.name: p.initial for p in self.params}
         merged.update(values)
         if merged.get("min-reps", 0) > merged.get("max-reps", float("inf")):
             raise UsageError(f"{self.name}: min-reps {merged['min-reps']} is more than "

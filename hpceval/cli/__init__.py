@@ -14,11 +14,13 @@ from typing import List, Optional
 from hpceval import __version__
 from hpceval.cli import (cmd_build, cmd_compare, cmd_experiment, cmd_export, cmd_history,
                          cmd_import, cmd_list, cmd_machine, cmd_predict, cmd_report, cmd_run,
-                         cmd_runs, cmd_show, cmd_submit, cmd_trace, cmd_tune)
+                         cmd_runs, cmd_show, cmd_spec, cmd_submit, cmd_trace, cmd_tune)
 from hpceval.errors import HpcevalError
+from hpceval.views import load_rows
 
 COMMANDS = (cmd_run, cmd_submit, cmd_list, cmd_runs, cmd_show, cmd_export, cmd_import, cmd_compare, cmd_history,
-            cmd_predict, cmd_tune, cmd_experiment, cmd_report, cmd_machine, cmd_trace, cmd_build)
+            cmd_predict, cmd_tune, cmd_experiment, cmd_report, cmd_machine, cmd_trace, cmd_build,
+            cmd_spec)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    load_rows()                   # every benchmark's card and headline rows (hpceval/views)
     try:
         code = int(args.execute(args) or 0)
         sys.stdout.flush()        # a full disk or closed pipe shows here, not at exit

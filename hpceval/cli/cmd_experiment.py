@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from hpceval.cli.common import add_db, console, db_path, print_rows
+from hpceval.cli.common import add_db, console, db_path, print_rows, tag_text
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES, find_launcher
 
@@ -39,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="copies: allow more copies than cores (timings disturbed)")
     add_db(p)
     p.add_argument("--launcher", choices=CHOICES, default="auto", help="MPI launcher")
-    p.add_argument("--tag", action="append", default=[], metavar="TEXT", help="label the run")
+    p.add_argument("--tag", action="append", default=[], type=tag_text, metavar="TEXT", help="label the run")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="time limit per launch in seconds (default: from the plan)")
     p.add_argument("--figures", metavar="DIR", default=None,
@@ -117,7 +117,7 @@ def _figures(run: dict, directory: str) -> None:
     from pathlib import Path
 
     from hpceval.report.areas import FIGURES
-    from hpceval.report.figures import make_figure
+    from hpceval.views.plot import make_figure
     from hpceval.report.trends import save_all
 
     made = [(f"run{run['id']}-{spec.make.__name__}", make_figure(spec, [run]))

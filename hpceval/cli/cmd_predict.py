@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from hpceval.cli.common import add_db, console, fmt_value, open_store
+from hpceval.cli.common import add_db, console, declared, fmt_value, one_of, open_store
 from hpceval.outfiles import check_output_dir, output_errors
 from hpceval.errors import UsageError
 
@@ -23,11 +23,11 @@ EXTRAPOLATE = [64, 128, 256, 512, 1024, 4096, 16384, 65536, 100000]
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_db(p)
-    p.add_argument("proxy", help="barotropic, psst, sweep or montecarlo")
+    p.add_argument("proxy", help=one_of(declared("model")))
     p.add_argument("--ranks", default="1,2,4", metavar="LIST", help="rank counts, comma list "
                    "(default 1,2,4)")
     p.add_argument("--grid", default=None, help="the problem's global grid (barotropic NXxNY, "
-                   "sweep IxJxK)")
+                   "sweep IxJxK, evh1 NXxNYxNZ)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="another model option (see the error for the names), repeatable")
     p.add_argument("--machine", metavar="RUN", default=None, help="take the parameters from "
@@ -91,7 +91,7 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def _print(am, cfg, rows, m) -> None:
-    from hpceval.report.figures_models import crossover
+    from hpceval.views.figures_models import crossover
     t = Table(title=f"{am.name} ({', '.join(f'{k}={v}' for k, v in cfg.items())}) on "
                     f"{m.fingerprint}, {am.unit}", title_justify="left")
     for col in ("ranks", "grid", *rows[0].parts, "predicted", "measured", "error"):
@@ -112,8 +112,8 @@ def _print(am, cfg, rows, m) -> None:
 
 
 def _figures(am, cfg, rows, m, out: Path) -> None:
-    from hpceval.report.figures import save
-    from hpceval.report.figures_models import draw
+    from hpceval.views.plot import save
+    from hpceval.views.figures_models import draw
     near = [r for r in rows if r.nranks < EXTRAPOLATE[0]] or rows[:4]
     with output_errors("--figures"):
         out.mkdir(parents=True, exist_ok=True)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from hpceval import specsheet
 from hpceval.cli.common import add_db, open_store, resolve_runs
 from hpceval.outfiles import check_output_dir, check_output_file, output_errors
 from hpceval.errors import UsageError
@@ -18,6 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--figures", metavar="DIR", default=None,
                    help="also save every figure as SVG and PNG in DIR")
     p.add_argument("--pdf", action="store_true", help="with --figures: save PDF as well")
+    p.add_argument("--spec", metavar="FILE", default=None,
+                   help="a spec sheet to set the runs against (instead of one stored with them)")
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -28,8 +31,11 @@ def execute(args: argparse.Namespace) -> int:
     out = check_output_file(args.output, "-o")
     if args.figures:
         check_output_dir(args.figures, "--figures")
+    spec = specsheet.load(args.spec) if args.spec else None
     store = open_store(args)
     runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=False)]
+    for run in runs if spec else []:
+        run["settings"] = {**(run.get("settings") or {}), "spec": spec}
     with output_errors("report"):
         write_report(runs, out, figure_dir=args.figures, pdf=args.pdf)
     print(f"wrote {out} ({len(runs)} run{'s' if len(runs) != 1 else ''})")

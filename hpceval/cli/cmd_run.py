@@ -10,13 +10,14 @@ import sys
 from rich.markup import escape
 from rich.table import Table
 
+from hpceval import specsheet
 from hpceval.analysis.headlines import headline_records
-from hpceval.cli.common import add_db, console, db_path, headline_table
+from hpceval.cli.common import add_db, console, db_path, headline_table, tag_text
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, plan_context, run_plan
 from hpceval.runner.dryrun import describe, dry_run, fmt_duration, plan_json
-from hpceval.runner.placement import placement_from_args
+from hpceval.runner.placement import Placement, placement_from_args
 from hpceval.store import Store
 
 NAME = "run"
@@ -38,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_db(p)
     p.add_argument("--launcher", choices=CHOICES, default="auto",
                    help="MPI launcher (auto: srun inside Slurm, else mpirun/mpiexec)")
-    p.add_argument("--tag", action="append", default=[], metavar="TEXT", help="label the run (repeatable)")
+    p.add_argument("--tag", action="append", default=[], type=tag_text, metavar="TEXT", help="label the run (repeatable)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
                    help="set a benchmark parameter (BENCHMARK.NAME=VALUE for one benchmark)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
@@ -67,6 +68,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--platform", metavar="FILE.xml", default=None,
                    help="run on a simulated platform from a SimGrid platform file (hosts in "
                         "order; --nodes, --ppn)")
+    p.add_argument("--spec", metavar="FILE", default=None,
+                   help="the machine's spec sheet (vendor's nominal figures), stored with the run "
+                        "(hpceval spec)")
     p.add_argument("--trace", action="store_true",
                    help="trace every launch (PMPI library, docs/trace.md) and store the traces; "
                         "timings then include the tracing overhead")
@@ -79,6 +83,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.json and not args.dry_run:
         raise UsageError("--json is for --dry-run (a run's results: 'hpceval show RUN --json')")
     budget_s = _budget(args)
+    spec = specsheet.load(args.spec) if args.spec else None   # a bad sheet: refused before running
     if args.build:
         _use_build(args.build)
     place = _simulated(args) or placement_from_args(args.nodes, args.ppn, args.hosts,
@@ -92,6 +97,8 @@ def execute(args: argparse.Namespace) -> int:
                       trace=args.trace,
                       headlines=None if args.no_remeasure else headline_records, llc=args.llc)
     store = Store(db)
+    if spec:
+        store.set_settings(result.run_id, {"spec": spec})
     run = store.get_run(result.run_id, traces=False)
     store.close()
     con = console()
@@ -120,7 +127,8 @@ def _simulated(args: argparse.Namespace):
         raise UsageError(f"--launcher {args.launcher}: a simulated run is launched by smpirun")
     from hpceval.simulate.session import prepare
     args.launcher = "smpi"
-    return prepare(args.simulate, args.platform, args.nodes, args.ppn, args.np, args.dry_run)
+    where = prepare(args.simulate, args.platform, args.nodes, args.ppn, args.np, args.dry_run)
+    return None if where is None else Placement(*where)
 
 
 def _use_build(name: str) -> None:

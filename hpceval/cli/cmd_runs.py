@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from hpceval.cli.common import add_db, db_path, no_db_yet, open_store
+from hpceval.cli.common import add_db, db_path, no_db_yet, open_store, printable
 from hpceval.slurm.jobstate import reconcile_all
 
 NAME = "runs"
@@ -25,7 +25,7 @@ def execute(args: argparse.Namespace) -> int:
     if not runs:
         print(f"no runs in {path}")
     for r in runs:
-        tags = ",".join(r["tags"]) or "-"
+        tags = printable(",".join(r["tags"])) or "-"
         print(f"{r['id']:>5}  {r['started']}  {r['status']:<11} {r['suite']:<24} "
               f"{r['hostname']:<20} {r['nrecords']:>5} records  tags={tags}"
               + (f"  job={r['job_id']}" if r.get("job_id") else "")

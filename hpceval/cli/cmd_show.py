@@ -9,7 +9,7 @@ from rich.markup import escape
 from hpceval.analysis.card import machine_card
 from hpceval.analysis.nodes import FINDING, node_lines
 from hpceval.cli.cardview import card_table
-from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store, print_rows
+from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store, print_rows, printable
 from hpceval.quality import verdict
 from hpceval.cli.cmd_machine import fingerprint_table
 from hpceval.cli.summaryview import summary_table, warning_lines
@@ -35,7 +35,7 @@ def execute(args: argparse.Namespace) -> int:
         dump_json(run, sys.stdout, indent=2)
         return 0
     con = console()
-    tags = ", ".join(run["tags"]) or "-"
+    tags = printable(", ".join(run["tags"])) or "-"
     con.print(escape(f"run {run['id']}  {run['suite']}  {run['status']}  started {run['started']}"
                      f"  finished {run['finished'] or '-'}  tags: {tags}"))
     job = run["settings"].get("slurm") or {}

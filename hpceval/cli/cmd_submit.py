@@ -7,7 +7,7 @@ import sys
 from typing import List, Optional
 
 from hpceval.catalog import plan_targets
-from hpceval.cli.common import add_db, console, db_path, headline_table
+from hpceval.cli.common import add_db, console, db_path, headline_table, tag_text
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.runner import LLC_CHOICES, plan_context
 from hpceval.catalog.budget import estimate_s
@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     # Passed on to the job's `hpceval run`.
     p.add_argument("--np", type=int, default=None, metavar="N",
                    help="MPI ranks (default: the job's tasks)")
-    p.add_argument("--tag", action="append", default=[], metavar="TEXT", help="label the run")
+    p.add_argument("--tag", action="append", default=[], type=tag_text, metavar="TEXT", help="label the run")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
                    help="set a benchmark parameter")
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="time limit per launch")

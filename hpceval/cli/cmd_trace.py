@@ -22,6 +22,7 @@ from hpceval.errors import HpcevalError, Interrupted, UsageError
 from hpceval.fingerprint import mem_available_bytes
 from hpceval.launch import CHOICES, find_launcher
 from hpceval.runner import Outcome, check_ranks, driver_signals
+from hpceval.runner.placement import launch_command
 from hpceval.runner.program import DEFAULT_TIMEOUT_S, run_program
 from hpceval.trace import NoTraceError, TraceError, merge_dir, summarize
 from hpceval.trace.merge import every_rank_written
@@ -150,17 +151,19 @@ def _program(cmd: List[str]) -> str:
 
 def _launch(args: argparse.Namespace, cmd: List[str], tenv: Dict[str, str]) -> Outcome:
     """CMD run through the runner's launch path (hpceval/runner/program.py): with --np through
-    hpceval's launcher, refused beyond the launcher's rank limit; a hang ends in the time limit."""
+    hpceval's launcher and the command every launch gets (runner/placement.launch_command), refused beyond the launcher's rank limit; a hang ends in the time limit."""
+    notes: List[str] = []            # the launch path's warnings (oversubscription, binding)
     if args.np is not None:
         launcher = find_launcher(args.launcher, len(os.sched_getaffinity(0)))
         check_ranks(args.np, launcher)
-        cmd = launcher.command(args.np, cmd, "core", tenv)
+        cmd, notes = launch_command(launcher, None, args.np, cmd, "core", tenv)
     with driver_signals():
         try:
             out = run_program(cmd, tenv, args.timeout,
                               done=lambda: every_rank_written(tenv["HPCEVAL_TRACE_DIR"]))
         except OSError as exc:
             raise UsageError(f"cannot run {cmd[0]}: {exc.strerror or exc}") from None
+    out.warnings += notes
     for warning in out.warnings:
         sys.stderr.write(f"hpceval: warning: {Path(cmd[0]).name} {warning}\n")
     if out.status == "interrupted":

@@ -10,18 +10,18 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from hpceval.cli.common import add_db, console, db_path, fmt_value
+from hpceval.cli.common import add_db, console, db_path, declared, fmt_value, one_of
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.outfiles import check_output_file, output_errors, write_text_whole
 
 NAME = "tune"
-HELP = ("measure every algorithm choice of barotropic or psst (halo, sum, transpose, process "
-        "grid, mapping) and write the tuned table: the best per problem and rank count")
+HELP = (f"measure every algorithm choice of {one_of(declared('tunes'))} (halo, sum, transpose, "
+        "process grid, mapping) and write the tuned table: the best per problem and rank count")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_db(p)
-    p.add_argument("proxy", help="barotropic or psst")
+    p.add_argument("proxy", help=one_of(declared("tunes")))
     p.add_argument("--np", type=int, default=None, metavar="N", help="ranks (default: 2)")
     p.add_argument("--ranks", default=None, metavar="LIST", help="several rank counts, e.g. "
                    "1,2,4 (instead of --np): shows where the best choice changes")
@@ -45,7 +45,7 @@ def execute(args: argparse.Namespace) -> int:
     check_output_file(out, "-o")
     t = TUNABLE[args.proxy]
     ranks = args.ranks or str(args.np or 2)
-    sets = [f"{args.proxy}.{k}={v}" for k, v in t.sweep.items()] + \
+    sets = [f"{args.proxy}.{s}" for s in t.sweep] + \
         [f"{args.proxy}.ranks={ranks}"] + args.sets            # the user's settings win
     db = db_path(args)
     result = run_plan([args.proxy], sets=sets, nranks=None, db=db, tags=["tune"])

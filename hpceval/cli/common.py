@@ -17,6 +17,33 @@ from hpceval.store import Store
 from hpceval.simulate import mark
 
 
+def declared(field: str) -> List[str]:
+    """The benchmarks whose declaration has `field` (scales, tunes, model), by name."""
+    from hpceval.catalog import BENCHMARKS
+    return sorted(name for name, b in BENCHMARKS.items() if getattr(b, field))
+
+
+def one_of(names: Sequence[str]) -> str:
+    """'a, b or c'."""
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def tag_text(value: str) -> str:
+    """argparse type of --tag: a label shown in tables and terminals, so no control characters
+    (an escape sequence in a tag would rewrite the terminal of whoever lists the runs)."""
+    if not value or len(value) > 100:
+        raise argparse.ArgumentTypeError("a tag is 1-100 characters")
+    if any(not ch.isprintable() for ch in value):
+        raise argparse.ArgumentTypeError(f"{value!r} holds control characters")
+    return value
+
+
+def printable(text: str) -> str:
+    """Text stored elsewhere (an imported run's tags) made safe to print: control characters
+    shown as escapes."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 def add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="PATH", default=None,
                         help="results database (default: $HPCEVAL_DB or ~/.local/share/hpceval/results.sqlite)")

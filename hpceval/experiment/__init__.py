@@ -4,7 +4,7 @@ differences tested for significance (docs/experiments.md). Each kind is a module
 that registers itself in EXPERIMENTS."""
 from pathlib import Path
 
-from hpceval.areas import import_prefixed
+from hpceval.discover import import_prefixed
 from hpceval.experiment.registry import EXPERIMENTS, Experiment, Setup, experiment, register_experiment
 
 import_prefixed(__name__, [str(Path(__file__).parent)], ("kind_",))

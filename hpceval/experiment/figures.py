@@ -1,5 +1,5 @@
 """The experiment's comparison figure and its significance table (registered in the report by
-hpceval/report/figures_experiments.py). Variants that are names (binding, pages): each point's
+hpceval/views/figures_experiments.py). Variants that are names (binding, pages): each point's
 variants relative to the baseline, filled where the difference is significant. Variants that
 are counts (copies): the per-copy value against the count, one line per point."""
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _counts(ax, by_point: Dict[str, List[Row]], unit: str) -> None:
 
 
 def experiment_figure(runs: list):
-    from hpceval.report.figures import _figure
+    from hpceval.views.plot import new_figure   # matplotlib: only when drawn
     run = _experiment_run(runs)
     metric = main_metric(run) if run else None
     if metric is None:
@@ -84,7 +84,7 @@ def experiment_figure(runs: list):
     by_point = _rows_by_point(compare(run), metric)
     if not by_point:
         return None
-    fig = _figure()
+    fig = new_figure()
     ax = fig.add_subplot()
     ordered = EXPERIMENTS.get(exp["kind"]) and EXPERIMENTS[exp["kind"]].ordered
     if ordered:
@@ -103,7 +103,7 @@ def _fmt(v: Optional[float]) -> str:
 
 
 def experiment_table(run: dict):
-    from hpceval.report.tables import Table
+    from hpceval.views.registry import Table
     if not settings(run):
         return None
     rows = compare(run)
@@ -120,8 +120,8 @@ def experiment_table(run: dict):
 
 
 def specs() -> list:
-    from hpceval.report.figures import FigureSpec
-    from hpceval.report.tables import TableSpec
+    from hpceval.views.registry import FigureSpec, TableSpec
     return [FigureSpec(SECTION, "Experiment: variants compared", experiment_figure, "experiment",
                        order=80),
-            TableSpec(SECTION, "Experiment: significance of each variant", experiment_table)]
+            TableSpec(SECTION, "Experiment: significance of each variant", experiment_table,
+                      order=80)]

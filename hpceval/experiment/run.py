@@ -4,40 +4,33 @@ extra). The launches of a group (copies) start at once, each in a thread of its 
 waits for its launch; records are checked and stored by the main thread, a launch at a time."""
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Tuple
 
-from hpceval import paths
 from hpceval.catalog import LaunchSpec
 from hpceval.errors import Interrupted
 from hpceval.experiment.plan import Step, launch_count
 from hpceval.fingerprint import machine_fingerprint
-from hpceval.quality import mark_spread
-from hpceval.runner.execute import Outcome, execute
-from hpceval.runner.placement import emulates_nodes, launch_command, tag_records
-from hpceval.runner.procs import _table, end_session
+from hpceval.runner.execute import Outcome
+from hpceval.runner.procs import end_children
 from hpceval.runner.progress import ProgressDisplay
-from hpceval.runner.session import _launch_record
+from hpceval.runner.session import launch_record, run_launch
 from hpceval.runner.signals import driver_signals
 from hpceval.slurm import runs as slurm_runs
 from hpceval.store import Store
-from hpceval.store.db import now
 
 
 Span = Tuple[float, float]      # a launch's start and end, monotonic seconds
 
 
 def _one(launcher, spec: LaunchSpec, timeout_s: Optional[float]) -> Tuple[Outcome, Span]:
-    env = dict(spec.env)
-    argv = [str(paths.binary(spec.binary, env.get("HPCEVAL_BINDIR")))] + spec.args  # builds
-    command, notes = launch_command(launcher, None, spec.nranks, argv, spec.bind, env)
+    """One launch, through the runner's launch path (a builds variant names its build in the
+    spec's env), and when it ran."""
     t0 = time.monotonic()
-    out = execute(command, env, timeout_s or spec.timeout_s, now())
-    out.warnings += notes
+    out = run_launch(launcher, spec, timeout_s or spec.timeout_s)
     return out, (t0, time.monotonic())
 
 
@@ -50,14 +43,6 @@ def overlap(spans: List[Span]) -> float:
     return round(max(common, 0.0) / mean, 3) if mean > 0 else 0.0
 
 
-def _end_children() -> None:
-    """End every launch still running (each is a session led by a child of ours)."""
-    me = os.getpid()
-    for pid, (ppid, sid) in _table().items():
-        if ppid == me and sid == pid:
-            end_session(pid)
-
-
 def run_group(launcher, group: List[LaunchSpec],
               timeout_s: Optional[float]) -> List[Tuple[Outcome, Span]]:
     """The launches of a group at once; their outcomes in the group's order."""
@@ -68,16 +53,14 @@ def run_group(launcher, group: List[LaunchSpec],
         try:
             return [f.result() for f in futures]
         except KeyboardInterrupt:
-            _end_children()
+            end_children()
             raise
 
 
 def _store(store: Store, run_id: int, spec: LaunchSpec, out: Outcome, tag: Dict[str, Any]) -> None:
-    tag_records(out.results, out.meta, emulates_nodes(spec.args))
-    mark_spread(out.results)
     for rec in out.results:
         rec["experiment"] = tag
-    store.add_launch(run_id, _launch_record(spec, out), out.results)
+    store.add_launch(run_id, launch_record(spec, out), out.results)
 
 
 def _steps(store: Store, run_id: int, launcher, steps: List[Step], timeout_s, kind: str,

@@ -17,13 +17,14 @@ anywhere, so it can be mailed or opened on an air-gapped login node.
 
 Each section is built in one pass: analysis -> a view model (views.py) -> rendering (figures as
 SVG and the template, render.py); output.py holds the entry points, areas.py registers every
-area's figures and tables.
+view (hpceval/views: the figures, tables and rows of every benchmark and area).
 """
+from hpceval.views.plot import make_figure
+from hpceval.views.registry import FigureSpec, Table, TableSpec, register_figure, register_table
+
 from .areas import FIGURES, TABLES
-from .figures import FigureSpec, make_figure, register_figure
 from .output import (render_report, save_comparison_figures, save_history_figures,
                      save_trace_figures, write_report)
-from .tables import Table, TableSpec, register_table
 
 __all__ = ["render_report", "write_report", "save_comparison_figures", "save_history_figures",
            "save_trace_figures", "FIGURES", "FigureSpec", "make_figure", "register_figure",

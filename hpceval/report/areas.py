@@ -1,18 +1,12 @@
-"""Every area's report figures and tables, registered: each area draws its figures in
-figures_<area>.py (register_figure) and its stand-alone tables in tables_<area>.py
-(register_table); a benchmark's catalog module may return its own from its hook `figures()`
-(hpceval/areas.py). Importing this module registers them all, with no per-area edit here."""
+"""Every view the report shows, registered: the views' figures, tables and rows (hpceval/views,
+found by name: no per-area edit here), then the experiments' (figures_experiments.py: the
+experiment layer sits above the views)."""
 from __future__ import annotations
 
-from pathlib import Path
+from hpceval.views import load
+from hpceval.views.registry import FIGURES, TABLES
 
-from hpceval.areas import hook_items, import_prefixed
-
-from .figures import FIGURES, register_figure
-from .tables import TABLES, TableSpec, register_table
-
-import_prefixed(__package__, [str(Path(__file__).parent)], ("figures_", "tables_"))
-for _item in hook_items("figures"):
-    (register_table if isinstance(_item, TableSpec) else register_figure)(_item)
+load()
+from . import figures_experiments  # noqa: E402,F401  (registers)
 
 __all__ = ["FIGURES", "TABLES"]

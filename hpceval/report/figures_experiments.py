@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 from hpceval.experiment.figures import specs
-
-from .figures import register_figure
-from .tables import TableSpec, register_table
+from hpceval.views.registry import register
 
 for _spec in specs():
-    (register_table if isinstance(_spec, TableSpec) else register_figure)(_spec)
+    register(_spec)

@@ -7,7 +7,8 @@ from pathlib import Path
 from hpceval.outfiles import write_text_whole
 
 from .areas import FIGURES
-from .figures import make_figure
+from hpceval.views.plot import make_figure
+
 from .render import render
 from .trends import history_figure, save_all
 from .views import figure_sections, figures_of, normalised_figure, report_view, safe

@@ -8,7 +8,7 @@ from importlib import resources
 import jinja2
 from markupsafe import Markup
 
-from .figures import SVG_CSS, to_svg
+from hpceval.views.plot import SVG_CSS, to_svg
 
 
 def _template() -> jinja2.Template:

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from hpceval.outfiles import whole_file
 from hpceval.analysis.significance import NOT_COMPARABLE, SAME
 
-from .figures import SIZE, _figure, _plain_log_y, _text, legend, save, style
+from hpceval.views.plot import SIZE, new_figure, plain_log_y, safe_text, legend, save, style
 
 LABEL_WIDTH = 48      # characters of a metric's name in a legend or on an axis
 
@@ -28,13 +28,13 @@ def comparison_figure(result: Dict[str, Any], names: Sequence[str]) -> Optional[
     if not rows:
         return None
     with style():
-        fig = _figure((7.5, 0.9 + 0.32 * len(rows) * max(1, len(names)) ** 0.5))
+        fig = new_figure((7.5, 0.9 + 0.32 * len(rows) * max(1, len(names)) ** 0.5))
         ax = fig.add_subplot()
         h = 0.8 / len(names)
         for j, name in enumerate(names):
             ys = [i + (j - (len(names) - 1) / 2) * h for i in range(len(rows))]
             bars = ax.barh(ys, [100 * (r["deficits"][j] or 0.0) for r in rows], h * 0.9,
-                           label=_text(name))
+                           label=safe_text(name))
             for bar, r in zip(bars, rows):   # a difference within noise is not a difference
                 if not _significant(r, j):
                     bar.set_alpha(0.35)
@@ -42,7 +42,7 @@ def comparison_figure(result: Dict[str, Any], names: Sequence[str]) -> Optional[
         ax.barh([0], [0], 0, color="#bbbbbb", hatch="///", alpha=0.35,
                 label="within noise or not comparable")
         ax.set_yticks(range(len(rows)))
-        ax.set_yticklabels([_text(textwrap.shorten(r["label"], LABEL_WIDTH, placeholder="…"))
+        ax.set_yticklabels([safe_text(textwrap.shorten(r["label"], LABEL_WIDTH, placeholder="…"))
                             for r in rows])
         ax.invert_yaxis()
         ax.set_xlabel("worse than the best run [%]: (value − best) / best")
@@ -65,7 +65,7 @@ def history_figure(series: Sequence[Any], title: str = "History") -> Optional[Fi
     runs.sort(key=lambda r: (str(r[0]), r[1] or 0))
     pos = {r: i for i, r in enumerate(runs)}
     with style():
-        fig = _figure((SIZE[0], SIZE[1] + 0.2 * ((len(series) + 1) // 2)))
+        fig = new_figure((SIZE[0], SIZE[1] + 0.2 * ((len(series) + 1) // 2)))
         ax = fig.add_subplot()
         for x in series:
             vals = sorted(p["value"] for p in x.points)
@@ -79,7 +79,7 @@ def history_figure(series: Sequence[Any], title: str = "History") -> Optional[Fi
             lo = [max(0.0, y - e[0]) for y, e in zip(ys, ends)]
             hi = [max(0.0, e[1] - y) for y, e in zip(ys, ends)]
             bars = ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, linewidth=1.2,
-                               capsize=2, label=_text(textwrap.shorten(f"{x.key} [{x.unit}]",
+                               capsize=2, label=safe_text(textwrap.shorten(f"{x.key} [{x.unit}]",
                                                                        LABEL_WIDTH, placeholder="…")))
             for c in x.changes:
                 ax.axvline(xs[c.index] - 0.5, color=bars[0].get_color(),
@@ -89,11 +89,11 @@ def history_figure(series: Sequence[Any], title: str = "History") -> Optional[Fi
         ax.set_xlabel("run (time order)")
         ys_all = [y for line in ax.get_lines() for y in line.get_ydata() if y > 0]
         if ys_all and max(ys_all) / min(ys_all) > 100:     # one spike must not flatten the rest
-            _plain_log_y(ax)
+            plain_log_y(ax)
         ax.set_ylabel("relative to its median (up = better)")
         # Below the axes, two columns: beside it, long metric names took most of the width.
         ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.16), ncol=2, fontsize=7)
-        ax.set_title(_text(title + " (bars: min..max of each run; dashed: step, dotted: "
+        ax.set_title(safe_text(title + " (bars: min..max of each run; dashed: step, dotted: "
                                    "variability change)"), loc="left", fontsize=9, wrap=True)
     return fig
 

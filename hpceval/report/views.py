@@ -12,9 +12,9 @@ from hpceval.analysis.compare import compare
 from hpceval.analysis.history import history
 from hpceval.analysis.summary import comparison_lines
 
-from . import data
+from hpceval.views import data
 from .areas import FIGURES, TABLES
-from .figures import make_figure
+from hpceval.views.plot import make_figure
 from .trends import comparison_figure, history_figure
 
 STATUS_CLASS = {"ok": "ok", "failed": "bad", "interrupted": "warn", "running": "info",

@@ -37,6 +37,7 @@ class Outcome:
     meta: Optional[Dict[str, Any]] = None
     results: List[Dict[str, Any]] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
+    trace: Optional[Dict[str, Any]] = None   # a traced launch's merged trace (session.py)
 
     @property
     def command_line(self) -> str:

@@ -10,10 +10,9 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Dict, List, Optional
 
-from hpceval import paths
+from hpceval.catalog import LaunchSpec
 from hpceval.levels import detect_levels
-from hpceval.runner.execute import execute
-from hpceval.store.db import now
+from hpceval.runner.session import run_launch
 
 PROBE_MAX = 128 << 20          # the probe's largest working set, at most (it takes 2-3 s)
 MEMORY_SHARE = 8               # ... and at most this share of the available memory
@@ -72,10 +71,11 @@ def probe_llc(launcher, reported: int, levels_reported: int, mem_available: int)
     """Run the probe with `launcher` (one rank) and judge its curve; the reported size when the
     probe cannot run."""
     sizes = probe_sizes(reported, mem_available)
-    argv = [str(paths.binary("mem-latency")), "--sizes", ",".join(map(str, sizes)),
-            "--order", "random", "--pages", "thp", "--warmup", "0", "--min-reps", "4",
-            "--max-reps", "6", "--budget", "0.02"]
-    out = execute(launcher.command(1, argv, "core", {}), {}, PROBE_TIMEOUT_S, now())
+    args = ["--sizes", ",".join(map(str, sizes)), "--order", "random", "--pages", "thp",
+            "--warmup", "0", "--min-reps", "4", "--max-reps", "6", "--budget", "0.02"]
+    spec = LaunchSpec("mem-latency", "cache probe", "mem-latency", args, 1, "core",
+                      timeout_s=PROBE_TIMEOUT_S)
+    out = run_launch(launcher, spec, PROBE_TIMEOUT_S)      # the runner's one launch path
     # The fastest sample: a probe on a busy machine must not mistake preemption for DRAM.
     pts = [(r["params"]["bytes"], r["stats"]["min"]) for r in out.results]
     if out.status != "ok" or len(pts) < 3:

@@ -65,3 +65,11 @@ def _zombie(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+def end_children() -> None:
+    """End every launch still running (each is a session led by a child of this process)."""
+    me = os.getpid()
+    for pid, (ppid, sid) in _table().items():
+        if ppid == me and sid == pid:
+            end_session(pid)

@@ -50,10 +50,22 @@ def _slurm_nodes():
 def _plan(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
           trace: bool, budget_s: Optional[float] = None) -> List[LaunchSpec]:
     del ctx.notes[:]
-    specs = plan_targets(targets, sets, ctx, budget_s)
+    specs = _built(plan_targets(targets, sets, ctx, budget_s), ctx)
     for spec in specs:
         spec.trace = spec.trace or trace
     return specs
+
+
+def _built(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
+    """A plan of several benchmarks leaves out, and notes, those whose binary the build left out
+    (dense without ScaLAPACK: buildinfo.json says why); a plan of nothing else keeps them, and
+    is refused with the reason (paths.binary)."""
+    gone = {s.binary: why for s in specs if (why := paths.left_out(s.binary))}
+    if not gone or set(gone) == {s.binary for s in specs}:
+        return specs
+    for binary, why in sorted(gone.items()):
+        ctx.note(f"{binary} left out: not in this build ({why})")
+    return [s for s in specs if s.binary not in gone]
 
 
 LLC_CHOICES = ("probe", "reported")

@@ -13,7 +13,7 @@ from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext
 from hpceval.errors import Interrupted
 from hpceval.quality import mark_spread, worth_remeasuring
-from hpceval.runner import jobtime
+from hpceval.runner.jobtime import no_room
 from hpceval.runner.execute import Outcome, execute
 from hpceval.runner.placement import Placement, emulates_nodes, launch_command, tag_records
 from hpceval.runner.progress import ProgressDisplay
@@ -41,7 +41,8 @@ class RunResult:
         return "timeout"
 
 
-def _launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:
+def launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:
+    """A launch as the store keeps it."""
     return {"benchmark": spec.benchmark, "label": spec.label, "command": out.command_line,
             "env": spec.env, "nranks": spec.nranks, "started": out.started,
             "elapsed_s": round(out.elapsed_s, 3), "exit_code": out.exit_code, "status": out.status,
@@ -76,6 +77,26 @@ def collect_trace(trace_dir: str, out: Outcome) -> Optional[Dict[str, Any]]:
         return None
 
 
+def run_launch(launcher, spec: LaunchSpec, timeout_s: float, place: Optional[Placement] = None,
+               clock: Optional[JobClock] = None, on_record=None) -> Outcome:
+    """The one way a planned launch runs (a run's launches, an experiment's, the cache probe):
+    the spec's binary (from the build its env names in HPCEVAL_BINDIR, else the run's), the
+    launcher's command for its placement with its warnings (oversubscription, binding), executed
+    under its time limit capped by a Slurm job's end, traced when asked (the merged trace in
+    out.trace); its records tagged with where they ran and checked for spread."""
+    env = dict(spec.env)
+    argv = [str(paths.binary(spec.binary, env.get("HPCEVAL_BINDIR")))] + spec.args
+    with tracing(spec.trace, env) as trace_dir:
+        command, notes = launch_command(launcher, place, spec.nranks, argv, spec.bind, env)
+        out = execute(command, env, (clock or JobClock()).cap(timeout_s), now(),
+                      on_record=on_record or (lambda rec: None))
+        out.trace = collect_trace(trace_dir, out) if trace_dir else None
+    out.warnings += notes
+    tag_records(out.results, out.meta, emulates_nodes(spec.args))
+    mark_spread(out.results)
+    return out
+
+
 class Session:
     """The launches of one run: each is executed, its records checked for spread and stored,
     and kept (with its spec) so that headline points can be measured again."""
@@ -91,21 +112,13 @@ class Session:
 
     def launch(self, spec: LaunchSpec, remeasure: Optional[int] = None) -> Outcome:
         self.index += 1
-        env = dict(spec.env)
-        argv = [str(paths.binary(spec.binary))] + spec.args
-        with tracing(spec.trace, env) as trace_dir:
-            command, notes = launch_command(self.launcher, self.place, spec.nranks, argv,
-                                            spec.bind, env)
-            self.display.start(self.index, spec.label, spec.expected_results)
-            out = execute(command, env, self.clock.cap(self.timeout_s or spec.timeout_s), now(),
-                          on_record=self.display.advance)
-            trace = collect_trace(trace_dir, out) if trace_dir else None
-        out.warnings += notes
-        tag_records(out.results, out.meta, emulates_nodes(spec.args))
-        mark_spread(out.results)
+        self.display.start(self.index, spec.label, spec.expected_results)
+        out = run_launch(self.launcher, spec, self.timeout_s or spec.timeout_s, self.place,
+                         self.clock, self.display.advance)
         for rec in out.results if remeasure else ():
             rec["remeasured"] = remeasure
-        self.store.add_launch(self.run_id, _launch_record(spec, out), out.results, trace)
+        self.store.add_launch(self.run_id, launch_record(spec, out), out.results, out.trace)
+        out.trace = None                   # stored: not kept with the run's outcomes
         self.display.finish(self.index, spec.label, out.status, out.elapsed_s, len(out.results),
                             out.message)
         self.done.append((spec, out))
@@ -141,7 +154,7 @@ def remeasure(session: Session, pick, result: "RunResult") -> str:
         todo = _to_remeasure(session, pick)
         session.display.total += len(todo)
         for spec in todo:
-            if jobtime.no_room(session.clock, spec):
+            if no_room(session.clock, spec):
                 return "ok"            # no time left in the job: the first measurements stand
             out = session.launch(spec, remeasure=attempt)
             result.remeasured += 1

@@ -13,9 +13,10 @@ description's `latency` between two nearest nodes:
   latency / 2 each."""
 from __future__ import annotations
 
-from typing import Callable, Dict, List
+from typing import TYPE_CHECKING, Callable, Dict, List
 
-from hpceval.simulate.platform import Description
+if TYPE_CHECKING:                  # platform.py reads TOPOLOGIES: no import back at run time
+    from hpceval.simulate.platform import Description
 
 HEADER = ("<?xml version='1.0'?>\n"
           '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'

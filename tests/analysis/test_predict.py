@@ -88,6 +88,20 @@ def test_sweep_by_hand():
                                        "convergence sum": 1.008})
 
 
+def test_evh1_by_hand():
+    m = machine(rec("evh1", "step_time", 2048.0, nx=8, ny=8, nz=8, P=1, Q=1, problem="blast",
+                    axis="", transpose="alltoallv", scaling="strong"))
+    am = model("evh1")
+    one, two = predict(am, read_options(am, {"grid": "8x8x8", "transpose": "pairwise"}), [1, 2], m)
+    assert one.parts == {"sweeps": pytest.approx(2048.0), "transposes": 0.0, "time step": 0.0}
+    # 4 us a zone; 2x1 or 1x2: the largest box 256 zones (1024 us); one transpose over 2 ranks
+    # of one 40 B x 256 / 2 = 5120 B block, message(5120) = 6.12 us; a modelled allreduce 1.008
+    assert two.parts == pytest.approx({"sweeps": 1024.0, "transposes": 6.12, "time step": 1.008})
+    assert one.measured is None        # the record's transpose is alltoallv, not pairwise
+    with pytest.raises(Exception, match="more than the problem can be split into|cannot be split"):
+        predict(am, read_options(am, {"grid": "2x2x2"}), [16], m)
+
+
 def test_montecarlo_by_hand():
     m = machine(rec("montecarlo", "history_time", 500.0, cycles=10, particles=1000, chunk=100,
                     geometry="slab", workers=0))

@@ -41,7 +41,7 @@ def pairs(bindir):
 def test_every_parameter_fits_its_option(bindir):
     wrong = []
     for name, p, (lo, hi, words) in pairs(bindir):
-        if lo is not None and p.kind in ("int", "float", "size", "sizes", "floats"):
+        if lo is not None and p.kind in ("int", "float", "size", "sizes", "floats", "ints"):
             lo, hi = float(lo), float(hi)
             least = lo if (name, p.name) not in ZERO_IS_OFF else 0
             if p.min is None or p.max is None or p.min < least or p.max > hi:

@@ -1,7 +1,8 @@
-"""A whole benchmark added as ONE catalog module, with no other edit: a toy that runs the
-ping-pong binary at two fixed sizes, written into a directory named in HPCEVAL_CATALOG_PATH.
-Its plan, its machine-card row, its headline row, its figure and its table are all in that
-module (docs/architecture.md, "Adding a benchmark"); `hpceval list`, `run`, `show` and `report`
+"""A whole benchmark added as ONE catalog module and its views, with no other edit: a toy that
+runs the ping-pong binary at two fixed sizes, written into a directory named in
+HPCEVAL_CATALOG_PATH. Its plan is its declaration (bench_toy.py); its machine-card row, its
+headline row, its figure and its table are its views (views_toy.py), which the catalog does not
+import (docs/architecture.md, "Adding a benchmark"); `hpceval list`, `run`, `show` and `report`
 pick them up. (The C half, one .c file built with no Makefile edit, is tested in tests/csrc.)"""
 from __future__ import annotations
 
@@ -26,44 +27,47 @@ TOY = textwrap.dedent('''
 
     register_benchmark(Benchmark("toy", "toys", "a toy: ping-pong at two fixed sizes", (),
                                  _plan, ranks="2"))
+''')
 
 
-    def card_rows():
-        from hpceval.analysis.card import CardRow, Cell
-        from hpceval.analysis.headlines import select, value
-
-        def get(run):
-            recs = select(run.get("records") or [], "pingpong", "latency", bytes=4096)
-            return Cell(value(recs[0]), "4 KiB messages", recs[0]) if recs else None
-        return [CardRow("Toy section", "Toy latency at 4 KiB", "us", get)]
-
-
-    def headline_rows():
-        from hpceval.analysis.headlines import Headline, at, curve_point
-        return [Headline(curve_point("Toy headline, {}", "pingpong", "latency", "bytes",
-                                     at(4096, "nearest")), order=5)]
+# Its views, beside it: card row, headline row, figure and table (hpceval/views, registered on
+# import; a directory of HPCEVAL_CATALOG_PATH holds them as views_*.py).
+TOY_VIEWS = textwrap.dedent('''
+    """toy's views: a card row, a headline row, a figure and a table."""
+    from hpceval.analysis.card import CardRow, Cell, register_card_row
+    from hpceval.analysis.headlines import (Headline, at, curve_point, register_headline,
+                                            select, value)
+    from hpceval.views.data import records
+    from hpceval.views.registry import FigureSpec, Table, TableSpec, register
 
 
-    def figures():
-        from hpceval.report.data import records, value
-        from hpceval.report.figures import FigureSpec, _figure
-        from hpceval.report.tables import Table, TableSpec
+    def get(run):
+        recs = select(run.get("records") or [], "pingpong", "latency", bytes=4096)
+        return Cell(value(recs[0]), "4 KiB messages", recs[0]) if recs else None
 
-        def toy_bars(runs):
-            recs = [r for run in runs for r in records(run, "pingpong", "latency")]
-            if not recs:
-                return None
-            fig = _figure()
-            ax = fig.add_subplot()
-            ax.bar([str(r["params"]["bytes"]) for r in recs], [value(r) for r in recs])
-            return fig
 
-        def toy_table(run):
-            recs = records(run, "pingpong", "latency")
-            return Table(["bytes", "latency"], [[r["params"]["bytes"], value(r)] for r in recs],
-                         "toy note") if recs else None
-        return [FigureSpec("Toy section", "Toy figure: latency by size", toy_bars, "pingpong"),
-                TableSpec("Toy section", "Toy table of latencies", toy_table)]
+    def toy_bars(runs):
+        from hpceval.views.plot import new_figure     # matplotlib: only when the report draws
+        recs = [r for run in runs for r in records(run, "pingpong", "latency")]
+        if not recs:
+            return None
+        fig = new_figure()
+        ax = fig.add_subplot()
+        ax.bar([str(r["params"]["bytes"]) for r in recs], [value(r) for r in recs])
+        return fig
+
+
+    def toy_table(run):
+        recs = records(run, "pingpong", "latency")
+        return Table(["bytes", "latency"], [[r["params"]["bytes"], value(r)] for r in recs],
+                     "toy note") if recs else None
+
+
+    register_card_row(CardRow("Toy section", "Toy latency at 4 KiB", "us", get))
+    register_headline(Headline(curve_point("Toy headline, {}", "pingpong", "latency", "bytes",
+                                           at(4096, "nearest")), order=5))
+    register(FigureSpec("Toy section", "Toy figure: latency by size", toy_bars, "pingpong"))
+    register(TableSpec("Toy section", "Toy table of latencies", toy_table))
 ''')
 
 
@@ -72,6 +76,7 @@ def toy(tmp_path_factory, bindir):
     d = tmp_path_factory.mktemp("toy")
     (d / "catalog").mkdir()
     (d / "catalog" / "bench_toy.py").write_text(TOY)
+    (d / "catalog" / "views_toy.py").write_text(TOY_VIEWS)
     cli = CLI(d / "r.sqlite")
     env = {"HPCEVAL_CATALOG_PATH": str(d / "catalog")}
     p = cli("run", "toy", "--no-remeasure", "--llc", "reported", env=env)

@@ -70,6 +70,8 @@ def hostile(seeded, tmp_path):
     (["--np", "100000"], "100000 ranks: refused, more than 64 ranks per core"),
     (["--np", "-1"], "need at least 1 rank"),
     (["--np", "1e9"], "invalid int value"),
+    (["--tag", "\x1b[2Jgone"], "holds control characters"),
+    (["--tag", ""], "a tag is 1-100 characters"),
 ])
 def test_run_refuses_before_launching(hostile, args, message):
     hostile("run", "pingpong", *args, message=message)
@@ -236,6 +238,16 @@ def _set(where, key, value):
 ])
 def test_import_checks_meaning(hostile, change, message):
     hostile("import", _mangled(hostile, change), message=message)
+
+
+def test_imported_tags_print_without_their_control_characters(hostile):
+    path = _mangled(hostile, _set("run", "tags", ["\x1b[2J\x1b[31mred"]))
+    p = hostile.cli("import", path)
+    assert p.returncode == 0, p.stderr
+    uuid = json.loads(open(path).read())[0]["uuid"]
+    for args in (["runs"], ["show", uuid]):
+        out = hostile.cli(*args).stdout
+        assert "\x1b" not in out and "red" in out, out
 
 
 def test_import_negative_latency(hostile):

@@ -16,10 +16,15 @@ def regressed(tmp_path_factory, bindir):
     p = real("run", "pingpong", *FAST, "--set", "refine=0", "--set", "sizes=8,1K")
     assert p.returncode == 0, p.stderr
     run = json.loads(real("export", "1").stdout)[0]
-    # Points this short may not converge, and an unconverged point is "not comparable": the
-    # regression this test needs would then not be judged (a flake seen in a full run).
+    # Points this short may not converge, and on a busy machine may be disturbed or spread
+    # over 100x (a CI of 0.4-257 us at 8 B); each hides the regression this test needs (flakes
+    # seen in full runs). This test is about the JUnit file: the measured medians are kept,
+    # the spread made tight.
     for r in run["records"]:
-        r["converged"] = True
+        r["converged"], r["disturbed"] = True, False
+        med = r["stats"]["median"]
+        r["stats"].update(min=med * 0.99, ci_low=med * 0.99, mean=med, ci_high=med * 1.01,
+                          max=med * 1.01)
     slow = json.loads(json.dumps(run))
     slow["uuid"] = "0000aaaa-bbbb-cccc-dddd-eeeeffff0001"
     slow["started"] = "2999-01-01T00:00:00+00:00"

@@ -50,7 +50,7 @@ def test_psst_on_two_ranks(tmp_path, bindir):
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["pop"], "tune pop: one of barotropic, psst"),
+    (["pop"], "tune pop: one of barotropic, dense, evh1, psst"),
     (["psst", "--np", "2", "--ranks", "1,2"], "two ways"),
     (["psst", "--np", "0"], "--np 0"),
     (["psst", "-o", "/nonexistent/dir/t.json"], "directory /nonexistent/dir does not exist"),
@@ -59,3 +59,17 @@ def test_bad_input(tmp_path, args, msg):
     p = CLI(tmp_path / "r.sqlite")("tune", *args)
     assert p.returncode == 2 and msg in one_line_error(p.stderr), p.stderr
 
+
+
+def test_dense_block_size_and_grid(tmp_path, bindir):
+    """`hpceval tune dense`: every process grid and NB 32, 64, 128 of one order; the best NB
+    and grid per kind, order and rank count (hpceval/analysis/tune.py's dense entry)."""
+    cli = CLI(tmp_path / "r.sqlite")
+    out = tmp_path / "dense.json"
+    p = cli("tune", "dense", "--np", "2", "-o", str(out), "--set", "dense.n=300",
+            "--set", "min-reps=3", "--set", "max-reps=3", "--set", "warmup=0", timeout=300)
+    assert p.returncode == 0, p.stderr
+    [row] = json.loads(out.read_text())["rows"]
+    assert row["problem"] == {"kind": "complex", "n": 300} and row["ranks"] == 2
+    assert row["candidates"] == 6                      # NB 32, 64, 128 x grids 1x2, 2x1
+    assert row["best_name"] == f"NB {row['best']['nb']} {row['best']['P']}x{row['best']['Q']}"

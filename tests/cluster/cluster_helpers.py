@@ -17,6 +17,9 @@ from hpceval.vcluster.net import end_processes
 VCLUSTER = ROOT / "scripts" / "vcluster"
 AGENT = ROOT / "scripts" / "vcluster-ssh"
 MPICH_BIN = ROOT / "build-mpich" / "bin"
+# The launchers from node1, with the virtual cluster's ssh agent.
+OPENMPI = ["mpirun", "--mca", "plm_rsh_agent", str(AGENT)]
+MPICH = ["mpiexec.mpich", "-launcher", "ssh", "-launcher-exec", str(AGENT)]
 # Hydra hangs when its launcher fails: every MPI launch runs under this limit.
 LAUNCH_TIMEOUT = 60
 # How long a program may take to exit after its last record. Debian 12's UCX 1.13 often hangs in
@@ -99,3 +102,12 @@ def pingpong_8b(vc: VCluster, launch: Sequence[str], bindir: Path) -> Dict:
     meta = run.first("meta")
     return {"hosts": meta["hosts"], "cpus": meta["cpus"], "us": lat["stats"]["min"],
             "median_us": lat["stats"]["median"], "run": run}
+
+
+def check_exit(name: str, run: Launch) -> None:
+    """Open MPI must exit cleanly; MPICH may hang in MPI_Finalize over TCP (UCX 1.13's bug,
+    openucx/ucx#8738, docs/vcluster.md), which is reported rather than failed."""
+    if run.hung_in_finalize and name == "mpich":
+        print(f"{name}: hung in MPI_Finalize after its records (UCX TCP bug); ended by the test")
+        return
+    assert run.returncode == 0 and not run.hung_in_finalize, (name, run.returncode)

@@ -7,11 +7,9 @@ import shutil
 
 import pytest
 
-from cluster_helpers import AGENT, MPICH_BIN, Launch, launch_benchmark, pingpong_8b
+from cluster_helpers import MPICH, MPICH_BIN, OPENMPI, launch_benchmark, pingpong_8b
+from cluster_helpers import check_exit as _check_exit
 from helpers import BIN
-
-OPENMPI = ["mpirun", "--mca", "plm_rsh_agent", str(AGENT)]
-MPICH = ["mpiexec.mpich", "-launcher", "ssh", "-launcher-exec", str(AGENT)]
 # (launcher words, host-list option, binaries, the plain launcher and its bind-to-core option);
 # the agent options are also in each node's environment, so the latency runs leave them out as a
 # user would.
@@ -30,15 +28,6 @@ def stack(request):
         pytest.fail(f"{bindir}/hpceval-pingpong is not built: run 'make build build-mpich' "
                     "(make test does)")
     return request.param, launch, host_opt, bindir, plain, bind
-
-
-def _check_exit(name: str, run: Launch) -> None:
-    """Open MPI must exit cleanly; MPICH may hang in MPI_Finalize over TCP (UCX 1.13's bug,
-    openucx/ucx#8738, docs/vcluster.md), which is reported rather than failed."""
-    if run.hung_in_finalize and name == "mpich":
-        print(f"{name}: hung in MPI_Finalize after its records (UCX TCP bug); ended by the test")
-        return
-    assert run.returncode == 0 and not run.hung_in_finalize, (name, run.returncode)
 
 
 def test_four_ranks_two_per_node(cluster, stack):

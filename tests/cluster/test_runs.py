@@ -16,7 +16,7 @@ import pytest
 from cluster_helpers import MPICH_BIN, VCLUSTER, VCluster
 from helpers import BIN, ROOT, one_line_error
 from hpceval.analysis.card import machine_card
-from hpceval.report.figures_comm import distance_map
+from hpceval.views.figures_comm import distance_map
 from hpceval.store import Store
 from hpceval.vcluster.net import ns_pids
 

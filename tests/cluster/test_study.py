@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from test_runs import assert_nothing_left, bindir, db, finish, hpceval_on_node1, stored_run  # noqa: F401
-from hpceval.report.figures_scaling import scaling_figure
+from hpceval.views.figures_scaling import scaling_figure
 
 BUDGET = "45s"        # `--budget 2m` by hand: docs/study.md
 

@@ -9,7 +9,6 @@ csrc/harness/batch.h). k itself hardly moves the result: interleaved in one laun
 each at k = 16 and 32 gave 2.90 and 2.88 us (a busy machine, 16 KiB). The flip followed the
 launch's speed (a slower launch calibrates a smaller k) rather than causing it; what remains
 is the machine's own state between launches, which this bound is about."""
-import os
 
 import pytest
 import statistics
@@ -37,8 +36,7 @@ def measure_clean(bindir, tries: int = 4) -> dict:
     return rec
 
 
-@pytest.mark.skipif(os.environ.get("HPCEVAL_TIMING_TESTS") != "1",
-                    reason="flaky on this machine (#25, open): run with HPCEVAL_TIMING_TESTS=1")
+@pytest.mark.timing
 def test_one_point_measured_five_times_agrees_within_twenty_percent(bindir):
     recs = [measure_clean(bindir) for _ in range(5)]
     runs = [(r["stats"]["median"], r["round_trips_per_sample"], r["disturbed"]) for r in recs]

@@ -1,7 +1,6 @@
 """Protocol switches found by the ping-pong's adaptive refinement (csrc/comm/lib/refine.c),
 with two eager limits of Open MPI's shared-memory transport: the SP2 study's test, which the
 old fixed grid put one grid point late (or, with a 16 KiB limit, at 2-4 KiB)."""
-import os
 import subprocess
 
 import pytest
@@ -30,8 +29,7 @@ def _brackets(tmp_path, limit: int, attempt: int):
     return [(s.n_before, s.n_after) for s in switches(run)]
 
 
-@pytest.mark.skipif(os.environ.get("HPCEVAL_TIMING_TESTS") != "1",
-                    reason="flaky on this machine (#25, open): run with HPCEVAL_TIMING_TESTS=1")
+@pytest.mark.timing
 @pytest.mark.skipif(not _openmpi(), reason="the eager limit is set through Open MPI's vader BTL")
 @pytest.mark.parametrize("limit", [4096, 16384])
 def test_the_eager_limit_is_bracketed_to_16_bytes(tmp_path, bindir, limit):

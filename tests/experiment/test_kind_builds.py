@@ -50,6 +50,17 @@ def test_reference_blas_is_linked_and_runs(cli, bindir, data, tmp_path):
     (run,) = cli.export("latest")
     assert run["settings"]["build"] == str(sst.parent)
     assert "libblas.so.3" in run["fingerprint"]["compiler"]["blas"]
+    # the dense solve (ScaLAPACK, which calls the BLAS) runs the variant's BLAS too: the
+    # executable's RPATH resolves ScaLAPACK's own libblas.so.3 to the reference one
+    p = cli("experiment", "builds", "dense", "--variants", "gcc-native,refblas", "--rounds", "1",
+            "--np", "1", "--set", "dense.n=200", "--set", "dense.nb=32", *QUICK[2:], env=data,
+            timeout=600)
+    assert p.returncode == 0, p.stderr
+    dense = sst.parent / "hpceval-dense"
+    libs = subprocess.run(["ldd", str(dense)], capture_output=True, text=True).stdout
+    assert "/blas/libblas.so.3" in libs and "scalapack" in libs and "openblas" not in libs, libs
+    (run,) = cli.export("latest")
+    assert {r["params"]["kind"] for r in run["records"] if r["metric"] == "gflops"} == {"complex"}
 
 
 @pytest.mark.parametrize("args,says", [

@@ -30,3 +30,21 @@ def mpirun(name, np_, *args, timeout=60):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                        stdin=subprocess.DEVNULL)
     return p, [parse_record(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]
+
+
+def assert_check_fails(p, recs, msg):
+    """A verification that failed: exit 1, one error record saying msg, no result."""
+    assert p.returncode == 1, p.stderr
+    [err] = [r for r in recs if r["type"] == "error"]
+    assert msg in err["message"]
+    assert not [r for r in recs if r["type"] == "result"]
+
+
+def assert_usage_error(p, msg, alone):
+    """A bad option: exit 2, the reason on the first line of stderr; a binary run alone (no
+    mpirun, which adds its own report after it) says that one line only."""
+    assert p.returncode == 2
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    assert msg in lines[0], p.stderr
+    if alone:
+        assert len(lines) == 1, p.stderr

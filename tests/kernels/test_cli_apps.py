@@ -63,7 +63,7 @@ def test_strong_scaling_feeds_the_overhead_breakdown(cli):
     master tracking alone); the efficiency of montecarlo's workers (against one worker) is drawn
     from the same run."""
     from hpceval.analysis.scaling import overhead_rows, strong_scaling
-    from hpceval.catalog.bench_montecarlo import _efficiency
+    from hpceval.views.figures_montecarlo import _efficiency
     p = cli("run", "hydro", "sweep", "montecarlo", *FAST, "--set", "ranks=1,2",
             "--set", "hydro.grid=24x8x8", "--set", "hydro.steps=2", "--set", "sweep.grid=12x12x12",
             "--set", "sweep.sn=4", "--set", "montecarlo.particles=4000",

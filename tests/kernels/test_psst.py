@@ -135,7 +135,7 @@ def test_psst_rank_sweep_overhead_breakdown(cli):
     """ranks=1,2: the report's CCM/MP-2D breakdown of the spectral model closes, and counts the
     replicated spectral update of a 2x1 grid as duplicated work."""
     from hpceval.analysis.scaling import overhead_rows, record_breakdown, baseline_of
-    from hpceval.report.figures import FIGURES, make_figure
+    from hpceval.report import FIGURES, make_figure
     p = cli("run", "psst", "--set", "ranks=1,2", "--set", "truncation=10", "--set", "levels=2",
             "--set", "mappings=row", "--set", "sums=allreduce", "--set", "transposes=alltoallv",
             "--set", "days=0.2", "--set", "budget=0.05", "--set", "min-reps=3", "--set",

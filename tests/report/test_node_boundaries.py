@@ -1,5 +1,5 @@
 """The distance map's node boundaries: a line wherever consecutive ranks sit on different nodes."""
-from hpceval.report.figures_comm import node_boundaries
+from hpceval.views.figures_comm import node_boundaries
 
 
 def test_lines_between_node_blocks():

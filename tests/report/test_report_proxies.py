@@ -12,10 +12,11 @@ from matplotlib.figure import Figure
 
 from hpceval.analysis.scaling import CLOSURE_TOL, overhead_rows
 from hpceval.report import TABLES, render_report, write_report
-from hpceval.report import figures_proxies as fp
-from hpceval.report.data import fmt_num
-from hpceval.report import figures_trace as ft
-from hpceval.report.figures import make_figure, to_svg, FIGURES
+from hpceval.views import figures_proxies as fp
+from hpceval.views.data import fmt_num
+from hpceval.views import figures_trace as ft
+from hpceval.report import FIGURES
+from hpceval.views.plot import make_figure, to_svg
 from proxy_runs import GRIDS, VARIANTS, make_run, solver_model, stats
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""The study's figures against processor count (hpceval/report/figures_scaling.py): a real
+"""The study's figures against processor count (hpceval/views/figures_scaling.py): a real
 ladder run of two proxies; the best variant per rung and its margin; two runs on one axis."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from helpers import CLI, FAST
 from hpceval.analysis.scaling import best_per_rung
-from hpceval.report.figures_scaling import best_table, scaling_figure
+from hpceval.views.figures_scaling import best_table, scaling_figure
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -17,17 +18,22 @@ from helpers import BIN
 PINGPONG = str(BIN / "hpceval-pingpong")
 
 
+# Each test's hung launch carries a token of its own in its environment (mpirun hands it to the
+# ranks): another test's launch on the other worker of `make test` is not this test's.
+TOKEN = f"HPCEVAL_TEST_TOKEN={uuid.uuid4()}".encode()
+
+
 def _ours() -> list:
-    """PIDs of processes running this checkout's pingpong binary (mpirun and the ranks)."""
+    """PIDs of this test session's hung pingpong processes (mpirun and the ranks)."""
     found = []
     for d in Path("/proc").iterdir():
         if not d.name.isdigit() or int(d.name) == os.getpid():
             continue
         try:
-            cmdline = (d / "cmdline").read_bytes()
+            cmdline, environ = (d / "cmdline").read_bytes(), (d / "environ").read_bytes()
         except OSError:
             continue
-        if PINGPONG.encode() in cmdline and b"hang" in cmdline:
+        if PINGPONG.encode() in cmdline and TOKEN in environ.split(b"\0"):
             found.append(int(d.name))
     return found
 
@@ -44,11 +50,11 @@ def _wait_for(cond, limit_s: float) -> bool:
 @pytest.fixture
 def hung_run(cli, bindir):
     """A driver whose launch hangs (the last rank sleeps); yields it once the ranks run."""
-    assert not _ours(), "a hung pingpong from elsewhere is running"
+    assert not _ours(), "an earlier test's hung pingpong is still running"
     driver = subprocess.Popen(
         [*cli.argv(), "run", "pingpong", "--set", "inject=hang", "--set", "sizes=8",
          "--set", "budget=0.05", "--timeout", "120"],
-        env=cli.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=cli.env(dict([TOKEN.decode().split("=", 1)])), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         start_new_session=True)     # the test's own signals stay away from it
     try:
         assert _wait_for(lambda: len(_ours()) >= 3, 30), "mpirun and 2 ranks did not start"

@@ -68,8 +68,9 @@ def test_simulated_allocation(tmp_path, monkeypatch):
     assert alloc["nodes"] == 8 and alloc["ppn"] == 4 and alloc["cores_per_node"] == 4
     assert alloc["memory_bytes"] == 64 << 30
     from hpceval.runner import plan_context
-    ctx = plan_context(None, session.placement(json.loads((where / "simulation.json")
-                                                           .read_text()), None))
+    from hpceval.runner.placement import Placement
+    ctx = plan_context(None, Placement(*session.placement(
+        json.loads((where / "simulation.json").read_text()), None)))
     assert (ctx.nodes, ctx.ppn, ctx.nranks, ctx.cores) == (8, 4, 32, 4)
 
 

@@ -7,13 +7,11 @@
  * always the sweep's normal velocity.
  */
 #include "hydro_scheme.h"
+#include "sqrt_row.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __AVX__
-#include <immintrin.h>
-#endif
 
 /* Row buffers (HY_NV rows each): primitives of three rows (a ring), predicted minus/plus
  * states, fluxes of two rows, scratch. */
@@ -159,19 +157,6 @@ static void predict_row(int len, double hh, double gamma, double *const l[HY_NV]
     }
 }
 
-/* x = sqrt(x) over a row. The build keeps errno for sqrt (no -fno-math-errno), which stops
- * the compiler from vectorizing any loop that calls it; the instructions set no errno. */
-static void sqrt_row(int len, double *restrict x)
-{
-    int i = 0;
-#ifdef __AVX__
-    for (; i + 4 <= len; i += 4)
-        _mm256_storeu_pd(x + i, _mm256_sqrt_pd(_mm256_loadu_pd(x + i)));
-#endif
-    for (; i < len; i++)
-        x[i] = sqrt(x[i]);
-}
-
 /* HLLC fluxes over one row of faces, left states wl, right states wr (Davis wave speeds);
  * c holds 2 rows of scratch for the sound speeds. Branch-free form: the side of the contact
  * S* picks the state K, and F = F(K) + S'_K (U*_K - U_K) with S'_L = min(S_L, 0), S'_R =
@@ -189,8 +174,8 @@ static void hllc_row(int len, double gamma, double *const wl[HY_NV], double *con
         cl[i] = gamma * pl[i] / rl[i];
         cr[i] = gamma * pr[i] / rr[i];
     }
-    sqrt_row(len, cl);
-    sqrt_row(len, cr);
+    hpc_sqrt_row(len, cl);
+    hpc_sqrt_row(len, cr);
 #pragma GCC ivdep
     for (int i = 0; i < len; i++) {
         double sl = lesser(ul[i] - cl[i], ur[i] - cr[i]), sr = greater(ul[i] + cl[i], ur[i] + cr[i]);
@@ -339,7 +324,7 @@ void hy_step(hy_block *b, double dt, int parity)
     }
 }
 
-/* 22 flops a cell; row by row as the sweeps, the square roots in sqrt_row. */
+/* 22 flops a cell; row by row as the sweeps, the square roots in hpc_sqrt_row. */
 double hy_max_rate(const hy_block *b)
 {
     double g = b->gamma, ih0 = 1 / b->h[0], ih1 = 1 / b->h[1], ih2 = 1 / b->h[2], m = 0;
@@ -359,7 +344,7 @@ double hy_max_rate(const hy_block *b)
                 av[i] = fabs(vy);
                 aw[i] = fabs(vz);
             }
-            sqrt_row(b->n[0], c);
+            hpc_sqrt_row(b->n[0], c);
             for (int i = 0; i < b->n[0]; i++) {
                 double x = greater(greater((au[i] + c[i]) * ih0, (av[i] + c[i]) * ih1),
                                    (aw[i] + c[i]) * ih2);

@@ -1,0 +1,179 @@
+"""evh1: the EVH1-like hydrodynamics proxy of the IBM p690 talk (docs/apps_evh1.md): directional
+operator splitting, a Lagrangian PPM sweep and a remap per axis, the domain in pencils with a
+transpose of the decomposition between sweeps (MPI_Alltoallv as EVH1, a pairwise exchange, or
+MPI_Alltoallw of subarray datatypes). Zones per second per rank and the transposes' share of the
+time, per variant and rank count (weak and strong scaling)."""
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Tuple
+
+from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
+                                    int_tuple, launch_timeout, rank_counts, repetition_args,
+                                    spec_arg, words)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Tunes,
+                                      register_benchmark,
+                                      register_study)
+from hpceval.errors import UsageError
+
+BENCH = "evh1"
+METRICS = 4                 # step_time, zone_rate, zone_rate_per_rank, transpose_share a point
+VARIANTS = ("alltoallv", "pairwise", "alltoallw")
+BYTES_PER_ZONE = 8 * 5 * 4  # 5 fields in 4 buffers (state, spare, packed send and receive)
+MIN_RATE = 2e4              # zone updates per second per rank, pessimistic (time limit)
+TYPICAL_RATE = 1e6          # this machine's: 1.1 M zones/s on one rank, loaded (docs/apps_evh1.md)
+SOD_STEPS_PER_ZONE = 0.6    # Sod's check run to t = 0.2 takes 0.55 steps per zone of the tube
+MAX_BOX = 1 << 24           # the binary's bound on a rank's largest box (csrc/kernels/evh1.c)
+CHECK_STEPS = 100           # the blast's check run at most (EV_CHECK_STEPS, lib/evh1_check.h)
+
+
+def dims2(n: int) -> Tuple[int, int]:
+    """MPI_Dims_create(n, 2): the most nearly square P x Q = n, P >= Q."""
+    q = max(d for d in range(1, math.isqrt(n) + 1) if n % d == 0)
+    return n // q, q
+
+
+def _pgrid(v: Dict[str, Any], n: int) -> Tuple[int, int]:
+    text = str(v["npe"]).strip()
+    if not text:
+        return dims2(n)
+    p, q = int_tuple(text, "npe", "PxQ", 2)
+    if p * q != n:
+        raise UsageError(f"evh1: --set npe={text} does not fit {n} ranks (P Q = ranks)")
+    return p, q
+
+
+def _grids(v: Dict[str, Any]) -> Tuple[str, List[tuple]]:
+    """('--grid', global grids) for strong scaling, else ('--zones', zones per rank)."""
+    key = "grid" if str(v["grid"]).strip() else "zones"
+    return f"--{key}", [int_tuple(g, key, "NXxNYxNZ", 3)
+                        for g in dict.fromkeys(words(v[key], None, key))]
+
+
+def weak_factors(n: int) -> Tuple[int, int, int]:
+    """f0 >= f1 >= f2, f0 f1 f2 = n: each prime factor of n, largest first, multiplies the
+    smallest factor so far (csrc/kernels/evh1.c weak_factors() is the same)."""
+    primes, d = [], 2
+    while n > 1:
+        while n % d == 0:
+            primes.append(d)
+            n //= d
+        d += 1
+    f = [1, 1, 1]
+    for prime in reversed(primes):
+        f[f.index(min(f))] *= prime
+    return tuple(sorted(f, reverse=True))
+
+
+def global_grid(opt: str, g: tuple, nranks: int) -> tuple:
+    """The global grid of a point: given (strong), or the zones per rank times the rank
+    count's most even three factors (weak: every axis grows, so the pencils fit)."""
+    return g if opt == "--grid" else tuple(a * f for a, f in zip(g, weak_factors(nranks)))
+
+
+def largest_box(n: tuple, p: int, q: int) -> int:
+    """Zones of a rank's largest pencil box over the three layouts (csrc/kernels/evh1.c)."""
+    c = lambda a, k: -(-a // k)  # noqa: E731 - ceiling division
+    return max(n[0] * c(n[1], p) * c(n[2], q), c(n[0], p) * n[1] * c(n[2], q),
+               c(n[0], p) * c(n[1], q) * n[2])
+
+
+def _fits(n: tuple, p: int, q: int, label: str) -> int:
+    if p > min(n[0], n[1]) or q > min(n[1], n[2]):
+        raise UsageError(f"{label}: a {'x'.join(map(str, n))} grid on {p}x{q} ranks leaves a "
+                         "rank without zones (P at most nx and ny, Q at most ny and nz)")
+    box = largest_box(n, p, q)
+    if box > MAX_BOX:
+        raise UsageError(f"{label}: {box} zones on a rank, more than the binary's {MAX_BOX}")
+    return box
+
+
+def _check_steps(v: Dict[str, Any], n: tuple) -> float:
+    """Steps of the check run: the blast's --steps (at most CHECK_STEPS), or Sod's run to
+    t = 0.2."""
+    if v["problem"] == "blast":
+        return float(min(int(v["steps"]), CHECK_STEPS))
+    return SOD_STEPS_PER_ZONE * n["xyz".index(v["axis"])]
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    opt, grids = _grids(v)
+    variants = words(v["transposes"], VARIANTS, "transposes", all_ok=True)
+    fixed = ([opt, ",".join("x".join(map(str, g)) for g in grids),
+              "--transposes", ",".join(variants), "--problem", v["problem"], "--axis", v["axis"]]
+             + [a for name in ("steps", "gamma", "cfl", "l1-bound")
+                for a in b.param(name).to_arg(v[name])] + repetition_args(b, v))
+    points = len(grids) * len(variants)
+    specs = []
+    for n in rank_counts(v["ranks"], ctx):
+        p, q = _pgrid(v, n)
+        label = f"evh1 np={n}"
+        sizes = [global_grid(opt, g, n) for g in grids]
+        box = max(_fits(s, p, q, label) for s in sizes)
+        check_memory(ctx.ranks_per_node(n) * BYTES_PER_ZONE * box, ctx, label)
+        per_rank = max(s[0] * s[1] * s[2] for s in sizes) / n
+        step_s = per_rank / MIN_RATE
+        checks_s = sum(_check_steps(v, s) for s in sizes) * len(variants) * step_s
+        sample_s = step_s * int(v["steps"])
+        specs.append(LaunchSpec(
+            b.name, f"{label} {fixed[1]}{'/rank' if opt == '--zones' else ''} {v['problem']} "
+            f"{','.join(variants)}", "evh1", fixed + ["--npe", f"{p}x{q}"], n, "core",
+            expected_results=METRICS * points,
+            estimate_s=expected_seconds(v, points, sample_s * MIN_RATE / TYPICAL_RATE)
+            + checks_s * MIN_RATE / TYPICAL_RATE,
+            timeout_s=launch_timeout(v, points) + checks_s
+            + 3.0 * (int(v["warmup"]) + 3) * sample_s * points))
+    return specs
+
+
+def _memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    """BYTES_PER_ZONE for every zone of the largest box a rank holds."""
+    p, q = int_tuple(spec_arg(spec, "--npe"), "npe", "PxQ", 2)
+    opt = "--grid" if spec_arg(spec, "--grid") else "--zones"
+    box = max(largest_box(global_grid(opt, int_tuple(g, opt[2:], "NXxNYxNZ", 3), spec.nranks),
+                          p, q)
+              for g in spec_arg(spec, opt).split(","))
+    return BYTES_PER_ZONE * box + harness_bytes(v)
+
+
+register_benchmark(Benchmark(
+    BENCH, "proxies",
+    "EVH1-like gas dynamics (IBM p690 talk): directional splitting, 1-D Lagrangian PPM sweeps "
+    "with a remap to the fixed grid in x, y, z, the domain in pencils transposed between sweeps "
+    "(MPI_Alltoallv, pairwise, MPI_Alltoallw datatypes); zones/s per rank and the transposes' "
+    "share; Sod along each axis against the exact solution, a blast's symmetry and conservation",
+    (Param("zones", "str", "32x32x32", "zones per rank NXxNYxNZ, comma-separated (weak scaling: "
+           "the global grid NX f0 x NY f1 x NZ f2, f the rank count's most even factors)"),
+     Param("grid", "str", "", "global grids NXxNYxNZ (strong scaling; replaces zones)"),
+     Param("npe", "str", "", "process grid PxQ (empty: MPI_Dims_create's)"),
+     Param("transposes", "str", ",".join(VARIANTS), "transpose variants: alltoallv, pairwise, "
+           "alltoallw (comma list, or all)"),
+     Param("problem", "choice", "blast", "blast: symmetry and conservation checked; sod: shock "
+           "tube along axis, checked against the exact solution", choices=("blast", "sod")),
+     Param("axis", "choice", "x", "sod's tube axis", choices=("x", "y", "z")),
+     Param("steps", "int", 10, "time steps per sample (and of the blast's check run, at most "
+           "100)", 1, 1_000_000),
+     Param("gamma", "float", 1.4, "ratio of specific heats", 1.0001, 10.0),
+     Param("cfl", "float", 0.8, "Courant number", 0.01, 0.99),
+     Param("l1-bound", "float", 0.0, "largest L1 density error of sod (0: the default bound)",
+           0.0, 10.0),
+     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
+           "(empty: --np, else 2)"),
+     ) + REPETITION,
+    _plan, ranks="--np or the ranks sweep", memory=_memory,
+    tiny=("zones=8x8x8", "steps=2"),
+    # the transpose is the variant; grid, problem and its axis make the problem
+    scales=Scales("step_time", "µs/step", ("transpose",), "{transpose}",
+                  ("nx", "ny", "nz", "problem", "axis")),
+    tunes=Tunes("step_time", ("nx", "ny", "nz", "problem", "axis"), ("transpose", "P", "Q"),
+                ("transposes=all",), "{transpose} {P}x{Q}"),
+    model="evh1"))
+
+
+# The study: weak scaling at 32^3 zones per rank and strong scaling of a 64^3 grid over every
+# rung, each with the three transposes (the best per rank count is `hpceval tune`'s table).
+register_study(BENCH, zones="32x32x32", ranks="ladder", budget=0.3, min_reps=3, max_reps=20,
+               warmup=1)
+register_study(BENCH, grid="64x64x64", ranks="ladder<=4096", budget=0.3, min_reps=3,
+               max_reps=20, warmup=1)
