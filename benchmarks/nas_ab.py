@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""hpceval's npb-cg and npb-mg beside the official NAS Parallel Benchmarks (NPB 3.4 MPI, built
-outside the repository) on the same classes and rank counts, in alternating rounds (A, B, A, B):
-time of the timed section, Mop/s as NPB counts them, and whether both verified.
+"""hpceval's npb-cg, -mg, -lu, -bt and -sp beside the official NAS Parallel Benchmarks
+(NPB 3.4 MPI, built outside the repository) on the same classes and rank counts, in alternating
+rounds (A, B, A, B): time of the timed section, Mop/s as NPB counts them, and whether both
+verified.
 
-    python3 benchmarks/nas_ab.py --npb-bin DIR [--classes S,W,A] [--ranks 1,2] [--rounds 3]
+    python3 benchmarks/nas_ab.py --npb-bin DIR [--kernels cg,mg,lu,bt,sp] [--classes S,W,A]
+                                 [--ranks 1,2] [--rounds 3]
 
-DIR holds NPB's cg.C.x / mg.C.x binaries (e.g. `make CG CLASS=A` in NPB3.4-MPI; the two may
-live in different builds: give --npb-bin twice). hpceval's side runs its binaries directly
-under the same mpirun, one sample per launch, as NPB's own run does. Prints the median over
-rounds of each side and hpceval / NPB for time."""
+DIR holds NPB's cg.C.x, mg.C.x, lu.C.x, bt.C.x, sp.C.x binaries (e.g. `make LU CLASS=A` in
+NPB3.4-MPI; they may live in different builds: give --npb-bin more than once). hpceval's side
+runs its binaries directly under the same mpirun, one sample per launch, as NPB's own run does.
+Prints the median over rounds of each side and hpceval / NPB for time."""
 from __future__ import annotations
 
 import argparse
@@ -23,7 +25,7 @@ from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "build" / "bin"
-KERNELS = ("cg", "mg")
+KERNELS = ("cg", "mg", "lu", "bt", "sp")
 
 
 def mpirun(np_: int) -> List[str]:
@@ -63,13 +65,14 @@ def binary(dirs: List[Path], kernel: str, cls: str) -> Optional[Path]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--npb-bin", action="append", type=Path, required=True)
+    ap.add_argument("--kernels", default=",".join(KERNELS))
     ap.add_argument("--classes", default="S,W,A")
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
     print(f"{'kernel':6} {'class':5} {'np':>3} {'hpceval s':>10} {'NPB s':>10} {'ratio':>6} "
           f"{'hpceval Mop/s':>14} {'NPB Mop/s':>10}  verified")
-    for kernel in KERNELS:
+    for kernel in a.kernels.split(","):
         for cls in a.classes.split(","):
             peer = binary(a.npb_bin, kernel, cls)
             if peer is None:

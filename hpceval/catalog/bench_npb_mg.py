@@ -3,47 +3,31 @@ periodic 3-D Poisson problem, classes S, W, A, B, verified against NPB 3.4's res
 Mop/s as NPB counts them (58 * nit * n^3 per run) vs the number of ranks."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
-                                    launch_timeout, parallel_seconds, rank_counts, repetition_args)
-from hpceval.catalog.nas_common import power_of_two
+from hpceval.catalog.common import check_memory, harness_bytes
+from hpceval.catalog.nas_common import (REPS, plan_class, ranks_param,
+                                        register_npb_study)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 from hpceval.errors import UsageError
 
-METRICS = 2                                   # mops, time
 # class: (n, nit, a pessimistic timed run on one rank in seconds: 5x this machine's)
 CLASSES = {"S": (32, 4, 0.01), "W": (128, 4, 1.0), "A": (256, 4, 7.0), "B": (256, 20, 35.0)}
 SLOW_FACTOR = 5.0   # the classes' run times are this many times this machine's
 ARRAYS = 3.4        # u and r of the finest level, v, and 2/7 of that for the coarser levels
-
-# Each sample is a whole NPB run after NPB's own untimed warm-up iteration: fewer, longer
-# samples than the harness's defaults.
-_FEWER = {"warmup": 0, "min-reps": 3, "max-reps": 20}
-REPS = tuple(dataclasses.replace(p, default=_FEWER.get(p.name, p.default)) for p in REPETITION)
 
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     cls = v["class"]
     n, nit, run_s = CLASSES[cls]
     check_memory(int(ARRAYS * 8 * n ** 3), ctx, f"npb-mg class {cls} ({n}^3)")
-    fixed = b.param("class").to_arg(cls) + repetition_args(b, v)
-    runs = int(v["warmup"]) + int(v["min-reps"]) + 3         # + NPB's warm-up and set-up
-    specs = []
-    for np in rank_counts(v["ranks"], ctx):
-        power_of_two("npb-mg", np)
+
+    def fits(np: int) -> None:
         if n < 2 * np:
             raise UsageError(f"npb-mg: class {cls} ({n}^3) is too small for {np} ranks: at "
                              f"most {n // 2}")
-        specs.append(LaunchSpec(
-            b.name, f"npb-mg np={np} class {cls}", "npb-mg", fixed, np, "core",
-            expected_results=METRICS,
-            estimate_s=expected_seconds(v, 1, parallel_seconds(run_s / SLOW_FACTOR, np, ctx)),
-            timeout_s=launch_timeout(v, 1) + 3.0 * runs * parallel_seconds(run_s, np, ctx)))
-    return specs
+    return plan_class(b, v, ctx, run_s, SLOW_FACTOR, fits)
 
 
 register_benchmark(Benchmark(
@@ -53,8 +37,7 @@ register_benchmark(Benchmark(
     "B 256^3 (20); the final residual norm verified against NPB 3.4's value; Mop/s as NPB "
     "counts them, z-slab decomposition over a power-of-two number of ranks",
     (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
-     Param("ranks", "str", "", "rank counts to sweep (powers of two), comma-separated, 'max' = "
-           "all cores (empty: --np, else 2)"),
+     ranks_param(),
      ) + REPS,
     _plan, ranks="--np or the ranks sweep (powers of two)",
     # a z-slab of every level, with ghost planes: half as much again
@@ -63,6 +46,4 @@ register_benchmark(Benchmark(
     tiny=("class=S",)))
 
 
-# The study: NAS classes chosen by rank count, as for npb-cg.
-for _cls, _ranks in (("A", "ladder<=64"), ("B", "ladder>=16")):
-    register_study("npb-mg", **{"class": _cls}, ranks=_ranks, min_reps=2, max_reps=5, warmup=0)
+register_npb_study("npb-mg")   # classes A and B by rank count, as for npb-cg

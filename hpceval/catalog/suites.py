@@ -47,17 +47,22 @@ register_suite(Suite(
                 "mmi": "1,3"}),
      ("sweep", {**_APPS, "grid": "24x24x24", "ranks": "1,2"}))))
 
-# The SP2 study's application set at small sizes (a few minutes on 2 cores): NAS CG and MG at
-# classes S and W on 1 and 2 ranks, PHOLD over remote fraction and lookahead with both
-# synchronisations. Two runs of it, before and after a change, are the SP2 paper's old/new bars
-# (hpceval compare).
+# The SP2 study's application set at small sizes (a few minutes on 2 cores): NAS CG, MG, LU,
+# BT and SP at classes S and W on 1 and 2 ranks (BT and SP on 1 and 4, their rule), PHOLD over
+# remote fraction and lookahead with both synchronisations. Two runs of it, before and after a
+# change, are the SP2 paper's old/new bars (hpceval compare).
 _NAS = {"min-reps": "3", "max-reps": "10", "warmup": "0", "ranks": "1,2"}
 register_suite(Suite(
-    "nas", "SP2 application set: NAS CG and MG (classes S and W, verified) and PHOLD "
-    "discrete-event simulation over remote fraction and lookahead (1 and 2 ranks; a few "
+    "nas", "SP2 application set: NAS CG, MG, LU, BT and SP (classes S and W, verified) and "
+    "PHOLD discrete-event simulation over remote fraction and lookahead (1 and 2 ranks; a few "
     "minutes on 2 cores)",
     (("npb-cg", {**_NAS, "class": "S"}), ("npb-cg", {**_NAS, "class": "W"}),
      ("npb-mg", {**_NAS, "class": "S"}), ("npb-mg", {**_NAS, "class": "W"}),
+     ("npb-lu", {**_NAS, "class": "S"}), ("npb-lu", {**_NAS, "class": "W"}),
+     ("npb-bt", {**_NAS, "class": "S", "ranks": "1,4"}),
+     ("npb-bt", {**_NAS, "class": "W", "ranks": "1"}),
+     ("npb-sp", {**_NAS, "class": "S", "ranks": "1,4"}),
+     ("npb-sp", {**_NAS, "class": "W", "ranks": "1"}),
      ("phold", {"min-reps": "3", "max-reps": "10", "ranks": "1,2"}))))
 
 # The whole study (every area, planned for the allocation: rank ladders, the seeds' problem

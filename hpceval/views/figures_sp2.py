@@ -1,5 +1,5 @@
-"""The SP2 study's application set: NAS CG and MG, Mop/s vs ranks per class; PHOLD's committed
-events/s and time synchronising vs remote fraction, per lookahead."""
+"""The SP2 study's application set: NAS CG, MG, LU, BT and SP, Mop/s vs ranks per class;
+PHOLD's committed events/s and time synchronising vs remote fraction, per lookahead."""
 from __future__ import annotations
 
 from matplotlib.ticker import AutoLocator
@@ -8,7 +8,7 @@ from .figures_apps import draw, points_of
 from .plot import new_figure
 from .registry import FigureSpec, register_figure
 
-SECTION = "SP2 application set (NAS CG and MG, PHOLD)"
+SECTION = "SP2 application set (NAS CG, MG, LU, BT and SP, PHOLD)"
 
 
 def mops_figure(bench: str):
@@ -46,7 +46,9 @@ def rate(runs):
     return fig
 
 
-for _bench, _what, _order in (("npb-cg", "NAS CG (NPB)", 44), ("npb-mg", "NAS MG (NPB)", 45)):
+for _bench, _what, _order in (("npb-cg", "NAS CG (NPB)", 44), ("npb-mg", "NAS MG (NPB)", 45),
+                              ("npb-lu", "NAS LU (NPB)", 45), ("npb-bt", "NAS BT (NPB)", 45),
+                              ("npb-sp", "NAS SP (NPB)", 45)):
     register_figure(FigureSpec(SECTION, f"{_what}: Mop/s vs ranks, per class", mops_figure(_bench),
                                _bench, order=_order))
 register_figure(FigureSpec(SECTION, "PHOLD discrete-event simulation: committed events/s and time "

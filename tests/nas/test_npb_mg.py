@@ -1,13 +1,12 @@
 """NAS MG (npb-mg): class S verifies against NPB 3.4's residual norm on 1, 2 and 4 ranks (the same
 20 charges whatever the decomposition), class W on 1 and 2; records carry the verification;
-bad classes and rank counts are one-line usage errors (exit 2); a corrupted residual fails the
-verification (exit 1); planned, measured, carded and drawn through `hpceval run`."""
+planned, measured, carded and drawn through `hpceval run` (bad usage and a corrupted residual:
+test_npb_failures.py)."""
 import pytest
 
-from helpers import FAST, one_line_error
-from hpceval.analysis.card import machine_card
-from hpceval.analysis.headlines import headlines
+from helpers import FAST
 from kernel_helpers import mpirun
+from npb_checks import assert_plan_refused, assert_run_carded_and_drawn, time_record
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 # NPB 3.4 MG/mg.f, verification block
@@ -46,55 +45,14 @@ def test_verifies_against_npb(cls, np):
 
 
 def test_time_record_has_every_ranks_phases():
-    p, recs = launch(4, "--class", "S", *TINY)
-    assert p.returncode == 0, p.stderr
-    r = by_metric(recs)["run_time"]
-    assert {k: v["kind"] for k, v in r["phases"].items()} == PHASES
-    assert all(len(v["per_rank"]) == 4 for v in r["phases"].values())
+    r = time_record("npb-mg", 4, PHASES)
     # 32^3 on 4 ranks: levels 32, 16, 8 distributed (two planes a rank at least), 4 and 2 not
     assert r["levels"] == 5 and r["replicated_levels"] == 2
     assert sum(r["phases"]["gather"]["per_rank"]) > 0
-    # the phases cover the timed run, which is each rank's wall time
-    for k, wall in enumerate(r["wall_per_rank"]):
-        assert sum(v["per_rank"][k] for v in r["phases"].values()) == pytest.approx(wall, rel=0.05)
-
-
-@pytest.mark.parametrize("np,args,msg", [
-    (0, ["--class", "C"], "option --class"),
-    (0, ["--class", "s"], "option --class"),
-    (3, ["--class", "S"], "npb-mg: 3 ranks: NPB MG runs on a power of two"),
-])
-def test_bad_usage_is_one_line_exit_2(np, args, msg):
-    p, recs = launch(np, *args, *TINY)
-    assert p.returncode == 2
-    lines = [l for l in p.stderr.splitlines() if l.strip()]
-    assert msg in lines[0], p.stderr
-    if np == 0:  # alone, the binary says one line (mpirun adds its own report after it)
-        assert len(lines) == 1, p.stderr
-    assert not [r for r in recs if r["type"] == "result"]
-
-
-def test_corrupt_residual_fails_verification():
-    p, recs = launch(2, "--class", "S", "--inject", "corrupt", *TINY)
-    assert p.returncode == 1
-    [err] = [r for r in recs if r["type"] == "error"]
-    assert "residual norm" in err["message"] and "exceeds the bound 1e-08" in err["message"]
-    assert not [r for r in recs if r["type"] == "result"]
 
 
 def test_run_card_headline_and_figure(cli, tmp_path):
-    p = cli("run", "npb-mg", "--set", "npb-mg.class=S", "--np", "2", *FAST, timeout=120)
-    assert p.returncode == 0, p.stderr
-    (run,) = cli.export("latest")
-    assert run["status"] == "ok" and [l["nranks"] for l in run["launches"]] == [2]
-    [mops] = [r for r in run["records"] if r.get("metric") == "mops"]
-    assert mops["extra"]["verified"] is True and mops["params"]["ranks"] == 2
-    card = {r["quantity"]: r for r in machine_card(run)}
-    assert card["NAS MG (NPB), Mop/s"]["measured"]
-    assert any("npb-mg" in str(h["record"]["benchmark"]) for h in headlines(run["records"]))
-    out = tmp_path / "r.html"
-    assert cli("report", "latest", "-o", str(out)).returncode == 0
-    assert "NAS MG (NPB): Mop/s vs ranks, per class" in out.read_text()
+    assert_run_carded_and_drawn(cli, tmp_path, "npb-mg", "NAS MG (NPB)", FAST)
 
 
 @pytest.mark.parametrize("ranks,msg", [
@@ -102,6 +60,4 @@ def test_run_card_headline_and_figure(cli, tmp_path):
     ("32", "npb-mg: class S (32^3) is too small for 32 ranks: at most 16"),
 ])
 def test_plan_refusals(cli, ranks, msg):
-    p = cli("run", "npb-mg", "--set", f"npb-mg.ranks={ranks}", *FAST)
-    assert p.returncode != 0
-    assert one_line_error(p.stderr) == f"hpceval: error: {msg}"
+    assert_plan_refused(cli, "npb-mg", ranks, msg, FAST)

@@ -13,7 +13,9 @@ TINY = ["--set", "npb-cg.class=S", "--set", "npb-mg.class=S", "--set", "phold.lp
 def test_nas_suite_plans_every_benchmark(cli):
     p = cli("run", "nas", "--dry-run")
     assert p.returncode == 0, p.stderr
-    for what in ("npb-cg np=2 class W", "npb-mg np=1 class S", "phold np=2"):
+    for what in ("npb-cg np=2 class W", "npb-mg np=1 class S", "npb-lu np=2 class W",
+                 "npb-bt np=4 class S", "npb-bt np=1 class W", "npb-sp np=4 class S",
+                 "phold np=2"):
         assert what in p.stdout, p.stdout
 
 

@@ -1,0 +1,72 @@
+/* adi_pipe.c - the pipelined line solves of NPB's BT and SP on LU's 2-D grid. */
+#include "adi_pipe.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { TAG_FORWARD = 31, TAG_BACK = 32 };
+
+int adi_pipe_init(adi_pipe *a, lu_ctx *g, void *ctx, int fwd_n, int back_n,
+                  adi_line_fn *forward, adi_line_fn *backward, const int phase[3])
+{
+    *a = (adi_pipe){.g = g, .ctx = ctx, .fwd_n = fwd_n, .back_n = back_n, .forward = forward,
+                    .backward = backward};
+    memcpy(a->phase, phase, sizeof a->phase);
+    int longest = g->nx > g->ny ? g->nx : g->ny, most = fwd_n > back_n ? fwd_n : back_n;
+    a->buf = malloc((size_t)most * (size_t)longest * sizeof(double));
+    return a->buf ? 0 : -1;
+}
+
+void adi_pipe_free(adi_pipe *a)
+{
+    free(a->buf);
+}
+
+/* The lines of direction d (0 i, 1 j) in a plane: their count; line t starts at (i0, j0). */
+static int lines(const lu_ctx *g, int d, int t, int *i0, int *j0)
+{
+    *i0 = d == 0 ? g->ist : g->ist + t;
+    *j0 = d == 0 ? g->jst + t : g->jst;
+    return d == 0 ? g->jend - g->jst + 1 : g->iend - g->ist + 1;
+}
+
+/* One pass over the planes: each plane's messages from `from` (if any), the line function on
+ * every line of the plane, the messages on to `to` (if any). */
+static void pass(adi_pipe *a, int d, adi_line_fn *fn, int n_msg, int from, int to, int tag)
+{
+    lu_ctx *g = a->g;
+    size_t s = d == 0 ? g->sx : g->sy;
+    int len = d == 0 ? g->iend - g->ist + 1 : g->jend - g->jst + 1, i0, j0;
+    int n = lines(g, d, 0, &i0, &j0), in = from != MPI_PROC_NULL;
+    for (int k = 2; k <= g->nz - 1; k++) {
+        lu_phase(g, LU_PH_PIPE);
+        if (in)
+            MPI_Recv(a->buf, n_msg * n, MPI_DOUBLE, from, tag, g->comm, MPI_STATUS_IGNORE);
+        lu_phase(g, a->phase[d]);
+        for (int t = 0; t < n; t++) {   /* a line's message in, then its own out, in place */
+            double *msg = a->buf + (size_t)n_msg * t;
+            lines(g, d, t, &i0, &j0);
+            fn(a->ctx, d, i0, j0, k, s, len, in ? msg : NULL, msg);
+        }
+        lu_phase(g, LU_PH_PIPE);
+        if (to != MPI_PROC_NULL)
+            MPI_Send(a->buf, n_msg * n, MPI_DOUBLE, to, tag, g->comm);
+    }
+}
+
+void adi_solve(adi_pipe *a, int d)
+{
+    lu_ctx *g = a->g;
+    if (d < 2) {
+        int before = d == 0 ? g->north : g->west, after = d == 0 ? g->south : g->east;
+        pass(a, d, a->forward, a->fwd_n, before, after, TAG_FORWARD);
+        pass(a, d, a->backward, a->back_n, after, before, TAG_BACK);
+        return;
+    }
+    lu_phase(g, a->phase[2]);
+    for (int j = g->jst; j <= g->jend; j++)
+        for (int i = g->ist; i <= g->iend; i++) {
+            a->forward(a->ctx, 2, i, j, 2, g->sz, g->nz - 2, NULL, a->buf);
+            a->backward(a->ctx, 2, i, j, 2, g->sz, g->nz - 2, NULL, a->buf);
+        }
+}

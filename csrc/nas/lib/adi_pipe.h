@@ -1,0 +1,37 @@
+/* adi_pipe.h - the line solves of an ADI time step (NPB's BT and SP) on LU's 2-D grid: the
+ * lines along k are whole on every rank; a line along i (j) crosses the ranks of a grid column
+ * (row), so its forward elimination runs rank after rank, each passing a few numbers per line
+ * of a k plane on to the next rank once the plane is done, and its back substitution returns
+ * a few numbers the other way. The planes are pipelined: the ranks of a line work on different
+ * planes at once, as in LU's wavefront (docs/nas_bt.md). */
+#ifndef ADI_PIPE_H
+#define ADI_PIPE_H
+
+#include "lu_grid.h"
+
+/* How a kernel solves one line of direction d: len points from local (i, j, k), stride s
+ * doubles in the fields. forward: in is what the previous rank passed (NULL at the global
+ * start), out what to pass to the next; backward: in from the next rank (NULL at the global
+ * end), out for the previous one. */
+typedef void adi_line_fn(void *ctx, int d, int i, int j, int k, size_t s, int len,
+                         const double *in, double *out);
+
+typedef struct {
+    lu_ctx *g;
+    void *ctx;                  /* the kernel's, passed to its line functions */
+    int fwd_n, back_n;          /* doubles a line passes forward and back */
+    int phase[3];               /* the phase of the solve along i, j, k */
+    adi_line_fn *forward, *backward;
+    double *buf;                /* one plane's messages */
+} adi_pipe;
+
+/* 0, or -1 without memory. */
+int adi_pipe_init(adi_pipe *a, lu_ctx *g, void *ctx, int fwd_n, int back_n,
+                  adi_line_fn *forward, adi_line_fn *backward, const int phase[3]);
+void adi_pipe_free(adi_pipe *a);
+
+/* Solve every interior line of direction d (0 i, 1 j, 2 k). Collective over the ranks of the
+ * direction's grid column or row. */
+void adi_solve(adi_pipe *a, int d);
+
+#endif
