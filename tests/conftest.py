@@ -14,9 +14,9 @@ from hpceval.views import load_rows
 load_rows()
 
 
-# Two workers (pytest-xdist's loadgroup, make test) take whole files, in their order: a module's
-# fixtures and the tests that build on one another stay together. A directory whose session
-# fixture owns a machine-wide resource (a virtual cluster) goes to one worker as a whole.
+# Two workers (pytest-xdist's loadgroup, make test's first pass) take whole files, in their order:
+# a module's fixtures and the tests that build on one another stay together. A directory whose
+# session fixture owns a machine-wide resource (a virtual cluster) goes to one worker as a whole.
 WHOLE_DIRECTORIES = ("cluster", "slurm")
 
 
@@ -26,6 +26,11 @@ def pytest_collection_modifyitems(config, items):
         rel = Path(str(item.fspath)).relative_to(here)
         group = rel.parts[0] if rel.parts[0] in WHOLE_DIRECTORIES else str(rel)
         item.add_marker(pytest.mark.xdist_group(group))
+        # the virtual clusters pin their nodes to the CPUs: beside another test's ranks, MPICH
+        # across two nodes timed out and a Slurm job's driver was killed before it could say
+        # "timeout" (a fresh-clone run). They run in the pass that has the machine to itself.
+        if rel.parts[0] in WHOLE_DIRECTORIES:
+            item.add_marker(pytest.mark.alone)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -8,7 +8,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "build" / "bin"
@@ -75,3 +75,26 @@ def skip_unless_required(reason: str, switch: str) -> None:
     if os.environ.get(switch) == "1":
         pytest.fail(f"{reason} ({switch}=1: this run must not skip it)")
     pytest.skip(reason)
+
+
+def new_token() -> Dict[str, str]:
+    """An environment variable unique to one test's launch (mpirun hands it to the ranks)."""
+    import uuid
+    return {"HPCEVAL_TEST_TOKEN": str(uuid.uuid4())}
+
+
+def processes_of(binary: Path, token: Dict[str, str]) -> List[int]:
+    """PIDs running `binary` with `token` in their environment: this test's launch (mpirun and
+    the ranks), never another test's on the other worker of `make test`."""
+    [(name, value)] = token.items()
+    want, found = f"{name}={value}".encode(), []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit() or int(d.name) == os.getpid():
+            continue
+        try:
+            cmdline, environ = (d / "cmdline").read_bytes(), (d / "environ").read_bytes()
+        except OSError:
+            continue
+        if str(binary).encode() in cmdline and want in environ.split(b"\0"):
+            found.append(int(d.name))
+    return found

@@ -13,7 +13,7 @@ from helpers import BIN, ROOT
 from test_runs import TINY, assert_nothing_left, finish, hpceval_on_node1
 
 
-@pytest.mark.timing          # the prediction is held to 5% of a measurement
+@pytest.mark.alone          # the prediction is held to 5% of a measurement
 def test_prediction_across_two_nodes(cluster, tmp_path):
     db = Path(cluster.cluster.directory) / "predict.sqlite"     # seen by every node
     try:

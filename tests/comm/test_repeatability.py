@@ -36,7 +36,7 @@ def measure_clean(bindir, tries: int = 4) -> dict:
     return rec
 
 
-@pytest.mark.timing
+@pytest.mark.alone
 def test_one_point_measured_five_times_in_one_launch_agrees(bindir):
     """Each point calibrates its batch length and samples afresh; five such measurements of
     16 KiB in one launch agree within 25% of their median (the same launch's states: 2.71-3.18
@@ -54,7 +54,7 @@ def test_one_point_measured_five_times_in_one_launch_agrees(bindir):
     assert all(k >= 8 for _, k in runs), runs
 
 
-@pytest.mark.timing
+@pytest.mark.alone
 def test_five_launches_agree_within_the_machine_s_states(bindir):
     """Across launches a 16 KiB ping-pong settles in one of this machine's states (2.5-4.4 us
     for any program here); five launches within 2x keep a launch twice as slow visible."""

@@ -40,7 +40,7 @@ SIXTEEN_K = pytest.param(16384, marks=pytest.mark.skipif(
     reason="fails about 1 run in 5 (#25, open): run with HPCEVAL_TIMING_TESTS=1"))
 
 
-@pytest.mark.timing
+@pytest.mark.alone
 @pytest.mark.skipif(not _openmpi(), reason="the eager limit is set through Open MPI's vader BTL")
 @pytest.mark.parametrize("limit", [4096, SIXTEEN_K])
 def test_the_eager_limit_is_bracketed_to_16_bytes(tmp_path, bindir, limit):

@@ -8,34 +8,20 @@ import os
 import signal
 import subprocess
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
-from helpers import BIN
+from helpers import BIN, new_token, processes_of
 
 PINGPONG = str(BIN / "hpceval-pingpong")
 
 
-# Each test's hung launch carries a token of its own in its environment (mpirun hands it to the
-# ranks): another test's launch on the other worker of `make test` is not this test's.
-TOKEN = f"HPCEVAL_TEST_TOKEN={uuid.uuid4()}".encode()
+TOKEN = new_token()         # this session's hung launches carry it (helpers.processes_of)
 
 
 def _ours() -> list:
-    """PIDs of this test session's hung pingpong processes (mpirun and the ranks)."""
-    found = []
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit() or int(d.name) == os.getpid():
-            continue
-        try:
-            cmdline, environ = (d / "cmdline").read_bytes(), (d / "environ").read_bytes()
-        except OSError:
-            continue
-        if PINGPONG.encode() in cmdline and TOKEN in environ.split(b"\0"):
-            found.append(int(d.name))
-    return found
+    return processes_of(PINGPONG, TOKEN)
 
 
 def _wait_for(cond, limit_s: float) -> bool:
@@ -54,7 +40,7 @@ def hung_run(cli, bindir):
     driver = subprocess.Popen(
         [*cli.argv(), "run", "pingpong", "--set", "inject=hang", "--set", "sizes=8",
          "--set", "budget=0.05", "--timeout", "120"],
-        env=cli.env(dict([TOKEN.decode().split("=", 1)])), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=cli.env(TOKEN), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         start_new_session=True)     # the test's own signals stay away from it
     try:
         assert _wait_for(lambda: len(_ours()) >= 3, 30), "mpirun and 2 ranks did not start"

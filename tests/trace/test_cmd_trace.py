@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from helpers import BIN, one_line_error
+from helpers import BIN, new_token, one_line_error, processes_of
 from hpceval.records import parse_record
 from hpceval.trace import validate
 from trace_helpers import FOREIGN, built, calls_of
@@ -166,21 +166,6 @@ def test_a_killed_rank_is_named(cli, tmp_path):
     assert "mpirun exited with status" in one_line_error(p.stderr)
 
 
-def _hung(marker: bytes) -> list:
-    """PIDs of the hung ping-pong this test started (mpirun and its ranks)."""
-    found = []
-    for d in os.listdir("/proc"):
-        if d.isdigit() and int(d) != os.getpid():
-            try:
-                with open(f"/proc/{d}/cmdline", "rb") as f:
-                    line = f.read()
-            except OSError:
-                continue
-            if marker in line and b"hang" in line:
-                found.append(int(d))
-    return found
-
-
 def _until(cond, limit_s: float) -> bool:
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline and not cond():
@@ -193,24 +178,24 @@ def test_a_stopped_or_killed_driver_leaves_nothing_running(cli, tmp_path, bindir
     """As with `hpceval run` (tests/runner/test_signals.py): SIGTERM ends the traced launch with
     its ranks (exit 128 + signal, one line); after SIGKILL the launcher dies with its parent."""
     built()
-    marker = str(BIN / "hpceval-pingpong").encode()
-    assert not _hung(marker), "a hung pingpong from elsewhere is running"
+    token = new_token()         # this launch's, not the other make test worker's
+    mine = lambda: processes_of(BIN / "hpceval-pingpong", token)  # noqa: E731
     driver = subprocess.Popen(
         [*cli.argv(), "trace", "-o", str(tmp_path / "t.json"), "--np", "2", "--",
          str(BIN / "hpceval-pingpong"), "--inject", "hang", "--sizes", "8", "--budget", "0.05"],
-        env=cli.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=cli.env(token), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
     try:
-        assert _until(lambda: len(_hung(marker)) >= 3, 30), "mpirun and 2 ranks did not start"
+        assert _until(lambda: len(mine()) >= 3, 30), "mpirun and 2 ranks did not start"
         driver.send_signal(sig)
         rc = driver.wait(timeout=30)
         if sig == signal.SIGTERM:
             assert rc == 128 + sig
             assert "interrupted by SIGTERM" in driver.stderr.read().splitlines()[-1]
-        assert _until(lambda: not _hung(marker), 15), f"left running: {_hung(marker)}"
+        assert _until(lambda: not mine(), 15), f"left running: {mine()}"
     finally:
         if driver.poll() is None:
             driver.kill()
         driver.wait()
-        for pid in _hung(marker):
+        for pid in mine():
             os.kill(pid, signal.SIGKILL)
