@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* splitmix64 (Steele et al.): a good 64-bit mixing function. */
 static uint64_t splitmix64(uint64_t x)
@@ -77,6 +78,10 @@ void hpc_fail(const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     hpc_write_error(msg, 1);
+    /* MPICH's hydra tears its I/O forwarding down on an abort without draining it: 1 run in 30
+     * lost the error record just written. A pause on this fatal path lets it arrive first. */
+    struct timespec drain = {0, 200 * 1000 * 1000};
+    nanosleep(&drain, NULL);
     MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);  /* not reached */
 }
