@@ -65,10 +65,12 @@ register_suite(Suite(
      ("npb-sp", {**_NAS, "class": "W", "ranks": "1"}),
      ("phold", {"min-reps": "3", "max-reps": "10", "ranks": "1,2"}))))
 
-# The whole study (every area, planned for the allocation: rank ladders, the seeds' problem
-# sizes), from the entries each benchmark's catalog module gives (register_study). Meant to run
-# within a budget: `hpceval run study --budget 1h` divides it over the areas.
-register_suite(Suite(
-    "study", "the whole study planned for the allocation: memory, communication, kernels, "
-    "application proxies, NAS and the LANL applications, with rank ladders 1, 2, 4 .. K ranks "
-    "in a node and 1, 2, 4 .. N nodes (use with --budget)", tuple(STUDY)))
+def study_suite() -> Suite:
+    """The whole study (every area, planned for the allocation: rank ladders, the seeds' problem
+    sizes), from the entries each benchmark's catalog module gave (register_study): made once
+    every module, the package's and those from outside, has been imported. Meant to run within
+    a budget: `hpceval run study --budget 1h` divides it over the areas."""
+    return Suite(
+        "study", "the whole study planned for the allocation: memory, communication, kernels, "
+        "application proxies, NAS and the LANL applications, with rank ladders 1, 2, 4 .. K "
+        "ranks in a node and 1, 2, 4 .. N nodes (use with --budget)", tuple(STUDY))
