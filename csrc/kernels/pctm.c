@@ -141,6 +141,7 @@ typedef struct {
     hpc_sampler sm;
     double wall, checks[4], busy[PCTM_NPH];  /* busy: the slowest rank's seconds per day */
     double iters_per_step;
+    long land_columns, ice_columns;
 } point;
 
 /* The integrations until the sampler has enough, each checked. */
@@ -167,6 +168,10 @@ static void measure(pctm_model *m, const opts *o, point *pt)
     double it[2] = {(double)m->ocn.iters, (double)m->ocn.steps};
     MPI_Bcast(it, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     pt->iters_per_step = it[1] > 0 ? it[0] / it[1] : 0;
+    long cols[2] = {m->land.ncols, m->ice.ncols};
+    MPI_Allreduce(MPI_IN_PLACE, cols, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    pt->land_columns = cols[0];
+    pt->ice_columns = cols[1];
 }
 
 /* The balanced split: the ocean's ranks k minimising the larger group's estimated time, the
@@ -194,6 +199,7 @@ static void emit_params(hpc_json *r, const opts *o, const pctm_model *m, int lay
     const pctm_config *cf = &o->cf;
     const pctm_split *s = &m->sp;
     hpc_json_str(r, "layout", LAYOUTS[layout]);
+    hpc_json_int(r, "ranks", hpc_nranks);
     hpc_json_int(r, "truncation", cf->M);
     hpc_json_int(r, "nx", cf->nx);
     hpc_json_int(r, "ny", cf->ny);
@@ -225,7 +231,8 @@ static void emit_extra(hpc_json *r, const pctm_model *m, const point *pt, int k)
     hpc_json_num(r, "ocean_budget_error", pt->checks[2]);
     hpc_json_num(r, "ocean_budget_bound", pt->checks[3]);
     hpc_json_num(r, "ocean_iters_per_step", pt->iters_per_step);
-    hpc_json_int(r, "land_columns", m->land.ncols);
+    hpc_json_int(r, "land_columns", pt->land_columns);
+    hpc_json_int(r, "ice_columns", pt->ice_columns);
     for (int c = 0; c < PCTM_NPH; c++)
         hpc_json_num(r, busy_key[c], pt->busy[c]);
     if (k == 0) {  /* each rank's seconds per simulated day (collective) */
