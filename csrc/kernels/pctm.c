@@ -236,9 +236,9 @@ static void emit_extra(hpc_json *r, const pctm_model *m, const point *pt, int k)
     for (int c = 0; c < PCTM_NPH; c++)
         hpc_json_num(r, busy_key[c], pt->busy[c]);
     if (k == 0) {  /* each rank's seconds per simulated day (collective) */
-        hpc_phases_json(r, &m->ph, 1.0 / ((double)pt->sm.n * m->interval * m->cf.hours / 24.0),
-                        MPI_COMM_WORLD);
-        hpc_json_per_rank(r, "wall_per_rank", pt->wall / ((double)pt->sm.n), MPI_COMM_WORLD);
+        double scale = 1.0 / ((double)pt->sm.n * m->interval * m->cf.hours / 24.0);
+        hpc_phases_json(r, &m->ph, scale, MPI_COMM_WORLD);
+        hpc_json_per_rank(r, "wall_per_rank", pt->wall * scale, MPI_COMM_WORLD);
     }
 }
 
