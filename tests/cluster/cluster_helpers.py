@@ -60,17 +60,22 @@ class Launch:
 
 
 def _read_records(proc: subprocess.Popen, timeout: float) -> List[str]:
-    """stdout lines until the benchmark's end record (or EOF), within `timeout`."""
-    lines: List[str] = []
+    """stdout lines until the benchmark's end record (or EOF), within `timeout`. Read from the
+    descriptor itself: a buffered readline after select() keeps the lines that came in the same
+    read in its buffer, where the next select() cannot see them, so a program that then hung in
+    MPI_Finalize looked as if it had stopped before its last records."""
+    fd, text, lines = proc.stdout.fileno(), b"", []
     with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)
+        sel.register(fd, selectors.EVENT_READ)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and sel.select(deadline - time.monotonic()):
-            line = proc.stdout.readline()
-            lines.append(line)
-            if not line or '"type": "end"' in line:
+            chunk = os.read(fd, 1 << 16)
+            text += chunk
+            *done, text = text.split(b"\n")
+            lines += [l.decode() + "\n" for l in done]
+            if not chunk or any('"type": "end"' in l for l in lines):
                 break
-    return lines
+    return lines + ([text.decode()] if text else [])
 
 
 def launch_benchmark(vc: VCluster, words: Sequence[str]) -> Launch:
@@ -85,7 +90,7 @@ def launch_benchmark(vc: VCluster, words: Sequence[str]) -> Launch:
         hung = False
     except subprocess.TimeoutExpired:
         end_processes([n.ns for n in vc.cluster.nodes])
-        proc.communicate()
+        lines.append(proc.communicate()[0])
         hung = True
     recs = records("".join(lines))
     assert recs and recs[-1]["type"] == "end" and recs[-1]["status"] == "ok", lines
