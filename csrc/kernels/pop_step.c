@@ -48,9 +48,9 @@ static hpc_option options[] = {
      .help = "the barotropic solver's global sums (as barotropic's)"},
     {.name = "branch", .type = HPC_INT, .def = "4", .min = 2, .max = 4096,
      .help = "branching factor of the tree sum"},
-    {.name = "steps", .type = HPC_INT, .def = "10", .min = 1, .max = 100000,
-     .help = "time steps per sample (and of the checked run)"},
-    {.name = "dt", .type = HPC_DOUBLE, .def = "1920", .min = 1, .max = 86400,
+    {.name = "steps", .type = HPC_INT, .def = "10", .min = 1, .max = 10000,
+     .help = "time steps per sample from the initial state (and of the checked run)"},
+    {.name = "dt", .type = HPC_DOUBLE, .def = "1920", .min = 1, .max = 3600,
      .help = "time step in s (1920 s = 45 steps/day, POP at 1 degree)"},
     {.name = "tol", .type = HPC_DOUBLE, .def = "1e-10", .min = 1e-15, .max = 1e-2,
      .help = "barotropic convergence: ||r|| <= tol ||b||"},
@@ -104,7 +104,7 @@ typedef struct {
     pop_gsum gs;
     pop_pcg s;
     pop_sea o;
-    pop_halo3 h3, hbar, heta;
+    pop_halo3 h3, htr, hbar, heta;
     hpc_phases ph;
     double tol;
     long iters;  /* solver iterations since the reset */
@@ -126,6 +126,8 @@ static void model_init(model *m, const pop_grid *g, const config *c, const param
         || pop_sea_init(&m->o, g, d->i0, d->j0, d->bx, d->by, c->nz, pp->dt)
         || pop_halo3_init(&m->h3, d, POP_NFIELDS * c->nz, c->clinic, &m->ph, POP_PH_CLINIC_HALO,
                           POP_PH_CLINIC_COPY)
+        || pop_halo3_init(&m->htr, d, 2 * c->nz, c->clinic, &m->ph, POP_PH_CLINIC_HALO,
+                          POP_PH_CLINIC_COPY)
         || pop_halo3_init(&m->hbar, d, 2, POP_H3_AGGREGATE, &m->ph, POP_PH_HALO, POP_PH_COPY)
         || pop_halo3_init(&m->heta, d, 1, POP_H3_AGGREGATE, &m->ph, POP_PH_HALO, POP_PH_COPY))
         hpc_fail("pop-step: no memory for a %dx%dx%d block", d->bx, d->by, c->nz);
@@ -137,6 +139,7 @@ static void model_free(model *m)
 {
     pop_halo3_free(&m->heta);
     pop_halo3_free(&m->hbar);
+    pop_halo3_free(&m->htr);
     pop_halo3_free(&m->h3);
     pop_sea_free(&m->o);
     pop_pcg_free(&m->s);
@@ -182,7 +185,7 @@ static void model_steps(model *m, int steps)
     hpc_phases_start(&m->ph, POP_PH_CLINIC_HALO);
     for (int n = 0; n < steps; n++) {
         pop_halo3_update(&m->h3, m->o.state);
-        pop_clinic_step(&m->o, &m->ph);
+        pop_clinic_step(&m->o, &m->ph, &m->htr);
         tropic_step(m);
     }
     hpc_phases_stop(&m->ph);

@@ -45,32 +45,84 @@ static void mixing(pop_sea *o)
     }
 }
 
-/* Tracer level x -> xn on the interior: each face's flux (tracer volume per step) once. */
-static void tracer_level(pop_sea *o, int k, const double *u, const double *v, const double *x,
-                         double *xn)
+/* Volume transports (m^3 per step) of level k through the east faces of the interior and the
+ * west halo, and the north faces of the interior and the south halo; 0 where a side is land. */
+static void transports(const pop_sea *o, int k, double *te, double *tn)
 {
     const size_t ld = (size_t)o->ld;
     const unsigned char *m = o->mask;
-    double dz = o->dz[k], dt = o->dt, *fe = o->fe, *fn = o->fn;
-    for (int jj = 1; jj <= o->by; jj++)  /* east faces, the west halo's included */
-        for (size_t c = jj * ld; c <= jj * ld + (size_t)o->bx; c++) {
-            double tr = dt * 0.5 * (u[c] + u[c - ld]) * o->dyt[jj] * dz;
-            double d = KDIFF * dz * o->area[jj];
-            fe[c] = m[c] && m[c + 1] ? (tr > 0 ? tr * x[c] : tr * x[c + 1]) + d * (x[c] - x[c + 1])
-                                     : 0.0;
-        }
-    for (int jj = 0; jj <= o->by; jj++)  /* north faces, the south halo's included */
-        for (size_t c = jj * ld + 1; c <= jj * ld + (size_t)o->bx; c++) {
-            double tr = dt * 0.5 * (v[c] + v[c - 1]) * o->dxu[jj] * dz;
-            double a = o->area[jj] < o->area[jj + 1] ? o->area[jj] : o->area[jj + 1];
-            double d = KDIFF * dz * a;
-            fn[c] = m[c] && m[c + ld] ? (tr > 0 ? tr * x[c] : tr * x[c + ld]) + d * (x[c] - x[c + ld])
-                                      : 0.0;
-        }
+    const double *u = pop_level(o, o->state, POP_U, k), *v = pop_level(o, o->state, POP_V, k);
+    double w = o->dt * 0.5 * o->dz[k];
+    for (int jj = 1; jj <= o->by; jj++)
+        for (size_t c = jj * ld; c <= jj * ld + (size_t)o->bx; c++)
+            te[c] = m[c] && m[c + 1] ? w * (u[c] + u[c - ld]) * o->dyt[jj] : 0.0;
+    for (int jj = 0; jj <= o->by; jj++)
+        for (size_t c = jj * ld + 1; c <= jj * ld + (size_t)o->bx; c++)
+            tn[c] = m[c] && m[c + ld] ? w * (v[c] + v[c - 1]) * o->dxu[jj] : 0.0;
+}
+
+/* Upward volume transport through the interfaces from continuity, from the bottom (0) up:
+ * w[k] is the top of level k. The surface's (the depth-mean divergence, which moves eta) is
+ * left out of the tracers' fluxes, so their integrals are kept. */
+static void vertical_velocity(pop_sea *o)
+{
+    const size_t ld = (size_t)o->ld, n2 = o->n2;
+    memset(o->w + (size_t)o->nz * n2, 0, n2 * sizeof(double));
+    for (int k = o->nz - 1; k >= 0; k--) {
+        double *wk = o->w + (size_t)k * n2, *wb = wk + n2, *te = o->te, *tn = o->tn;
+        transports(o, k, te, tn);
+        for (int jj = 1; jj <= o->by; jj++)
+            for (size_t c = jj * ld + 1; c <= jj * ld + (size_t)o->bx; c++)
+                wk[c] = wb[c] - ((te[c] - te[c - 1]) + (tn[c] - tn[c - ld]));
+    }
+}
+
+/* Tracer f's level k -> next on the interior: each face's flux (tracer volume per step, upwind
+ * advection plus diffusion) computed once and given to both cells; fvt holds the flux up
+ * through the level's top (the level above's bottom), fvb gets its bottom's. */
+static void tracer_level(pop_sea *o, int f, int k)
+{
+    const size_t ld = (size_t)o->ld;
+    const unsigned char *m = o->mask;
+    const double *x = pop_level(o, o->state, f, k), *xb = k + 1 < o->nz ? x + o->n2 : x;
+    const double *te = o->te, *tn = o->tn, *wb = o->w + (size_t)(k + 1) * o->n2;
+    double *xn = pop_level(o, o->next, f, k), *fe = o->fe, *fn = o->fn, dz = o->dz[k];
+    transports(o, k, o->te, o->tn);
+    for (int jj = 1; jj <= o->by; jj++) {
+        double d = KDIFF * dz * o->area[jj];
+        for (size_t c = jj * ld; c <= jj * ld + (size_t)o->bx; c++)
+            fe[c] = m[c] && m[c + 1]
+                        ? (te[c] > 0 ? te[c] * x[c] : te[c] * x[c + 1]) + d * (x[c] - x[c + 1])
+                        : 0.0;
+    }
+    for (int jj = 0; jj <= o->by; jj++) {
+        double a = o->area[jj] < o->area[jj + 1] ? o->area[jj] : o->area[jj + 1];
+        double d = KDIFF * dz * a;
+        for (size_t c = jj * ld + 1; c <= jj * ld + (size_t)o->bx; c++)
+            fn[c] = m[c] && m[c + ld]
+                        ? (tn[c] > 0 ? tn[c] * x[c] : tn[c] * x[c + ld]) + d * (x[c] - x[c + ld])
+                        : 0.0;
+    }
     for (int jj = 1; jj <= o->by; jj++) {
         double r = 1.0 / (o->area[jj] * dz);
-        for (size_t c = jj * ld + 1; c <= jj * ld + (size_t)o->bx; c++)
-            xn[c] = x[c] - r * ((fe[c] - fe[c - 1]) + (fn[c] - fn[c - ld]));
+        for (size_t c = jj * ld + 1; c <= jj * ld + (size_t)o->bx; c++) {
+            double fb = k + 1 < o->nz ? (wb[c] > 0 ? wb[c] * xb[c] : wb[c] * x[c]) : 0.0;
+            xn[c] = x[c] - r * ((fe[c] - fe[c - 1]) + (fn[c] - fn[c - ld]) + (o->fvt[c] - fb));
+            o->fvb[c] = fb;
+        }
+    }
+    double *t = o->fvt;
+    o->fvt = o->fvb;
+    o->fvb = t;
+}
+
+static void explicit_tracers(pop_sea *o)
+{
+    vertical_velocity(o);
+    for (int f = POP_T; f <= POP_S; f++) {
+        memset(o->fvt, 0, o->n2 * sizeof(double));  /* nothing through the surface */
+        for (int k = 0; k < o->nz; k++)
+            tracer_level(o, f, k);
     }
 }
 
@@ -96,10 +148,11 @@ static void momentum_level(pop_sea *o, int k)
     }
 }
 
-/* Hydrostatic pressure / rho0 at the middle of level k, the block and its halo. */
+/* Hydrostatic pressure / rho0 at the middle of level k, the block and its halo, from the
+ * updated tracers (forward-backward: internal gravity waves stay stable for omega dt < 2). */
 static void pressure_level(pop_sea *o, int k)
 {
-    const double *t = pop_level(o, o->state, POP_T, k), *s = pop_level(o, o->state, POP_S, k);
+    const double *t = pop_level(o, o->next, POP_T, k), *s = pop_level(o, o->next, POP_S, k);
     double dz = o->dz[k];
     for (size_t c = 0; c < o->n2; c++) {
         double b = o->mask[c] ? grho(t[c], s[c]) * dz : 0.0;
@@ -108,15 +161,12 @@ static void pressure_level(pop_sea *o, int k)
     }
 }
 
-static void explicit_step(pop_sea *o)
+static void explicit_momentum(pop_sea *o)
 {
     memset(o->pacc, 0, o->n2 * sizeof(double));
     for (int k = 0; k < o->nz; k++) {
         pressure_level(o, k);
         momentum_level(o, k);
-        const double *u = pop_level(o, o->state, POP_U, k), *v = pop_level(o, o->state, POP_V, k);
-        for (int f = POP_T; f <= POP_S; f++)
-            tracer_level(o, k, u, v, pop_level(o, o->state, f, k), pop_level(o, o->next, f, k));
     }
 }
 
@@ -167,11 +217,14 @@ static void vertical_step(pop_sea *o)
     }
 }
 
-void pop_clinic_step(pop_sea *o, hpc_phases *ph)
+void pop_clinic_step(pop_sea *o, hpc_phases *ph, pop_halo3 *tracers)
 {
     hpc_phase_to(ph, POP_PH_CLINIC);
     mixing(o);
-    explicit_step(o);
+    explicit_tracers(o);
+    pop_halo3_update(tracers, pop_level(o, o->next, POP_T, 0));  /* T and S: 2 nz levels */
+    hpc_phase_to(ph, POP_PH_CLINIC);
+    explicit_momentum(o);
     hpc_phase_to(ph, POP_PH_VMIX);
     vertical_step(o);
     double *t = o->state;  /* the halo of next is stale: the next step's update refreshes it */

@@ -81,6 +81,11 @@ int pop_sea_init(pop_sea *o, const pop_grid *g, int i0, int j0, int bx, int by, 
     o->pacc = zeros(o->n2);
     o->fe = zeros(o->n2);
     o->fn = zeros(o->n2);
+    o->te = zeros(o->n2);
+    o->tn = zeros(o->n2);
+    o->fvt = zeros(o->n2);
+    o->fvb = zeros(o->n2);
+    o->w = zeros((size_t)(nz + 1) * o->n2);
     o->bar = zeros(2 * o->n2);
     o->eta = zeros(o->n2);
     o->cp = zeros((size_t)nz * o->ld);
@@ -88,7 +93,7 @@ int pop_sea_init(pop_sea *o, const pop_grid *g, int i0, int j0, int bx, int by, 
     o->kr = zeros((size_t)nz * o->ld);
     if (!o->dxu || !o->dyu || !o->area || !o->dyt || !o->cosf || !o->sinf || !o->dz || !o->dzw
         || !o->hu || !o->mask || !o->state || !o->next || !o->kt || !o->kv || !o->p || !o->pacc
-        || !o->fe || !o->fn || !o->bar || !o->eta || !o->cp || !o->dp || !o->kr) {
+        || !o->fe || !o->fn || !o->te || !o->tn || !o->fvt || !o->fvb || !o->w || !o->bar || !o->eta || !o->cp || !o->dp || !o->kr) {
         pop_sea_free(o);
         return -1;
     }
@@ -100,7 +105,8 @@ int pop_sea_init(pop_sea *o, const pop_grid *g, int i0, int j0, int bx, int by, 
 void pop_sea_free(pop_sea *o)
 {
     double *all[] = {o->dz, o->dzw, o->dxu, o->dyu, o->area, o->dyt, o->cosf, o->sinf, o->hu,
-                     o->state, o->next, o->kt, o->kv, o->p, o->pacc, o->fe, o->fn, o->bar,
+                     o->state, o->next, o->kt, o->kv, o->p, o->pacc, o->fe, o->fn, o->te,
+                     o->tn, o->fvt, o->fvb, o->w, o->bar,
                      o->eta, o->cp, o->dp, o->kr};
     for (size_t m = 0; m < sizeof all / sizeof all[0]; m++)
         free(all[m]);

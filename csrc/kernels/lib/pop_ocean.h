@@ -11,11 +11,13 @@
  *  - vertical mixing coefficients per T-column from the Richardson number
  *    (Pacanowski-Philander, POP's vmix_rich): N^2 from a linear equation of state, shear from
  *    the velocities at the column's four corners; convective mixing where unstable
- *  - tracers: upwind advection by the face velocities plus Laplacian diffusion, each face's
- *    flux computed once and given to both cells: a tracer's volume integral is conserved to
- *    round-off; land faces carry nothing
- *  - momentum: Coriolis (an exact rotation by f dt, neutral), the hydrostatic pressure
- *    gradient of the density, a Laplacian viscosity (no-slip: land velocities are 0)
+ *  - tracers: upwind advection by the face velocities and by the vertical velocity from
+ *    continuity (integrated up from the bottom; the surface's left out), plus Laplacian
+ *    diffusion, each face's flux computed once and given to both cells: a tracer's volume
+ *    integral is conserved to round-off; land faces carry nothing
+ *  - a halo update of the new tracers, then momentum: Coriolis (an exact rotation by f dt,
+ *    neutral), the hydrostatic pressure gradient of the *new* density (forward-backward, as
+ *    internal gravity waves need to stay stable), a Laplacian viscosity (no-slip)
  *  - implicit vertical mixing of tracers and momentum: a tridiagonal solve per column, all
  *    columns of a row at once (POP's vectorised column physics); zero flux at the surface and
  *    the bottom, so the column integral of a tracer is kept
@@ -34,6 +36,7 @@
 
 #include "pop_comm.h"
 #include "pop_grid.h"
+#include "pop_halo3.h"
 
 #include <stddef.h>
 
@@ -55,6 +58,8 @@ typedef struct {
     double *state, *next;            /* 4 nz n2 each: u, v, T, S */
     double *kt, *kv;                 /* (nz-1) n2: tracer diffusivity, viscosity at T-columns */
     double *p, *pacc, *fe, *fn;      /* n2 work: pressure, its running sum, face fluxes */
+    double *te, *tn, *fvt, *fvb;     /* n2 work: face transports, vertical fluxes */
+    double *w;                       /* (nz+1) n2: upward transport at the top of each level */
     double *bar, *eta;               /* 2 n2: depth-mean u, v; n2: surface height */
     double *cp, *dp, *kr;            /* nz ld: a row's tridiagonal solves, its coefficients */
 } pop_sea;
@@ -72,8 +77,9 @@ static inline double *pop_level(const pop_sea *o, double *x, int f, int k)
 }
 
 /* The baroclinic step: state (halo current) -> next -> state. Mixing coefficients, the
- * explicit update (phase POP_PH_CLINIC), the implicit columns (POP_PH_VMIX). */
-void pop_clinic_step(pop_sea *o, hpc_phases *ph);
+ * tracers' explicit update, their halo update (tracers: 2 nz levels), the momentum's
+ * (phase POP_PH_CLINIC), the implicit columns (POP_PH_VMIX). */
+void pop_clinic_step(pop_sea *o, hpc_phases *ph, pop_halo3 *tracers);
 
 /* Depth means of u and v into bar (interior). */
 void pop_tropic_means(pop_sea *o);
