@@ -21,6 +21,7 @@
 #include "lib/pop_comm.h"
 #include "lib/pop_grid.h"
 #include "lib/pop_halo3.h"
+#include "lib/pop_model.h"
 #include "lib/pop_ocean.h"
 #include "lib/pop_solver.h"
 
@@ -64,12 +65,6 @@ static hpc_option options[] = {
      .help = "largest relative difference (max norm per field) from the one-block run"},
     {0}};
 
-static const hpc_phase_def PHASES[] = {
-    {"compute", HPC_KIND_COMPUTE},      {"halo", HPC_KIND_COMM},
-    {"copy", HPC_KIND_COPY},            {"global_sum", HPC_KIND_COMM},
-    {"clinic", HPC_KIND_COMPUTE},       {"clinic_halo", HPC_KIND_COMM},
-    {"clinic_copy", HPC_KIND_COPY},     {"vmix", HPC_KIND_COMPUTE}};
-enum { NPHASES = 8 };
 static const double CONSERVATION_BOUND = 1e-12;
 
 static const char *const CLINIC_NAMES[] = {"levels", "aggregate"};
@@ -78,16 +73,14 @@ static const char *const SUM_NAMES[] = {"allreduce", "tree", "onesided"};
 static const char *const LAND_NAMES[] = {"none", "continents"};
 static const char *const FIELD_NAMES[] = {"u", "v", "T", "S"};
 
-/* Settings of every configuration. */
+/* The checks' and samples' settings, the same for every configuration. */
 typedef struct {
-    int steps, check_every, max_iters, branch;
-    double dt, tol, bound;
+    int steps;
+    double bound;
     long long ref_max;
 } params;
 
-typedef struct {
-    int nx, ny, nz, land, P, Q, colmajor, clinic, halo, sum;
-} config;
+typedef pop_model_cfg config;  /* one configuration (and the solver's settings) */
 
 static void describe(const config *c, char *buf, size_t len)
 {
@@ -96,150 +89,8 @@ static void describe(const config *c, char *buf, size_t len)
              CLINIC_NAMES[c->clinic], HALO_NAMES[c->halo], SUM_NAMES[c->sum]);
 }
 
-/* The whole model on one rank's block. */
-typedef struct {
-    pop_decomp d;
-    pop_block blk;
-    pop_halo h;
-    pop_gsum gs;
-    pop_pcg s;
-    pop_sea o;
-    pop_halo3 h3, htr, hbar, heta;
-    hpc_phases ph;
-    double tol;
-    long iters;  /* solver iterations since the reset */
-} model;
-
-/* alone: rank 0's one-block reference (no communication: no window, sums of one rank). */
-static void model_init(model *m, const pop_grid *g, const config *c, const params *pp,
-                       int alone)
-{
-    pop_decomp *d = &m->d;
-    pop_decomp_init(d, c->nx, c->ny, alone ? 1 : c->P, alone ? 1 : c->Q, c->colmajor,
-                    alone ? 0 : hpc_rank, alone ? 1 : hpc_nranks);
-    hpc_phases_init(&m->ph, PHASES, NPHASES);
-    m->tol = pp->tol;
-    if (pop_block_init(&m->blk, g, d->i0, d->j0, d->bx, d->by)
-        || pop_halo_init(&m->h, d, alone ? POP_HALO_PACK : c->halo, &m->ph)
-        || pop_gsum_init(&m->gs, alone ? POP_SUM_ALLREDUCE : c->sum, pp->branch)
-        || pop_pcg_init(&m->s, &m->blk, &m->h, &m->gs, &m->ph, pp->check_every, pp->max_iters)
-        || pop_sea_init(&m->o, g, d->i0, d->j0, d->bx, d->by, c->nz, pp->dt)
-        || pop_halo3_init(&m->h3, d, POP_NFIELDS * c->nz, c->clinic, &m->ph, POP_PH_CLINIC_HALO,
-                          POP_PH_CLINIC_COPY)
-        || pop_halo3_init(&m->htr, d, 2 * c->nz, c->clinic, &m->ph, POP_PH_CLINIC_HALO,
-                          POP_PH_CLINIC_COPY)
-        || pop_halo3_init(&m->hbar, d, 2, POP_H3_AGGREGATE, &m->ph, POP_PH_HALO, POP_PH_COPY)
-        || pop_halo3_init(&m->heta, d, 1, POP_H3_AGGREGATE, &m->ph, POP_PH_HALO, POP_PH_COPY))
-        hpc_fail("pop-step: no memory for a %dx%dx%d block", d->bx, d->by, c->nz);
-    if (alone)
-        m->gs.nranks = 1;  /* its sums are its own values */
-}
-
-static void model_free(model *m)
-{
-    pop_halo3_free(&m->heta);
-    pop_halo3_free(&m->hbar);
-    pop_halo3_free(&m->htr);
-    pop_halo3_free(&m->h3);
-    pop_sea_free(&m->o);
-    pop_pcg_free(&m->s);
-    pop_gsum_free(&m->gs);
-    pop_halo_free(&m->h);
-    pop_block_free(&m->blk);
-}
-
-static void model_reset(model *m, const pop_grid *g)
-{
-    pop_sea_start(&m->o, g, m->d.i0, m->d.j0);
-    memset(m->s.x, 0, m->blk.n * sizeof(double));  /* the solver's warm start: eta = 0 */
-    m->iters = 0;
-}
-
-/* The barotropic phase: rhs from the depth-mean flow, PCG from the last eta, correction. */
-static void tropic_step(model *m)
-{
-    pop_sea *o = &m->o;
-    hpc_phase_to(&m->ph, POP_PH_COMPUTE);
-    pop_tropic_means(o);
-    pop_halo3_update(&m->hbar, o->bar);
-    hpc_phase_to(&m->ph, POP_PH_COMPUTE);
-    double bb = pop_tropic_rhs(o, m->s.rhs);
-    hpc_phase_to(&m->ph, POP_PH_SUM);
-    m->s.tol2_bb = m->tol * m->tol * pop_gsum_do(&m->gs, bb);
-    int it = pop_pcg_solve(&m->s);
-    if (it < 0)
-        hpc_fail("pop-step: the barotropic solve did not converge in %d iterations",
-                 m->s.max_iters);
-    m->iters += it;
-    hpc_phase_to(&m->ph, POP_PH_COMPUTE);
-    for (int j = 1; j <= o->by; j++)
-        memcpy(o->eta + (size_t)j * o->ld + 1, m->s.x + (size_t)j * o->ld + 1,
-               (size_t)o->bx * sizeof(double));
-    pop_halo3_update(&m->heta, o->eta);
-    hpc_phase_to(&m->ph, POP_PH_COMPUTE);
-    pop_tropic_correct(o);
-}
-
-static void model_steps(model *m, int steps)
-{
-    hpc_phases_start(&m->ph, POP_PH_CLINIC_HALO);
-    for (int n = 0; n < steps; n++) {
-        pop_halo3_update(&m->h3, m->o.state);
-        pop_clinic_step(&m->o, &m->ph, &m->htr);
-        tropic_step(m);
-    }
-    hpc_phases_stop(&m->ph);
-}
-
-/* Every rank's interior of the 4 nz levels into rank 0's global [f][k][ny][nx] (collective
- * over the ranks of d; alone: rank 0 copies its own). */
-static void gather_state(const model *m, double *out)
-{
-    const pop_decomp *d = &m->d;
-    const pop_sea *o = &m->o;
-    int nl = POP_NFIELDS * o->nz, n = d->bx * d->by * nl;
-    double *mine = malloc((size_t)(n > 0 ? n : 1) * sizeof(double)), *all = NULL;
-    int *cnt = NULL, *dsp = NULL;
-    if (!mine)
-        hpc_fail("pop-step: no memory to gather the state");
-    for (int l = 0; l < nl; l++)
-        for (int j = 0; j < d->by; j++)
-            memcpy(mine + ((size_t)l * d->by + j) * d->bx,
-                   o->state + l * o->n2 + (size_t)(j + 1) * o->ld + 1, (size_t)d->bx * sizeof(double));
-    if (d->rank == 0) {
-        cnt = malloc((size_t)d->nranks * sizeof(int));
-        dsp = malloc((size_t)d->nranks * sizeof(int));
-        all = malloc((size_t)d->nx * d->ny * nl * sizeof(double));
-        if (!cnt || !dsp || !all)
-            hpc_fail("pop-step: no memory to gather the state");
-        for (int r = 0, off = 0; r < d->nranks; r++) {
-            pop_decomp b;
-            pop_decomp_init(&b, d->nx, d->ny, d->P, d->Q, d->colmajor, r, d->nranks);
-            cnt[r] = b.bx * b.by * nl;
-            dsp[r] = off;
-            off += cnt[r];
-        }
-    }
-    if (d->nranks > 1)
-        MPI_Gatherv(mine, n, MPI_DOUBLE, all, cnt, dsp, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    else
-        memcpy(all, mine, (size_t)n * sizeof(double));
-    for (int r = 0; d->rank == 0 && r < d->nranks; r++) {
-        pop_decomp b;
-        pop_decomp_init(&b, d->nx, d->ny, d->P, d->Q, d->colmajor, r, d->nranks);
-        for (int l = 0; l < nl; l++)
-            for (int j = 0; j < b.by; j++)
-                memcpy(out + ((size_t)l * d->ny + b.j0 + j) * d->nx + b.i0,
-                       all + dsp[r] + ((size_t)l * b.by + j) * b.bx, (size_t)b.bx * sizeof(double));
-    }
-    free(mine);
-    free(cnt);
-    free(dsp);
-    free(all);
-}
-
 /* Volume integrals of T and S over the whole grid (collective). */
-static void contents(const model *m, double out[2])
+static void contents(const pop_model *m, double out[2])
 {
     out[0] = pop_sea_content(&m->o, POP_T);
     out[1] = pop_sea_content(&m->o, POP_S);
@@ -270,7 +121,7 @@ static int has_reference(const config *c, const params *pp)
 
 /* The checks of the first sample (collective); ref: rank 0's one-block state (rank 0, when
  * has_reference). */
-static check_result check_first(model *m, const config *c, const params *pp, const double c0[2],
+static check_result check_first(pop_model *m, const config *c, const params *pp, const double c0[2],
                                 const double *ref, const char *what)
 {
     check_result cr = {{0, 0}, NAN, (double)m->iters / pp->steps};
@@ -297,7 +148,7 @@ static check_result check_first(model *m, const config *c, const params *pp, con
     double *st = hpc_rank == 0 ? malloc(POP_NFIELDS * n3 * sizeof(double)) : NULL;
     if (hpc_rank == 0 && !st)
         hpc_fail("pop-step: no memory to gather the state");
-    gather_state(m, st);
+    pop_model_gather(m, st);
     if (hpc_rank == 0) {
         cr.vs_ref = 0;
         for (int f = 0; f < POP_NFIELDS; f++) {
@@ -320,15 +171,16 @@ static double *reference(const pop_grid *g, const config *c, const params *pp)
         return NULL;
     double *ref = NULL;
     if (hpc_rank == 0) {
-        model m;
-        model_init(&m, g, c, pp, 1);
-        model_reset(&m, g);
-        model_steps(&m, pp->steps);
+        pop_model m;
+        if (pop_model_init(&m, g, c, 1))
+            hpc_fail("pop-step: no memory for the one-block reference");
+        pop_model_reset(&m, g);
+        pop_model_steps(&m, pp->steps);
         ref = malloc((size_t)POP_NFIELDS * c->nx * c->ny * c->nz * sizeof(double));
         if (!ref)
             hpc_fail("pop-step: no memory for the one-block reference");
-        gather_state(&m, ref);
-        model_free(&m);
+        pop_model_gather(&m, ref);
+        pop_model_free(&m);
     }
     hpc_idle_barrier(MPI_COMM_WORLD);
     return ref;
@@ -349,11 +201,11 @@ typedef struct {
 static void phase_split(const hpc_phases *ph, double t[2])
 {
     t[0] = t[1] = 0;
-    for (int k = 0; k < NPHASES; k++)
+    for (int k = 0; k < POP_MODEL_NPHASES; k++)
         t[k >= POP_PH_CLINIC] += ph->total[k];
 }
 
-static void sample_steps(model *m, const pop_grid *g, const config *c, const params *pp,
+static void sample_steps(pop_model *m, const pop_grid *g, const config *c, const params *pp,
                          const double *ref, const char *what, samples *ms)
 {
     hpc_sampler_init(&ms->sm, &hpc_reps);
@@ -365,13 +217,13 @@ static void sample_steps(model *m, const pop_grid *g, const config *c, const par
     int first = 1;
     while (hpc_sampler_more_coll(&ms->sm, MPI_COMM_WORLD)) {
         double c0[2], before[2], after[2], tmax;
-        model_reset(m, g);
+        pop_model_reset(m, g);
         if (first)
             contents(m, c0);
         phase_split(&m->ph, before);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = hpc_now();
-        model_steps(m, pp->steps);
+        pop_model_steps(m, pp->steps);
         double t = hpc_now() - t0;
         phase_split(&m->ph, after);
         if (first)
@@ -381,9 +233,9 @@ static void sample_steps(model *m, const pop_grid *g, const config *c, const par
         MPI_Allreduce(MPI_IN_PLACE, split, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         if (hpc_phases_sample(&m->ph, &ms->sm, t, &ms->wall, &tmax)) {
             int s = ms->sm.n - 1;
-            double per_day = 86400.0 / pp->dt / pp->steps / hpc_nranks;  /* rank mean, per day */
+            double per_day = 86400.0 / c->dt / pp->steps / hpc_nranks;  /* rank mean, per day */
             ms->v[M_STEP][s] = tmax / pp->steps * 1e3;
-            ms->v[M_YPD][s] = pp->dt * pp->steps / tmax / 365.0;
+            ms->v[M_YPD][s] = c->dt * pp->steps / tmax / 365.0;
             ms->v[M_SHARE][s] = 100.0 * split[0] / (split[0] + split[1]);
             ms->v[M_TROPIC][s] = split[0] * per_day;
             ms->v[M_CLINIC][s] = split[1] * per_day;
@@ -400,7 +252,8 @@ static const struct {
                        {"baroclinic_time", "s/day", "lower"}};
 
 /* step_time's extra keys (collective): per-rank phases and wall time, the checks. */
-static void step_extra(hpc_json *r, model *m, const pop_grid *g, const params *pp,
+static void step_extra(hpc_json *r, pop_model *m, const pop_grid *g, const config *c,
+                       const params *pp,
                        const samples *ms)
 {
     double steps = (double)ms->sm.n * pp->steps;
@@ -413,11 +266,11 @@ static void step_extra(hpc_json *r, model *m, const pop_grid *g, const params *p
     if (!isnan(ms->cr.vs_ref))  /* absent beyond --ref-max */
         hpc_json_num(r, "max_rel_diff_vs_one_rank", ms->cr.vs_ref);
     hpc_json_exact(r, "bound", pp->bound);
-    hpc_json_exact(r, "tol", pp->tol);
+    hpc_json_exact(r, "tol", c->tol);
     hpc_json_int(r, "ocean_columns", g->ocean);
 }
 
-static void emit(model *m, const pop_grid *g, const config *c, const params *pp,
+static void emit(pop_model *m, const pop_grid *g, const config *c, const params *pp,
                  const samples *ms)
 {
     for (int k = 0; k < NMETRICS; k++) {
@@ -434,13 +287,13 @@ static void emit(model *m, const pop_grid *g, const config *c, const params *pp,
         hpc_json_str(&r, "clinic_halo", CLINIC_NAMES[c->clinic]);
         hpc_json_str(&r, "halo", HALO_NAMES[c->halo]);
         hpc_json_str(&r, "sum", SUM_NAMES[c->sum]);
-        hpc_json_int(&r, "branch", c->sum == POP_SUM_TREE ? pp->branch : 0);
+        hpc_json_int(&r, "branch", c->sum == POP_SUM_TREE ? c->branch : 0);
         hpc_json_str(&r, "land", LAND_NAMES[c->land]);
         hpc_json_int(&r, "steps", pp->steps);
-        hpc_json_exact(&r, "dt_s", pp->dt);
+        hpc_json_exact(&r, "dt_s", c->dt);
         hpc_result_stats(&r, &st, ms->sm.converged);
         if (k == M_STEP)
-            step_extra(&r, m, g, pp, ms);
+            step_extra(&r, m, g, c, pp, ms);
         hpc_json_emit(&r);
     }
 }
@@ -449,15 +302,16 @@ static void run_config(const pop_grid *g, const config *c, const params *pp, con
 {
     char what[200];
     describe(c, what, sizeof what);
-    model m;
-    model_init(&m, g, c, pp, 0);
+    pop_model m;
+    if (pop_model_init(&m, g, c, 0))
+        hpc_fail("pop-step: no memory for a %dx%dx%d block", m.d.bx, m.d.by, c->nz);
     samples ms;
     sample_steps(&m, g, c, pp, ref, what, &ms);
     emit(&m, g, c, pp, &ms);
     for (int k = 0; k < NMETRICS; k++)
         free(ms.v[k]);
     hpc_sampler_free(&ms.sm);
-    model_free(&m);
+    pop_model_free(&m);
 }
 
 /* Everything the options select: the configurations are its cross product. */
@@ -468,6 +322,7 @@ typedef struct {
     const long long *lands, *maps, *clinics, *halos, *sums;
     int nland, nmap, nclinic, nhalo, nsum;
     params pp;
+    config base;  /* the solver's settings */
 } plan;
 
 static void check_grid(const plan *pl, int k)
@@ -483,7 +338,7 @@ static void check_grid(const plan *pl, int k)
                         pl->pg[m].y, nx, ny, nz);
     for (int l = 0; l < pl->nland; l++) {
         pop_grid g;
-        hpc_usage_check(pop_grid_init(&g, nx, ny, (int)pl->lands[l], pl->pp.dt) != 0,
+        hpc_usage_check(pop_grid_init(&g, nx, ny, (int)pl->lands[l], pl->base.dt) != 0,
                         "pop-step: no memory for the %dx%d grid", nx, ny);
         long ocean = g.ocean;
         pop_grid_free(&g);
@@ -496,11 +351,11 @@ static void parse(plan *pl)
 {
     params *pp = &pl->pp;
     pp->steps = (int)hpc_opt_int("steps");
-    pp->check_every = (int)hpc_opt_int("check-every");
-    pp->max_iters = (int)hpc_opt_int("max-iters");
-    pp->branch = (int)hpc_opt_int("branch");
-    pp->dt = hpc_opt_double("dt");
-    pp->tol = hpc_opt_double("tol");
+    pl->base.check_every = (int)hpc_opt_int("check-every");
+    pl->base.max_iters = (int)hpc_opt_int("max-iters");
+    pl->base.branch = (int)hpc_opt_int("branch");
+    pl->base.dt = hpc_opt_double("dt");
+    pl->base.tol = hpc_opt_double("tol");
     pp->bound = hpc_opt_double("bound");
     pp->ref_max = hpc_opt_int("ref-max");
     pl->pg = hpc_opt_pgrids("pgrids", &pl->npg);
@@ -518,9 +373,13 @@ static void parse(plan *pl)
 /* Every configuration on grid k with land l; one reference for them all. */
 static void sweep_grid(const plan *pl, int k, int l)
 {
-    config c = {pl->gr[k].x, pl->gr[k].y, pl->gr[k].z, (int)pl->lands[l], 1, 1, 0, 0, 0, 0};
+    config c = pl->base;
+    c.nx = pl->gr[k].x;
+    c.ny = pl->gr[k].y;
+    c.nz = pl->gr[k].z;
+    c.land = (int)pl->lands[l];
     pop_grid g;
-    if (pop_grid_init(&g, c.nx, c.ny, c.land, pl->pp.dt))
+    if (pop_grid_init(&g, c.nx, c.ny, c.land, pl->base.dt))
         hpc_fail("pop-step: no memory for the %dx%d grid", c.nx, c.ny);
     double *ref = reference(&g, &c, &pl->pp);
     for (int m = 0; m < pl->npg; m++)
