@@ -16,7 +16,7 @@ from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, 
                                     int_tuple, launch_timeout, parallel_seconds, process_grids,
                                     rank_counts, repetition_args, spec_arg, words)
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Tunes,
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales,
                                       register_benchmark, register_study)
 from hpceval.errors import UsageError
 
@@ -151,11 +151,7 @@ register_benchmark(Benchmark(
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("grids=24x16x4", "steps=2", "pgrids=all"),
     scales=Scales("step_time", "ms/step", ("clinic_halo", "halo", "sum", "branch"),
-                  "{clinic_halo} {halo}/{sum}{branch:(?)}", ("nx", "ny", "nz", "land")),
-    tunes=Tunes("step_time", ("nx", "ny", "nz", "land"),
-                ("clinic_halo", "halo", "sum", "branch", "P", "Q"),
-                ("clinic-halos=all", "halos=all", "sums=all", "pgrids=all"),
-                "{clinic_halo} {halo}/{sum}{branch:(?)} {P}x{Q}")))
+                  "{clinic_halo} {halo}/{sum}{branch:(?)}", ("nx", "ny", "nz", "land"))))
 
 
 # The study: the X1 study's x1 benchmark (1 degree, 320x384x40) strong-scaled over every rung

@@ -169,11 +169,12 @@ _FAST = {"budget": "0.2", "min-reps": "3", "max-reps": "10", "warmup": "1"}
 # About a minute on 2 cores (4 ranks are oversubscribed there): every variant at 1, 2 and 4 ranks
 # on a small grid (each variant its own 1-rank baseline) and at 2 and 4 ranks on POP's gx1 size
 # with continents, strong and weak scaling over 1, 2, 4 ranks, one traced run (2 solves per
-# variant: a trace of some 50k events).
+# variant: a trace of some 50k events); and the whole time step (pop-step, bench_pop_step.py)
+# at 1, 2 and 4 ranks with both 3-D halo updates on a small 3-D grid.
 register_suite(Suite(
     "pop", "POP-like barotropic solver: halo and global-sum variants at 1, 2 and 4 ranks (96x64) "
     "and 2 and 4 ranks (320x384 with continents), strong and weak scaling over 1, 2, 4 ranks, "
-    "one traced run",
+    "one traced run; POP's whole time step (years per day, phase split) at 1, 2 and 4 ranks",
     (("barotropic", {**_FAST, "grids": "96x64", "ranks": "1,2,4"}),
      ("barotropic", {**_FAST, "grids": "320x384", "ranks": "2,4", "mappings": "row",
                      "branches": "2", "budget": "0.5", "max-reps": "20"}),
@@ -182,7 +183,9 @@ register_suite(Suite(
                      "sums": "allreduce", "budget": "0.5", "max-reps": "20"}),
      ("barotropic", {**_FAST, "grids": "96x64", "ranks": "4", "pgrids": "2x2", "mappings": "row",
                      "halos": "pack,put", "sums": "allreduce,onesided", "trace": "yes",
-                     "warmup": "0", "min-reps": "2", "max-reps": "2"}))))
+                     "warmup": "0", "min-reps": "2", "max-reps": "2"}),
+     ("pop-step", {**_FAST, "grids": "96x64x20", "ranks": "1,2,4", "clinic-halos": "all",
+                   "steps": "5"}))))
 
 
 # The study: POP's barotropic solver strong-scaled on the 1-degree grid (320x384) over every

@@ -1,8 +1,8 @@
 """pop-step's catalog declaration (hpceval/catalog/bench_pop_step.py): the plan per rank count
 (process grids, the one-block reference's memory on rank 0, settings and sizes refused before
 launching), the study entries, and its views on real 1- and 2-rank runs: card and headline
-rows, the years-per-day / phase-split figure, the overhead table, the scaling and tuned tables,
-compare and history."""
+rows, the years-per-day / phase-split figure, the overhead table, the scaling table, compare
+and history."""
 import json
 
 import pytest
@@ -90,7 +90,6 @@ def test_card_and_headline_rows(runs):
 
 def test_figures_and_tables(runs):
     from hpceval.analysis.scaling import best_per_rung
-    from hpceval.analysis.tune import tuned_table
     from hpceval.views.figures_pop_step import WHAT, years_and_phases
     from hpceval.views.figures_proxies import overhead_specs
     run = runs[1][-1]
@@ -102,9 +101,6 @@ def test_figures_and_tables(runs):
     overhead, table = overhead_specs("pop-step", WHAT, 41)
     assert overhead.make([run]) is not None and table.make(run) is not None
     assert [r["nranks"] for r in best_per_rung(run["records"], "pop-step")] == [1, 2]
-    tuned = tuned_table(run["records"], "pop-step")
-    assert {r["ranks"] for r in tuned} == {1, 2}
-    assert {r["best"]["clinic_halo"] for r in tuned} <= {"levels", "aggregate"}
 
 
 def test_compare_and_history(runs):
