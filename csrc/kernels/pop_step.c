@@ -2,8 +2,9 @@
  * updates over the levels, halo updates of the 3-D state, implicit vertical mixing per
  * column: lib/pop_ocean.h) and the barotropic phase (the free-surface PCG of
  * kernels/barotropic.c, lib/pop_solver.h, with its halo and global-sum variants), on the
- * same P x Q blocks of an nx x ny x nz ocean with land. The X1 study's headline: simulated
- * years per day, and the split of the step between the two phases.
+ * same P x Q blocks of an nx x ny x nz ocean with land (the model on a block:
+ * lib/pop_model.h). The X1 study's headline: simulated years per day, and the split of the
+ * step between the two phases.
  *
  * A sample: --steps time steps from the initial state (reset outside the timing) after a
  * barrier; the slowest rank's time. Checks after the first sample of every configuration,
