@@ -63,7 +63,7 @@ def test_hostile_set_value_is_one_line_and_exit_2(cli):
 
 SETS = ["--set", "pop-step.ranks=1,2", "--set", "pop-step.grids=24x16x4",
         "--set", "pop-step.steps=2", "--set", "pop-step.pgrids=all",
-        "--set", "pop-step.clinic-halos=all"]
+        "--set", "pop-step.clinic-halos=aggregate"]
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,7 @@ def test_figures_and_tables(runs):
     left, mid, right = fig.axes[:3]
     assert "years per day" in left.get_ylabel() and "per simulated day" in mid.get_ylabel()
     assert "barotropic share" in right.get_ylabel()
-    assert len(left.lines) >= 2 and len(mid.lines) >= 4  # per variant; each phase per variant
+    assert len(left.lines) >= 1 and len(mid.lines) >= 2  # per variant; each phase per variant
     overhead, table = overhead_specs("pop-step", WHAT, 41)
     assert overhead.make([run]) is not None and table.make(run) is not None
     assert [r["nranks"] for r in best_per_rung(run["records"], "pop-step")] == [1, 2]
