@@ -40,7 +40,8 @@ TYPICAL_FLOPS = 1.5e9           # a rank's rate on the 9-point operator (this ma
 TYPICAL_ITERATION_COMM_S = 2e-5  # halo update and global sum of one iteration
 
 
-def _typical_solve_s(nx: int, ny: int, nranks: int, ctx: PlanContext) -> float:
+def typical_solve_s(nx: int, ny: int, nranks: int, ctx: PlanContext) -> float:
+    """One solve as it typically takes (the plan's estimate; pop-step's barotropic phase too)."""
     iters = 1.2 * max(nx, ny) + 50
     return iters * (parallel_seconds(30.0 * nx * ny / TYPICAL_FLOPS, nranks, ctx)
                     + (TYPICAL_ITERATION_COMM_S if nranks > 1 else 0.0))
@@ -93,7 +94,7 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
             # fields, rank 0 about 13 global reference fields: the fullest node's share.
             check_memory((9 * ctx.ranks_per_node(n) + 200) * biggest, ctx, f"barotropic {label}")
             solve = max(_solve_seconds(nx, ny, n) for nx, ny in shapes)
-            typical = max(_typical_solve_s(nx, ny, n, ctx) for nx, ny in shapes)
+            typical = max(typical_solve_s(nx, ny, n, ctx) for nx, ny in shapes)
             reps = int(v["warmup"]) + 1
             specs.append(LaunchSpec(
                 b.name, label, "barotropic", args, n, "core", expected_results=2 * points,
