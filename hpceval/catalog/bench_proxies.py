@@ -40,7 +40,8 @@ TYPICAL_FLOPS = 1.5e9           # a rank's rate on the 9-point operator (this ma
 TYPICAL_ITERATION_COMM_S = 2e-5  # halo update and global sum of one iteration
 
 
-def _typical_solve_s(nx: int, ny: int, nranks: int, ctx: PlanContext) -> float:
+def typical_solve_s(nx: int, ny: int, nranks: int, ctx: PlanContext) -> float:
+    """One solve as it typically takes (the plan's estimate; pop-step's barotropic phase too)."""
     iters = 1.2 * max(nx, ny) + 50
     return iters * (parallel_seconds(30.0 * nx * ny / TYPICAL_FLOPS, nranks, ctx)
                     + (TYPICAL_ITERATION_COMM_S if nranks > 1 else 0.0))
@@ -93,7 +94,7 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
             # fields, rank 0 about 13 global reference fields: the fullest node's share.
             check_memory((9 * ctx.ranks_per_node(n) + 200) * biggest, ctx, f"barotropic {label}")
             solve = max(_solve_seconds(nx, ny, n) for nx, ny in shapes)
-            typical = max(_typical_solve_s(nx, ny, n, ctx) for nx, ny in shapes)
+            typical = max(typical_solve_s(nx, ny, n, ctx) for nx, ny in shapes)
             reps = int(v["warmup"]) + 1
             specs.append(LaunchSpec(
                 b.name, label, "barotropic", args, n, "core", expected_results=2 * points,
@@ -169,11 +170,12 @@ _FAST = {"budget": "0.2", "min-reps": "3", "max-reps": "10", "warmup": "1"}
 # About a minute on 2 cores (4 ranks are oversubscribed there): every variant at 1, 2 and 4 ranks
 # on a small grid (each variant its own 1-rank baseline) and at 2 and 4 ranks on POP's gx1 size
 # with continents, strong and weak scaling over 1, 2, 4 ranks, one traced run (2 solves per
-# variant: a trace of some 50k events).
+# variant: a trace of some 50k events); and the whole time step (pop-step, bench_pop_step.py)
+# at 1, 2 and 4 ranks with both 3-D halo updates on a small 3-D grid.
 register_suite(Suite(
     "pop", "POP-like barotropic solver: halo and global-sum variants at 1, 2 and 4 ranks (96x64) "
     "and 2 and 4 ranks (320x384 with continents), strong and weak scaling over 1, 2, 4 ranks, "
-    "one traced run",
+    "one traced run; POP's whole time step (years per day, phase split) at 1, 2 and 4 ranks",
     (("barotropic", {**_FAST, "grids": "96x64", "ranks": "1,2,4"}),
      ("barotropic", {**_FAST, "grids": "320x384", "ranks": "2,4", "mappings": "row",
                      "branches": "2", "budget": "0.5", "max-reps": "20"}),
@@ -182,7 +184,9 @@ register_suite(Suite(
                      "sums": "allreduce", "budget": "0.5", "max-reps": "20"}),
      ("barotropic", {**_FAST, "grids": "96x64", "ranks": "4", "pgrids": "2x2", "mappings": "row",
                      "halos": "pack,put", "sums": "allreduce,onesided", "trace": "yes",
-                     "warmup": "0", "min-reps": "2", "max-reps": "2"}))))
+                     "warmup": "0", "min-reps": "2", "max-reps": "2"}),
+     ("pop-step", {**_FAST, "grids": "96x64x20", "ranks": "1,2,4", "clinic-halos": "all",
+                   "steps": "5"}))))
 
 
 # The study: POP's barotropic solver strong-scaled on the 1-degree grid (320x384) over every

@@ -64,7 +64,10 @@ def test_trace_flag_and_arguments():
 
 def test_pop_suite():
     specs = plan_targets(["pop"], [], CTX)
-    assert all(s.benchmark == "barotropic" for s in specs)
+    whole = [s for s in specs if s.benchmark == "pop-step"]
+    assert [(s.nranks, arg(s, "--clinic-halos")) for s in whole] == [
+        (n, "levels,aggregate") for n in (1, 2, 4)]
+    specs = [s for s in specs if s.benchmark == "barotropic"]
     assert {s.nranks for s in specs} == {1, 2, 4}
     traced = [s for s in specs if s.trace]
     assert len(traced) == 1 and traced[0].nranks == 4

@@ -46,9 +46,9 @@ void pop_decomp_init(pop_decomp *d, int nx, int ny, int P, int Q, int colmajor, 
     }
 }
 
-/* My edge toward direction k (ghost = 0) or my ghost cells on side k (ghost =
- * 1) in a block bx x by with row length ld: first index and extent. */
-static void region(int bx, int by, int ld, int k, int ghost, int *start, int *ni, int *nj)
+int pop_opposite(int k) { return OPP[k]; }
+
+void pop_region(int bx, int by, int ld, int k, int ghost, int *start, int *ni, int *nj)
 {
     int i = DX[k] > 0 ? (ghost ? bx + 1 : bx) : DX[k] < 0 ? (ghost ? 0 : 1) : 1;
     int j = DY[k] > 0 ? (ghost ? by + 1 : by) : DY[k] < 0 ? (ghost ? 0 : 1) : 1;
@@ -93,8 +93,8 @@ int pop_halo_init(pop_halo *h, const pop_decomp *d, int variant, hpc_phases *ph)
     memset(h->x, 0, n * sizeof(double));
     for (int k = 0; k < 8; k++) {
         int ni, nj, s;
-        region(d->bx, d->by, h->ld, k, 0, &h->send0[k], &ni, &nj);
-        region(d->bx, d->by, h->ld, k, 1, &h->recv0[k], &ni, &nj);
+        pop_region(d->bx, d->by, h->ld, k, 0, &h->send0[k], &ni, &nj);
+        pop_region(d->bx, d->by, h->ld, k, 1, &h->recv0[k], &ni, &nj);
         h->cnt[k] = ni * nj;
         h->send_t[k] = region_type(ni, nj, h->ld);
         h->recv_t[k] = region_type(ni, nj, h->ld);
@@ -108,7 +108,7 @@ int pop_halo_init(pop_halo *h, const pop_decomp *d, int variant, hpc_phases *ph)
             int pn = ((d->p + DX[k]) % d->P + d->P) % d->P, qn = d->q + DY[k], a, nbx, nby;
             pop_extent(d->nx, d->P, pn, &a, &nbx);
             pop_extent(d->ny, d->Q, qn, &a, &nby);
-            region(nbx, nby, nbx + 2, OPP[k], 1, &s, &ni, &nj);
+            pop_region(nbx, nby, nbx + 2, OPP[k], 1, &s, &ni, &nj);
             h->tgt_disp[k] = s;
             h->tgt_t[k] = region_type(ni, nj, nbx + 2);
         }

@@ -67,6 +67,11 @@ void pop_decomp_init(pop_decomp *d, int nx, int ny, int P, int Q, int colmajor, 
 int pop_rank_of(const pop_decomp *d, int p, int q);
 /* Block extent along a dimension of n points split in P parts. */
 void pop_extent(int n, int P, int p, int *start, int *len);
+/* My edge toward direction k (ghost = 0) or my ghost cells on side k (ghost = 1) in a block
+ * bx x by with row length ld: first index and extent ni x nj (the 3-D halo uses them too). */
+void pop_region(int bx, int by, int ld, int k, int ghost, int *start, int *ni, int *nj);
+/* The direction opposite to k (E <-> W, N <-> S, NE <-> SW, NW <-> SE). */
+int pop_opposite(int k);
 
 typedef struct {
     int variant;
