@@ -70,6 +70,10 @@ def _key(rec: dict) -> Tuple:
     return tuple(sorted((k, str(v)) for k, v in rec["params"].items()))
 
 
+def _ranks(p: dict) -> int:
+    return p.get("ranks") or (p.get("P") or 1) * (p.get("Q") or 1)   # SWM: its P x Q grid
+
+
 def _shared_point(runs: List[dict], bench: str) -> Optional[Tuple]:
     """The point of `bench` every run measured: the most ranks, then the longest run (the
     largest class or problem), as the paper compared one configuration per application."""
@@ -77,14 +81,13 @@ def _shared_point(runs: List[dict], bench: str) -> Optional[Tuple]:
     shared = set(keys[0]).intersection(*keys[1:]) if keys else set()
     if not shared:
         return None
-    return max(shared, key=lambda k: (keys[0][k]["params"].get("ranks", 0) or 0,
-                                      value(keys[0][k])))
+    return max(shared, key=lambda k: (_ranks(keys[0][k]["params"]), value(keys[0][k])))
 
 
 def _bar_label(name: str, rec: dict) -> str:
     p = rec["params"]
     size = f"class {p['class']}" if "class" in p else f"T{p.get('truncation')}L{p.get('levels')}"
-    return f"{name}\n{size}\n{p.get('ranks', (p.get('P') or 1) * (p.get('Q') or 1))} ranks"
+    return f"{name}\n{size}\n{_ranks(p)} ranks"
 
 
 def fig7(runs):
@@ -123,7 +126,8 @@ PS_PANELS = (("run_time", "execution time [s]"), ("messages", "MPI messages per 
 
 def fig8(runs):
     """PS's execution time and messages vs offered load, one series per process count."""
-    series = lambda p: f"{p['ranks']} process(es) ({p['procs']}), {p['routers']} routers"
+    series = lambda p: (f"{p['ranks']} process(es) ({p['procs']}), {p['routers']} routers, "
+                        f"{p['cycles']} cycles")
     load = lambda p: p["load"]
     every = lambda p: True
     if not points_of(runs, "ps", "run_time", load, series, every):
