@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, counts, expected_seconds, harness_bytes,
                                     launch_timeout, parallel_seconds, process_grids, rank_counts,
-                                    repetition_args, words)
+                                    repetition_args, spec_arg, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Suite, Tunes,
                                       register_benchmark, register_study, register_suite)
@@ -100,10 +100,16 @@ def _sst_memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
                for l in v["levels"]) + harness_bytes(v)
 
 
-def _psst_memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+def psst_bytes(m: int, levels: int, nranks: int, v: Dict[str, Any]) -> int:
     """Rank 0 checks every variant against the serial model; the ranks share the rest."""
-    one = sst_bytes(int(v["truncation"]), int(v["levels"]))
-    return one + 2 * one // spec.nranks + harness_bytes(v)
+    one = sst_bytes(m, levels)
+    return one + 2 * one // nranks + harness_bytes(v)
+
+
+def psst_memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
+    """psst_bytes of the problem in the launch's arguments (a preset, swm, picks it)."""
+    return psst_bytes(int(spec_arg(spec, "--truncation")), int(spec_arg(spec, "--levels")),
+                      spec.nranks, v)
 
 
 register_benchmark(Benchmark(
@@ -145,11 +151,11 @@ register_benchmark(Benchmark(
 
 def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     counts_ = rank_counts(v["ranks"], ctx)
-    return [spec for n in counts_ for spec in _plan_psst_ranks(b, v, n, len(counts_) > 1, ctx)]
+    return [spec for n in counts_ for spec in plan_psst_ranks(b, v, n, len(counts_) > 1, ctx)]
 
 
-def _plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool,
-                     ctx: PlanContext) -> List[LaunchSpec]:
+def plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool,
+                    ctx: PlanContext) -> List[LaunchSpec]:
     m, levels = v["truncation"], v["levels"]
     nlon, nlat = sst_grid(m)
     grids = process_grids(v["grids"], nranks, "grids", sweep,
@@ -174,8 +180,8 @@ def _plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool,
             + repetition_args(b, v))
     run_s = parallel_seconds(_sst_seconds(m, levels, v["days"]), nranks, ctx)
     typical_s = run_s / SST_SLOW_FACTOR
-    return [LaunchSpec(b.name, f"psst np={nranks} T{m} L={levels}", "psst", args, nranks, "core",
-                       expected_results=3 * points,
+    return [LaunchSpec(b.name, f"{b.name} np={nranks} T{m} L={levels}", "psst", args, nranks,
+                       "core", expected_results=3 * points,
                        estimate_s=expected_seconds(v, points, typical_s),
                        timeout_s=launch_timeout(v, points) + 3 * run_s * (points + 1))]
 
@@ -202,7 +208,7 @@ register_benchmark(Benchmark(
            "(empty: --np, else 2); with 1 among them the report breaks the parallel overhead "
            "down"),
      ) + REPETITION,
-    _plan_psst, ranks="--np or the ranks sweep (default 2)", memory=_psst_memory,
+    _plan_psst, ranks="--np or the ranks sweep (default 2)", memory=psst_memory,
     tiny=("truncation=5", "levels=1", "days=0.2", "grids=2x1", "mappings=row",
           "transposes=alltoallv", "sums=allreduce"),
     # the spectral model: FFT by transpose or distributed, Legendre sum; T, levels, test case

@@ -21,7 +21,7 @@ SYNCS = ("yawns", "null")
 PASSED = ("lps", "population", "end", "mean", "seed")
 
 
-def _numbers(text: Any, what: str, lo: float, hi: float, open_lo: bool) -> List[float]:
+def number_list(text: Any, what: str, lo: float, hi: float, open_lo: bool) -> List[float]:
     """A comma list of numbers in [lo, hi] ((lo, hi] with open_lo)."""
     out = []
     for item in words(text, None, what):
@@ -43,8 +43,8 @@ def _events(v: Dict[str, Any], lookahead: float) -> float:
 
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    lookaheads = _numbers(v["lookahead"], "lookahead", 0.0, 1e12, True)
-    remotes = _numbers(v["remote"], "remote", 0.0, 1.0, False)
+    lookaheads = number_list(v["lookahead"], "lookahead", 0.0, 1e12, True)
+    remotes = number_list(v["remote"], "remote", 0.0, 1.0, False)
     syncs = v["sync"]
     if float(v["end"]) <= 0:
         raise UsageError("--set end: the end time must be positive")

@@ -51,13 +51,14 @@ register_suite(Suite(
 
 # The SP2 study's application set at small sizes (a few minutes on 2 cores): NAS CG, MG, LU,
 # BT and SP at classes S and W on 1 and 2 ranks (BT and SP on 1 and 4, their rule), PHOLD over
-# remote fraction and lookahead with both synchronisations. Two runs of it, before and after a
+# remote fraction and lookahead with both synchronisations, SWM's small problem and PS's load
+# sweep on a smaller torus. Two runs of it, before and after a
 # change, are the SP2 paper's old/new bars (hpceval compare).
 _NAS = {"min-reps": "3", "max-reps": "10", "warmup": "0", "ranks": "1,2"}
 register_suite(Suite(
-    "nas", "SP2 application set: NAS CG, MG, LU, BT and SP (classes S and W, verified) and "
-    "PHOLD discrete-event simulation over remote fraction and lookahead (1 and 2 ranks; a few "
-    "minutes on 2 cores)",
+    "nas", "SP2 application set: NAS CG, MG, LU, BT and SP (classes S and W, verified), "
+    "PHOLD discrete-event simulation over remote fraction and lookahead, SWM (small problem) "
+    "and the PS network simulator's load sweep (1 and 2 ranks; a few minutes on 2 cores)",
     (("npb-cg", {**_NAS, "class": "S"}), ("npb-cg", {**_NAS, "class": "W"}),
      ("npb-mg", {**_NAS, "class": "S"}), ("npb-mg", {**_NAS, "class": "W"}),
      ("npb-lu", {**_NAS, "class": "S"}), ("npb-lu", {**_NAS, "class": "W"}),
@@ -65,7 +66,10 @@ register_suite(Suite(
      ("npb-bt", {**_NAS, "class": "W", "ranks": "1"}),
      ("npb-sp", {**_NAS, "class": "S", "ranks": "1,4"}),
      ("npb-sp", {**_NAS, "class": "W", "ranks": "1"}),
-     ("phold", {"min-reps": "3", "max-reps": "10", "ranks": "1,2"}))))
+     ("phold", {"min-reps": "3", "max-reps": "10", "ranks": "1,2"}),
+     # SWM's small problem for a day, PS on a 16 x 16 torus for 10,000 cycles, 5% to 90%
+     ("swm", {**_NAS, "problem": "small"}),
+     ("ps", {**_NAS, "routers": "16x16", "cycles": "10000", "loads": "5,20,40,60,80,90"}))))
 
 def study_suite() -> Suite:
     """The whole study (every area, planned for the allocation: rank ladders, the seeds' problem

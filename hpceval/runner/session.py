@@ -93,6 +93,8 @@ def run_launch(launcher, spec: LaunchSpec, timeout_s: float, place: Optional[Pla
         out.trace = collect_trace(trace_dir, out) if trace_dir else None
     out.warnings += notes
     tag_records(out.results, out.meta, emulates_nodes(spec.args))
+    for rec in out.results:   # a preset (swm runs psst's binary) reports under its own name
+        rec["benchmark"] = spec.benchmark
     mark_spread(out.results)
     return out
 

@@ -83,3 +83,11 @@ def assert_phases_cover_wall(r):
     """The phases of a run_time record cover the timed run, each rank's wall time."""
     for k, wall in enumerate(r["wall_per_rank"]):
         assert sum(v["per_rank"][k] for v in r["phases"].values()) == pytest.approx(wall, rel=0.05)
+
+
+def assert_setting_refused(cli, bench, setting, msg):
+    """`hpceval run BENCH --set SETTING`: exit 2 before any launch, one line holding msg."""
+    from helpers import FAST, one_line_error
+    p = cli("run", bench, "--set", setting, *FAST)
+    assert p.returncode == 2
+    assert msg in one_line_error(p.stderr)
