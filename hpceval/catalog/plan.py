@@ -41,19 +41,22 @@ def plan_rungs(bench: Benchmark, values: Dict[str, object], ctx: PlanContext) ->
     values = _scaled_budget(bench, values, ctx)
     rp = bench.rank_param
     text = values.get(rp, bench.param(rp).default) if rp else None
-    counts = ladder.expand(text, ctx.per_node, ctx.nodes, ctx.thin) if rp else None
+    counts = ladder.expand(text, ctx.per_node, ctx.nodes) if rp else None
     if counts is None:
         return bench.plan(values, ctx)
     if not counts:
         ctx.note(f"{bench.name} ranks={text}: no such rung in {ctx.nodes} node(s) x "
                  f"{ctx.per_node} ranks, left out")
-    specs: List[LaunchSpec] = []
+    by_rung: Dict[int, List[LaunchSpec]] = {}
     for n in counts:
         try:
-            specs.extend(bench.plan({**values, rp: str(n)}, ctx))
+            by_rung[n] = bench.plan({**values, rp: str(n)}, ctx)
         except UsageError as exc:
             ctx.note(f"{bench.name} at {n} ranks left out: {exc}")
-    return specs
+    # Thinned among the rungs the benchmark takes: its own top rung stays (thinning the whole
+    # ladder first lost psst's 1,600 ranks, kept 800, and then refused 3,200).
+    kept = ladder.thin(sorted(by_rung), ctx.thin, [ctx.per_node, 2 * ctx.per_node])
+    return [spec for n in kept for spec in by_rung[n]]
 
 
 def plan_targets(names: Sequence[str], sets: Sequence[str], ctx: PlanContext,

@@ -42,6 +42,18 @@ def test_a_ladder_plans_every_rung_and_notes_what_it_leaves_out():
     assert any("at 24 ranks left out" in n for n in c.notes)
 
 
+def test_a_thinned_ladder_keeps_the_top_rung_the_benchmark_takes():
+    # class S on 6 nodes x 100: NPB takes powers of two up to 64 of the ladder's 1 .. 600
+    taken = {}
+    for level in (0, 2):
+        c = ctx(nodes=6, ppn=100)
+        c.thin = level
+        taken[level] = sorted(s.nranks for s in plan_targets(["npb-cg"], ["class=S", "ranks=ladder"], c))
+    assert taken[0] == [1, 2, 4, 8, 16, 32, 64]
+    # every 4th of the rungs it takes, its ends kept (thinning the whole ladder lost 64)
+    assert taken[2] == [1, 16, 64]
+
+
 def test_collectives_leave_out_sizes_that_do_not_fit_a_node():
     c = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=1 << 30, nranks=None,
                     nodes=64, ppn=16)

@@ -3,7 +3,7 @@ runs the ping-pong binary at two fixed sizes, written into a directory named in
 HPCEVAL_CATALOG_PATH. Its plan is its declaration (bench_toy.py); its machine-card row, its
 headline row, its figure and its table are its views (views_toy.py), which the catalog does not
 import (docs/architecture.md, "Adding a benchmark"); `hpceval list`, `run`, `show` and `report`
-pick them up. (The C half, one .c file built with no Makefile edit, is tested in tests/csrc.)"""
+pick them up. Its records are stored under its own name, not the binary's. (The C half, one .c file built with no Makefile edit, is tested in tests/csrc.)"""
 from __future__ import annotations
 
 import textwrap
@@ -42,13 +42,13 @@ TOY_VIEWS = textwrap.dedent('''
 
 
     def get(run):
-        recs = select(run.get("records") or [], "pingpong", "latency", bytes=4096)
+        recs = select(run.get("records") or [], "toy", "latency", bytes=4096)
         return Cell(value(recs[0]), "4 KiB messages", recs[0]) if recs else None
 
 
     def toy_bars(runs):
         from hpceval.views.plot import new_figure     # matplotlib: only when the report draws
-        recs = [r for run in runs for r in records(run, "pingpong", "latency")]
+        recs = [r for run in runs for r in records(run, "toy", "latency")]
         if not recs:
             return None
         fig = new_figure()
@@ -58,15 +58,15 @@ TOY_VIEWS = textwrap.dedent('''
 
 
     def toy_table(run):
-        recs = records(run, "pingpong", "latency")
+        recs = records(run, "toy", "latency")
         return Table(["bytes", "latency"], [[r["params"]["bytes"], value(r)] for r in recs],
                      "toy note") if recs else None
 
 
     register_card_row(CardRow("Toy section", "Toy latency at 4 KiB", "us", get))
-    register_headline(Headline(curve_point("Toy headline, {}", "pingpong", "latency", "bytes",
+    register_headline(Headline(curve_point("Toy headline, {}", "toy", "latency", "bytes",
                                            at(4096, "nearest")), order=5))
-    register(FigureSpec("Toy section", "Toy figure: latency by size", toy_bars, "pingpong"))
+    register(FigureSpec("Toy section", "Toy figure: latency by size", toy_bars, "toy"))
     register(TableSpec("Toy section", "Toy table of latencies", toy_table))
 ''')
 
