@@ -79,6 +79,8 @@ class HpcevalRun(rfm.RunOnlyRegressionTest):
     @run_before('performance')
     def hpceval_figures(self):
         """One performance variable per headline figure the run produced, and its reference."""
+        if self.is_dry_run():                        # reframe --dry-run: no job ran
+            return
         path = os.path.join(self.stagedir, sn.evaluate(self.stdout))
         with open(path) as out:
             figures = [m.groups() for m in re.finditer(PERF_LINE, out.read(), re.MULTILINE)]

@@ -74,3 +74,19 @@ def test_a_failed_verification_fails_sanity(tmp_path):
     assert "FAILED" in out and "sanity" in out and "hpceval run failed" in out
     # the failed check stays in its stage directory, hpceval's reason in the job's stderr
     assert "data check failed" in next(tmp_path.glob("stage/**/rfm_job.err")).read_text()
+
+
+def test_every_check_writes_its_suite_job_without_running_it(tmp_path):
+    # reframe --dry-run: the job scripts of the quick, comm and study checks (the latter two
+    # take minutes to an hour for real).
+    argv = [a for a in reframe_argv(tmp_path, "Hpceval.*") if a not in ("-r", "--keep-stage-files")]
+    proc = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0 and "Ran 3/3 test case" in proc.stdout, proc.stdout + proc.stderr
+    for check, run in (("HpcevalQuick", "run quick"), ("HpcevalComm", "run comm"),
+                       ("HpcevalStudy", "run study")):
+        [job] = tmp_path.glob(f"stage/**/{check}/rfm_job.sh")
+        script = job.read_text()
+        assert f"-m hpceval {run} --db " in script and " --tag reframe --np 2" in script
+        assert "--perf" in script and 'echo "hpceval-exit $status"' in script
+    assert "--budget 1h" in next(tmp_path.glob("stage/**/HpcevalStudy/rfm_job.sh")).read_text()
