@@ -16,14 +16,13 @@ quick: setup build
 	$(VENV)/bin/hpceval run quick
 	$(VENV)/bin/hpceval report -o $(REPORT)
 
-# Two passes, one test at a time: those marked `alone` (they assert on measured time, or pin a
-# virtual cluster to the CPUs: tests/conftest.py) last. Running the first pass on two workers
-# (pytest -n 2 --dist loadgroup -m "not alone") took 8.6-9.8 min instead of about 20, but failed
-# one fresh-clone run in two on contention (an OpenMP benchmark's 78 s limit, a phase sum).
+# Two passes: the tests that time nothing on two workers (a file's tests on one worker, in order;
+# tests/conftest.py), then those marked `alone` (they assert on measured time, or pin a virtual
+# cluster to the CPUs) one at a time with the machine to themselves.
 TESTENV := HPCEVAL_REQUIRE_BROWSER=1 HPCEVAL_REQUIRE_CLUSTER=1 HPCEVAL_REQUIRE_SLURM=1 HPCEVAL_REQUIRE_TOOLS=1 HPCEVAL_TOOLS=$(abspath $(TOOLS))
 test: setup build build-mpich build-smpi tools
 	@HPCEVAL_BROWSER=1 HPCEVAL_MPICH=1 HPCEVAL_SMPI=1 HPCEVAL_VCLUSTER=1 HPCEVAL_SLURM=1 HPCEVAL_OTF2=1 HPCEVAL_BUILDS=1 HPCEVAL_TOOLS=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
-	$(TESTENV) $(VENV)/bin/python -m pytest -m "not alone"
+	$(TESTENV) $(VENV)/bin/python -m pytest -m "not alone" -n 2 --dist loadgroup
 	$(TESTENV) $(VENV)/bin/python -m pytest -m alone
 
 deps:

@@ -17,6 +17,9 @@ DEFAULT_ORDER = 50       # after every built-in area; see docs/architecture.md f
 # Directories of modules from outside the package (several separated by ':'): a benchmark's
 # catalog module and, named views_*.py, its views.
 PATH_ENV = "HPCEVAL_CATALOG_PATH"
+# Outside modules that failed to load, as "file: reason": the command line refuses to run with
+# them (one line, exit 2); they are found at import time, before it can say so.
+BROKEN: List[str] = []
 
 
 def place(registry: List[Any], item: Any) -> Any:
@@ -43,10 +46,21 @@ def outside_modules(wanted: Callable[[str], bool]) -> List[Any]:
             if f.name.startswith("_") or not wanted(f.name):
                 continue
             name = f"hpceval_area_{f.stem}"
-            if name not in sys.modules:
-                spec = importlib.util.spec_from_file_location(name, f)
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[name] = module
-                spec.loader.exec_module(module)
+            if name not in sys.modules and not _load(name, f):
+                continue
             out.append(sys.modules[name])
     return out
+
+
+def _load(name: str, f: Path) -> bool:
+    """Import file f as module `name`; False (and a line in BROKEN) when it fails."""
+    spec = importlib.util.spec_from_file_location(name, f)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+        return True
+    except Exception as exc:      # anything a user's module does wrong: its reason, one line
+        del sys.modules[name]
+        BROKEN.append(f"{f}: {type(exc).__name__}: {exc}")
+        return False

@@ -36,12 +36,21 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session", autouse=True)
 def test_environment(tmp_path_factory) -> None:
     """Every test's hpceval sees a data directory of its session (worker), never the user's: a
-    build there would otherwise become every later command's binaries (paths.bin_dir). And no
+    build there would otherwise become every later command's binaries (paths.bin_dir). No
     terminal size: xdist's workers set COLUMNS=80, which narrows the tables tests read (a test
-    of widths sets its own)."""
+    of widths sets its own). OpenMP threads wait passively; Open MPI keeps its session
+    directories in the worker's own."""
     os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data-home"))
     for name in ("COLUMNS", "LINES"):
         os.environ.pop(name, None)
+    # OpenMP threads that spin at barriers while the other worker's ranks hold a core lose whole
+    # time slices at every barrier: a threads=2 memory benchmark ran into its 78 s limit beside
+    # them. Tests check answers and limits, not these rates: the threads sleep when they wait.
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    # Open MPI's singletons (a binary run without mpirun) share one session directory, and one
+    # that ends removes it under another that starts: MPI_Init failed in 5 of 300 started six at
+    # a time, 0 of 300 with a directory each. Each worker gets its own.
+    os.environ["OMPI_MCA_orte_tmpdir_base"] = str(tmp_path_factory.mktemp("ompi"))
 
 
 @pytest.fixture

@@ -194,12 +194,7 @@ typedef struct {
 
 static void ctx_init(psst_ctx *c, const psst_opts *o)
 {
-    hpc_phase_def defs[PSST_NPH];
-    memcpy(defs, sst_phase_defs, sizeof sst_phase_defs);
-    defs[PSST_PH_PACK] = (hpc_phase_def){"pack", HPC_KIND_COPY};
-    defs[PSST_PH_TRANSPOSE] = (hpc_phase_def){"transpose", HPC_KIND_COMM};
-    defs[PSST_PH_GSUM] = (hpc_phase_def){"global_sum", HPC_KIND_COMM};
-    hpc_phases_init(&c->ph, defs, PSST_NPH);
+    psst_phases_init(&c->ph);
     double dt0 = fmin(2400.0 * (o->test == 6 ? 0.5 : 1.0) * 42.0 / o->M, 3600.0);
     c->nsteps = (int)ceil(o->days * 86400.0 / dt0 - 1e-9);
     double dt = o->days * 86400.0 / c->nsteps;

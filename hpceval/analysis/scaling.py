@@ -181,9 +181,12 @@ def record_breakdown(rec: dict, base: Baseline) -> Optional[Breakdown]:
 # ---------------------------------------------------------------- the proxies' records
 
 def nranks(params: dict) -> int:
-    """The ranks of a record: its process grid P x Q x R, or a master and its workers."""
+    """The ranks of a record: its process grid P x Q x R, a master and its workers, or (no
+    grid: components on grids of their own, pctm) its ranks."""
     if "workers" in params:
         return int(params["workers"]) + 1
+    if "P" not in params and "ranks" in params:
+        return int(params["ranks"])
     return int(params.get("P") or 1) * int(params.get("Q") or 1) * int(params.get("R") or 1)
 
 

@@ -14,10 +14,12 @@ from hpceval.catalog.registry import (BENCHMARKS, SUITES, Benchmark, LaunchSpec,
 from hpceval.catalog.plan import plan_targets
 from hpceval.discover import PATH_ENV, import_prefixed, outside_modules
 
-# Every benchmark's catalog module: the package's, then those from outside.
-AREA_MODULES: List[Any] = (import_prefixed(__name__, __path__, ("bench_",))
-                           + outside_modules(lambda name: not name.startswith("views_")))
-from hpceval.catalog import suites as _suites  # noqa: E402,F401  (suites refer to the benchmarks)
+# Every benchmark's catalog module: the package's with its suites, then those from outside (a
+# name declared twice is refused there, not taken from the package), then the study of them all.
+AREA_MODULES: List[Any] = import_prefixed(__name__, __path__, ("bench_",))
+from hpceval.catalog import suites as _suites  # noqa: E402  (suites refer to the benchmarks)
+AREA_MODULES += outside_modules(lambda name: not name.startswith("views_"))
+register_suite(_suites.study_suite())
 
 __all__ = ["AREA_MODULES", "BENCHMARKS", "PATH_ENV", "SUITES", "Benchmark", "LaunchSpec",
            "Param", "PlanContext", "Suite", "format_size", "parse_size", "plan_targets",

@@ -197,12 +197,21 @@ SUITES: Dict[str, Suite] = {}
 STUDY: List[Tuple[str, Dict[str, Any]]] = []
 
 
+def _unique(what: str, name: str) -> None:
+    """One declaration per name: a second would silently replace the first."""
+    if name in BENCHMARKS or name in SUITES:
+        raise ValueError(f"{what} '{name}' is declared twice (benchmark and suite names are one "
+                         "namespace)")
+
+
 def register_benchmark(b: Benchmark) -> Benchmark:
+    _unique("benchmark", b.name)
     BENCHMARKS[b.name] = b
     return b
 
 
 def register_suite(s: Suite) -> Suite:
+    _unique("suite", s.name)
     SUITES[s.name] = s
     return s
 

@@ -12,6 +12,7 @@ import sys
 from typing import List, Optional
 
 from hpceval import __version__
+from hpceval.discover import BROKEN, PATH_ENV
 from hpceval.cli import (cmd_build, cmd_compare, cmd_experiment, cmd_export, cmd_history,
                          cmd_import, cmd_list, cmd_machine, cmd_predict, cmd_report, cmd_run,
                          cmd_runs, cmd_show, cmd_spec, cmd_submit, cmd_trace, cmd_tune)
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     load_rows()                   # every benchmark's card and headline rows (hpceval/views)
+    if BROKEN:                    # a module of the user's catalog path did not load
+        sys.stderr.write(f"hpceval: error: {PATH_ENV}: {BROKEN[0]}\n")
+        return 2
     try:
         code = int(args.execute(args) or 0)
         sys.stdout.flush()        # a full disk or closed pipe shows here, not at exit

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from helpers import CLI, ROOT
 from hpceval.analysis.predict import MODELS
 from hpceval.analysis.scaling import PROXIES, variant_name
@@ -83,3 +85,22 @@ def test_a_declaration_from_outside_joins_every_list(tmp_path):
     shown = cli("tune", "--help", env=env)
     assert shown.returncode == 0 and "toyproxy" in " ".join(shown.stdout.split()), shown.stderr
     assert "toyproxy" not in " ".join(cli("tune", "--help").stdout.split())
+
+
+@pytest.mark.parametrize("files,message", [
+    ({"bench_boom.py": "raise RuntimeError('boom')"}, "bench_boom.py: RuntimeError: boom"),
+    ({"views_bad.py": "def (:"}, "views_bad.py: SyntaxError"),
+    # a name of the package's: refused, not taken over (the built-in quick suite stays)
+    ({"bench_twice.py": "from hpceval.catalog.registry import Suite, register_suite\n"
+                        "register_suite(Suite('quick', 'mine', ()))"},
+     "bench_twice.py: ValueError: suite 'quick' is declared twice"),
+    ({"bench_twice.py": TOY, "bench_thrice.py": TOY.replace("a toy proxy", "again")},
+     "bench_twice.py: ValueError: benchmark 'toyproxy' is declared twice"),
+])
+def test_a_broken_module_from_outside_is_one_line(tmp_path, files, message):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    p = CLI(tmp_path / "r.sqlite")("list", env={"HPCEVAL_CATALOG_PATH": str(tmp_path)})
+    assert p.returncode == 2 and p.stdout == ""
+    [line] = p.stderr.splitlines()
+    assert line.startswith(f"hpceval: error: HPCEVAL_CATALOG_PATH: {tmp_path}/{message}"), line

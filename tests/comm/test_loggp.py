@@ -33,6 +33,9 @@ def test_binary_records(bindir):
             assert r["computation_us"] >= r["delay_us"] * 0.999
 
 
+# An overhead below the round trip holds for clean measurements: beside another test's ranks a
+# preempted send measured 7.1 us against a 1.7 us round trip. With the machine alone.
+@pytest.mark.alone
 def test_run_gives_plausible_parameters(cli):
     p = cli("run", "loggp", "pingpong", *FAST, "--set", f"loggp.sizes={','.join(map(str, SIZES))}",
             "--set", "pingpong.sizes=8,256K", "--set", "pingpong.refine=0", timeout=120)

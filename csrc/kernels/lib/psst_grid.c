@@ -53,15 +53,33 @@ void psst_global_sum(pgrid *g, double *x, int n)
 
 static void setup_distributed(pgrid *g, sst_model *s);
 
+void psst_phases_init(hpc_phases *ph)
+{
+    hpc_phase_def defs[PSST_NPH];
+    memcpy(defs, sst_phase_defs, sizeof sst_phase_defs);
+    defs[PSST_PH_PACK] = (hpc_phase_def){"pack", HPC_KIND_COPY};
+    defs[PSST_PH_TRANSPOSE] = (hpc_phase_def){"transpose", HPC_KIND_COMM};
+    defs[PSST_PH_GSUM] = (hpc_phase_def){"global_sum", HPC_KIND_COMM};
+    hpc_phases_init(ph, defs, PSST_NPH);
+}
+
 void psst_setup(pgrid *g, sst_model *s, int P, int Q, int colmajor, int transpose)
 {
+    psst_setup_in(g, s, MPI_COMM_WORLD, P, Q, colmajor, transpose);
+}
+
+void psst_setup_in(pgrid *g, sst_model *s, MPI_Comm comm, int P, int Q, int colmajor,
+                   int transpose)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
     memset(g, 0, sizeof *g);
     g->P = P;
     g->Q = Q;
-    g->p = colmajor ? hpc_rank % P : hpc_rank / Q;
-    g->q = colmajor ? hpc_rank / P : hpc_rank % Q;
-    MPI_Comm_split(MPI_COMM_WORLD, g->p, g->q, &g->row);
-    MPI_Comm_split(MPI_COMM_WORLD, g->q + 1000000, g->p, &g->col);
+    g->p = colmajor ? rank % P : rank / Q;
+    g->q = colmajor ? rank / P : rank % Q;
+    MPI_Comm_split(comm, g->p, g->q, &g->row);
+    MPI_Comm_split(comm, g->q + 1000000, g->p, &g->col);
     g->h0 = lat0(s->nh, P, g->p);
     g->h1 = lat0(s->nh, P, g->p + 1);
     g->nrows = sst_rows(s, g->h0, g->h1);

@@ -32,11 +32,17 @@ typedef struct {
     hpc_phases *ph;                   /* the step's phase timers */
 } pgrid;
 
+/* The step's phase timers: sst_phase_defs and the three above. */
+void psst_phases_init(hpc_phases *ph);
+
 #define PSST_PH(g, id) hpc_phase_to((g)->ph, id)
 
 /* psst_grid.c: the grid of ranks, its buffers and FFT plans (transpose 0 alltoallv,
  * 1 pairwise, 2 distributed FFT), the exchanges. */
 void psst_setup(pgrid *g, sst_model *s, int P, int Q, int colmajor, int transpose);
+/* The same on the ranks of comm (pctm's atmosphere on a subset of the ranks). */
+void psst_setup_in(pgrid *g, sst_model *s, MPI_Comm comm, int P, int Q, int colmajor,
+                   int transpose);
 void psst_teardown(pgrid *g);
 void psst_exchange(pgrid *g, int per);
 void psst_global_sum(pgrid *g, double *x, int n);
