@@ -7,6 +7,9 @@ more), and a Spack checkout is not on a fresh machine: benchmarks/README.md has 
     .venv/bin/python benchmarks/spack_check.py --spack SPACK --packages SPACK_PACKAGES \\
         [--compiler-wrapper CHECKOUT] [--install] [--work DIR]
 
+The system Python's packages are the externals: on Debian 12 `apt-get install python3-numpy
+python3-scipy python3-matplotlib python3-jinja2 python3-rich python3-jsonschema` first (beside
+libopenmpi-dev, libfftw3-dev, libopenblas-dev and hwloc, which scripts/install-deps.sh installs).
 SPACK is a checkout of spack/spack (1.x), SPACK_PACKAGES one of spack/spack-packages (the
 builtin repository); Spack runs on the tools venv's Python (`make tools`), whose clingo spares
 Spack its bootstrap download. Everything Spack writes goes to --work (default
