@@ -5,9 +5,12 @@ MPICC  ?= mpicc
 MPICC_MPICH ?= mpicc.mpich
 VENV   := .venv
 STAMP  := $(VENV)/.hpceval-installed
+# The centres' tools' venv (make tools)
+TOOLS  ?= .venv-tools
+TOOLS_STAMP := $(TOOLS)/.hpceval-tools
 REPORT ?= hpceval-report.html
 
-.PHONY: quick test deps setup build build-mpich build-smpi clean
+.PHONY: quick test deps setup build build-mpich build-smpi tools clean
 
 quick: setup build
 	$(VENV)/bin/hpceval run quick
@@ -16,9 +19,9 @@ quick: setup build
 # Two passes: the tests that time nothing on two workers (a file's tests on one worker, in order;
 # tests/conftest.py), then those marked `alone` (they assert on measured time, or pin a virtual
 # cluster to the CPUs) one at a time with the machine to themselves.
-TESTENV := HPCEVAL_REQUIRE_BROWSER=1 HPCEVAL_REQUIRE_CLUSTER=1 HPCEVAL_REQUIRE_SLURM=1
-test: setup build build-mpich build-smpi
-	@HPCEVAL_BROWSER=1 HPCEVAL_MPICH=1 HPCEVAL_SMPI=1 HPCEVAL_VCLUSTER=1 HPCEVAL_SLURM=1 HPCEVAL_OTF2=1 HPCEVAL_BUILDS=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
+TESTENV := HPCEVAL_REQUIRE_BROWSER=1 HPCEVAL_REQUIRE_CLUSTER=1 HPCEVAL_REQUIRE_SLURM=1 HPCEVAL_REQUIRE_TOOLS=1 HPCEVAL_TOOLS=$(abspath $(TOOLS))
+test: setup build build-mpich build-smpi tools
+	@HPCEVAL_BROWSER=1 HPCEVAL_MPICH=1 HPCEVAL_SMPI=1 HPCEVAL_VCLUSTER=1 HPCEVAL_SLURM=1 HPCEVAL_OTF2=1 HPCEVAL_BUILDS=1 HPCEVAL_TOOLS=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
 	$(TESTENV) $(VENV)/bin/python -m pytest -m "not alone" -n 2 --dist loadgroup
 	$(TESTENV) $(VENV)/bin/python -m pytest -m alone
 
@@ -36,6 +39,18 @@ $(STAMP): pyproject.toml
 
 setup: deps
 	@$(MAKE) --no-print-directory $(STAMP)
+
+# The centres' tools (ReFrame, EasyBuild, Spack's solver: packaging/requirements-tools.txt) in a
+# venv of their own, which tests/packaging and tests/slurm/test_reframe.py run (docs/ci.md).
+$(TOOLS_STAMP): packaging/requirements-tools.txt
+	@echo "hpceval: creating $(TOOLS) (ReFrame, EasyBuild: packaging/requirements-tools.txt)"
+	@$(PYTHON) -m venv $(TOOLS)
+	@PIP_ROOT_USER_ACTION=ignore $(TOOLS)/bin/python -m pip -q --disable-pip-version-check --no-input install -r $<
+	@touch $@
+
+tools:
+	@HPCEVAL_TOOLS=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
+	@$(MAKE) --no-print-directory $(TOOLS_STAMP)
 
 build: deps
 	@echo "hpceval: building the C benchmarks with $(MPICC) (build/bin)"
@@ -56,4 +71,4 @@ clean:
 	$(MAKE) -C csrc clean
 	$(MAKE) -C csrc clean BUILD=../build-mpich
 	$(MAKE) -C csrc clean BUILD=../build-smpi
-	rm -rf $(VENV) *.egg-info build/pip
+	rm -rf $(VENV) $(TOOLS) *.egg-info build/pip

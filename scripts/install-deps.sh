@@ -10,6 +10,7 @@
 # HPCEVAL_BUILDS=1 (make test) the reference BLAS and LAPACK (libblas3, liblapack3).
 # ScaLAPACK for the dense kernel: Open MPI's always, MPICH's with HPCEVAL_MPICH=1.
 # HPCEVAL_SMPI=1 (make test, make build-smpi) SimGrid's SMPI (smpicc, smpirun: libsimgrid-dev).
+# HPCEVAL_TOOLS=1 (make test, make tools) Lmod, the modules tool EasyBuild needs (eb --dry-run).
 set -eu
 MPICC="${MPICC:-mpicc}"
 pkgs=""
@@ -65,6 +66,10 @@ fi
 if [ "${HPCEVAL_SMPI:-0}" = 1 ] && { ! command -v smpicc >/dev/null 2>&1 \
         || ! command -v smpirun >/dev/null 2>&1; }; then
     pkgs="$pkgs libsimgrid-dev"
+fi
+# Lmod: EasyBuild will not start without a modules tool (tests/packaging/test_easybuild.py).
+if [ "${HPCEVAL_TOOLS:-0}" = 1 ] && ! ls /usr/share/lmod/*/libexec/lmod >/dev/null 2>&1; then
+    pkgs="$pkgs lmod"
 fi
 if [ "${HPCEVAL_SLURM:-0}" = 1 ]; then
     command -v slurmctld >/dev/null 2>&1 || pkgs="$pkgs slurmctld"

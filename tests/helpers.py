@@ -98,3 +98,36 @@ def processes_of(binary: Path, token: Dict[str, str]) -> List[int]:
         if str(binary).encode() in cmdline and want in environ.split(b"\0"):
             found.append(int(d.name))
     return found
+
+
+# ReFrame and EasyBuild, the centres' tools, live in a venv of their own (`make tools`:
+# reframe-hpc pins its own dependencies); HPCEVAL_TOOLS names another such venv.
+def tool(name: str) -> Path:
+    venv = Path(os.environ.get("HPCEVAL_TOOLS", ROOT / ".venv-tools"))
+    path = venv / "bin" / name
+    if not path.exists():
+        skip_unless_required(f"{name} is not installed in {venv} (make tools)",
+                             "HPCEVAL_REQUIRE_TOOLS")
+    return path
+
+
+# The ReFrame checks shipped for centres, running this checkout's hpceval.
+REFRAME_CHECKS = ROOT / "packaging" / "reframe" / "hpceval_checks.py"
+HPCEVAL_COMMAND = f"env PYTHONPATH={ROOT} {sys.executable} -m hpceval"
+
+
+def reframe_argv(prefix: Path, check: str, *settings: str) -> List[str]:
+    """`reframe -r` of one shipped check into `prefix` (stage, output, perflogs, report), its
+    stage directory kept (the hpceval database), with -S VAR=VALUE settings."""
+    argv = [str(tool("reframe")), "-c", str(REFRAME_CHECKS), "-n", f"^{check}$", "-r",
+            "--prefix", str(prefix), "--report-file", str(prefix / "report.json"),
+            "--keep-stage-files", "-S", f"hpceval={HPCEVAL_COMMAND}"]
+    for s in settings:
+        argv += ["-S", s]
+    return argv
+
+
+def perflog(path: Path) -> Dict[str, str]:
+    """The last line of a ReFrame perflog (its '|'-separated format) by column name."""
+    header, *rows = path.read_text().splitlines()
+    return dict(zip(header.split("|"), rows[-1].split("|")))

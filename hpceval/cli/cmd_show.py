@@ -8,6 +8,7 @@ from rich.markup import escape
 
 from hpceval.analysis.card import machine_card
 from hpceval.analysis.nodes import FINDING, node_lines
+from hpceval.analysis.perfvars import perf_lines
 from hpceval.cli.cardview import card_table
 from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store, print_rows, printable
 from hpceval.quality import verdict
@@ -26,6 +27,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the run in the export format")
     p.add_argument("--all", action="store_true",
                    help="after the summary: machine card, fingerprint, headline figures, every result and launch")
+    p.add_argument("--perf", action="store_true",
+                   help="the run's status and its headline figures as named performance variables, "
+                        "one 'hpceval-perf NAME VALUE UNIT BETTER' line each (ReFrame: packaging/reframe)")
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -33,6 +37,10 @@ def execute(args: argparse.Namespace) -> int:
     run = store.get_run(store.resolve(args.run), traces=args.json)
     if args.json:
         dump_json(run, sys.stdout, indent=2)
+        return 0
+    if args.perf:
+        print(f"hpceval-run {run['id']} {run['status']}")
+        print("\n".join(perf_lines(run["records"])))
         return 0
     con = console()
     tags = printable(", ".join(run["tags"])) or "-"

@@ -74,6 +74,12 @@ def test_show_runs_export_report(small_run, tmp_path):
     assert max(map(len, lines)) <= 100 and len(lines) < 60
     p = cli("show", "latest", "--json")
     assert p.returncode == 0 and '"records"' in p.stdout
+    p = cli("show", "latest", "--perf")          # the ReFrame checks' lines (packaging/reframe)
+    lines = p.stdout.splitlines()
+    assert p.returncode == 0 and lines[0] == "hpceval-run 1 ok"
+    assert any(l.startswith("hpceval-perf ping_pong_latency_8_b ") and l.endswith(" us lower")
+               for l in lines)
+    assert all(l.startswith("hpceval-perf ") and len(l.split()) == 5 for l in lines[1:])
     p = cli("export", "1", "--format", "csv")
     lines = p.stdout.strip().splitlines()
     assert lines[0].startswith("run_id,run_uuid,started") and len(lines) == 1 + 4 + 3 + 3 + 1 + 8

@@ -1,13 +1,16 @@
-"""packaging/spack/package.py without Spack: valid Python, a PythonPackage declaring the variants
-and dependencies the docs promise, and every Python dependency of pyproject.toml with its minimum
-version (so the recipe does not drift from the package)."""
+"""packaging/spack (a Spack package repository, namespace hpceval) without Spack: valid Python,
+a PythonPackage of the v2 package API declaring the variants and dependencies the docs promise,
+and every Python dependency of pyproject.toml, and its build-system's setuptools, with its
+minimum version (so the recipe does not drift from the package). A real Spack reads it in
+benchmarks/spack_check.py (too slow, and no Spack checkout, for make test)."""
 import ast
 import re
 import tomllib
 
 from helpers import ROOT
 
-RECIPE = ROOT / "packaging" / "spack" / "package.py"
+SPACK_REPO = ROOT / "packaging" / "spack" / "spack_repo" / "hpceval"
+RECIPE = SPACK_REPO / "packages" / "hpceval" / "package.py"
 
 
 def _calls(tree: ast.AST, name: str):
@@ -43,3 +46,14 @@ def test_recipe_matches_pyproject():
         assert deps.get(f"py-{name.lower()}") == f"py-{name.lower()}@{minimum}:", req
     py = re.fullmatch(r">=([0-9.]+)", project["requires-python"]).group(1)
     assert deps["python"] == f"python@{py}:"
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    [setuptools] = [re.fullmatch(r"setuptools>=([0-9.]+)", r).group(1) for r in build]
+    assert deps["py-setuptools"] == f"py-setuptools@{setuptools}:"
+
+
+def test_a_spack_repository_of_the_v2_package_api():
+    assert (SPACK_REPO / "repo.yaml").read_text().split() == ["repo:", "namespace:", "hpceval",
+                                                               "api:", "v2.0"]
+    imports = [n for n in ast.parse(RECIPE.read_text()).body if isinstance(n, ast.ImportFrom)]
+    assert [(i.module, [a.name for a in i.names]) for i in imports] == [
+        ("spack_repo.builtin.build_systems.python", ["PythonPackage"]), ("spack.package", ["*"])]

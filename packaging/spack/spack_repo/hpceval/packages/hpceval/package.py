@@ -1,8 +1,15 @@
-# Spack recipe for hpceval: copy this directory into a Spack repository as packages/hpceval/
-# (spack repo create; cp packaging/spack/package.py REPO/packages/hpceval/), then
-#   spack install hpceval ^openmpi        (or ^mpich, ^cray-mpich, the site's MPI as external)
+# Spack recipe for hpceval, in a Spack package repository of its own (namespace hpceval, the
+# package API v2 of Spack 1.x: docs/ci.md, "Spack"):
+#   spack repo add packaging/spack/spack_repo/hpceval
+#   spack install hpceval@0.1.0 dev_path=$PWD ^openmpi    (the site's MPI as an external)
+# hpceval has no released source tarball: the recipe builds the checkout it is given (dev_path,
+# or `spack develop --path CHECKOUT hpceval@0.1.0` in an environment); a centre with a mirror of
+# the repository adds `git = "..."` and `version("main", branch="main")`.
 # pip builds the C core through csrc/Makefile (setup.py), with Spack's MPI wrapper and the
-# FFTW and OpenBLAS that Spack built: the same single build description as `make build`.
+# FFTW and OpenBLAS of the spec: the same single build description as `make build`.
+# scripts/spack-check reads it with a real Spack (spack spec, spack install).
+from spack_repo.builtin.build_systems.python import PythonPackage
+
 from spack.package import *
 
 
@@ -11,13 +18,9 @@ class Hpceval(PythonPackage):
     measured with statistics, stored in SQLite with the machine's fingerprint, compared and
     reported."""
 
-    # Where the centre gets hpceval from (its mirror of the repository): adjust both.
-    homepage = "https://github.com/hpceval/hpceval"
-    git = "https://github.com/hpceval/hpceval.git"
-
     license("MIT")
 
-    version("main", branch="main")
+    version("0.1.0")             # from a checkout (dev_path): no released tarball yet
 
     variant("native", default=False,
             description="compile the benchmarks with -march=native (for the build host's CPU; "
@@ -34,7 +37,7 @@ class Hpceval(PythonPackage):
     depends_on("hwloc", type="run")              # lstopo: the machine's topology
 
     depends_on("python@3.9:", type=("build", "run"))
-    depends_on("py-setuptools@61:", type="build")
+    depends_on("py-setuptools@77:", type="build")      # pyproject's build-system (SPDX license)
     depends_on("py-pip", type="build")
     depends_on("py-numpy@1.22:", type=("build", "run"))
     depends_on("py-scipy@1.8:", type=("build", "run"))
