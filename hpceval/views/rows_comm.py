@@ -1,9 +1,11 @@
 """The MPI rows of the machine card (hpceval/analysis/comm.py): latency and bandwidth of a rank
 pair inside and across nodes, one direction and both; the barrier. Headlines: ping-pong latency
-at 8 B and bandwidth at 1 MiB (or the largest size)."""
-from hpceval.analysis.card import CardRow, register_card_row
+at 8 B and bandwidth at 1 MiB (or the largest size). The half-rate size n_1/2 of the
+piecewise Hockney fit (hpceval/analysis/modelsacross.py)."""
+from hpceval.analysis.card import CardRow, Cell, register_card_row
 from hpceval.analysis.comm import barrier, mpi_point
-from hpceval.analysis.headlines import Headline, at, curve_point, register_headline
+from hpceval.analysis.headlines import Headline, at, curve_point, register_headline, size_label
+from hpceval.analysis.modelsacross import card_n_half
 
 for _where, _section in (("intra", "MPI intra-node"), ("inter", "MPI inter-node")):
     for _row in (CardRow(_section, "Latency", "us", mpi_point(_where, "latency", 8)),
@@ -21,3 +23,18 @@ register_headline(Headline(curve_point("Ping-pong latency, {}", "pingpong", "lat
                                        at(8, "nearest")), order=10))
 register_headline(Headline(curve_point("Ping-pong bandwidth, {}", "pingpong", "bandwidth",
                                        "bytes", at(1 << 20, "largest")), order=10))
+
+
+def _n_half(run):
+    """n_1/2 of the largest messages' region of the piecewise Hockney fit (SP2 Table 3's n_1/2),
+    with that region's h and r_inf in the point."""
+    found = card_n_half(run)
+    if found is None:
+        return None
+    reg = found["model"].regions[-1]
+    return Cell(float(round(found["n_half"])), f"{found['series']}, {size_label(reg.n_lo)} - "
+                f"{size_label(reg.n_hi)}: h {reg.t0:.3g} us, r_inf {reg.r_inf:.4g} MB/s")
+
+
+register_card_row(CardRow("Message-time model (Hockney)", "Half-rate size n_1/2", "B", _n_half,
+                          order=20))
