@@ -27,7 +27,10 @@ PROTOCOLS = ("send", "sendrecv", "isend", "ssend", "rsend", "persistent", "put-f
              "get-fence", "put-lock", "get-lock")
 PATTERNS = ("0-1", "intra-pairs", "0-k", "ring", "cross-pairs")
 INTRA_PATTERNS = ("0-1", "intra-pairs")       # pairs on one node
-COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "alltoallv")
+# reduce-null: MPI_Reduce with a user-defined operation that combines nothing (SP2 §3.2: the
+# library's reduction cost without the arithmetic, beside reduce's MPI_SUM).
+COLLECTIVES = ("barrier", "bcast", "reduce", "reduce-null", "allreduce", "allgather", "alltoall",
+               "alltoallv")
 FULL_MATRIX_MAX_RANKS = 64   # n(n-1)/2 pairs, one at a time: beyond this it takes hours
 
 
@@ -186,19 +189,20 @@ def _plan_collectives(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
 
 register_benchmark(Benchmark(
     "collectives", "communication",
-    "barrier, bcast, reduce, allreduce, allgather, alltoall, alltoallv vs size and rank count: "
+    "barrier, bcast, reduce (MPI_SUM and a null operation), allreduce, allgather, alltoall, "
+    "alltoallv vs size and rank count: "
     "barrier-synchronised, barrier cost subtracted, slowest rank (mean beside it)",
     (Param("ops", "words", "all", ", ".join(COLLECTIVES) + ", all",
           choices=COLLECTIVES, every=True),
      Param("sizes", "sizes", [4, 64, 1024, 16384, 262144, 1 << 20],
-           "bytes per rank (reduce/allreduce: multiples of 4)", 0, 1 << 28),
+           "bytes per rank (reduce, reduce-null, allreduce: multiples of 4)", 0, 1 << 28),
      NRANKS) + REPETITION,
     _plan_collectives, ranks=">=1 (nranks list; default --np or 2)",
     # alltoall(v): a send and a receive buffer of ranks x size, and as much again of staging
     # the sizes a rung kept (the largest may not fit a node at thousands of ranks)
     memory=lambda spec, v: 4 * spec.nranks * max(map(int, spec_arg(spec, "--sizes").split(",")))
     + harness_bytes(v),
-    tiny=("sizes=8", "ops=barrier,allreduce,alltoall")))
+    tiny=("sizes=8", "ops=barrier,allreduce,alltoall,reduce-null")))
 
 
 # ---------------------------------------------------------------- distance, hotspot, random2
