@@ -34,6 +34,7 @@ static hpc_option options[] = {
      .what = "a collective", .help = "collectives to measure"},
     {.name = "sizes", .type = HPC_SIZES, .def = "4,64,1K,16K,256K,1M", .min = 0,
      .max = 1 << 28, .help = "bytes per rank (multiples of 4 for reduce/allreduce)"},
+    COMM_PAGES_OPTION,
     {0}};
 
 enum { BARRIER, BCAST, REDUCE, REDUCE_NULL, ALLREDUCE, ALLGATHER, ALLTOALL, ALLTOALLV, NOPS };
@@ -230,6 +231,7 @@ static void emit(const char *metric, const char *unit, const char *better, const
     hpc_result_stats(&r, &st, conv);
     hpc_json_int(&r, "ops_per_sample", k);
     hpc_json_str(&r, "buffer_pages", comm_buffer_pages);
+    hpc_json_str(&r, "buffer_pages_asked", comm_pages_asked());
     hpc_json_exact(&r, "barrier_us", barrier_s * 1e6);
     hpc_json_emit(&r);
 }
