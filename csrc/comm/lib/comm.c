@@ -142,6 +142,10 @@ const char *comm_pattern(const char *pattern, int peer, const int *node, int nno
             return "pattern ring needs at least 2 ranks";
         for (int r = 0; r < n; r++)
             role[r] = (comm_role){1, 0, (r + 1) % n, (r + n - 1) % n};
+        /* A ring of two is a pair (each rank's peer both ways): one must start its
+         * handshake, or both wait to receive first (a swap on 2 ranks hung). */
+        if (n == 2)
+            role[0].initiator = 1;
     } else if (strcmp(pattern, "cross-pairs") == 0) {
         if (nnodes < 2)
             return "pattern cross-pairs needs ranks on at least 2 nodes (set ranks-per-node to "
