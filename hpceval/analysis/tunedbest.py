@@ -99,9 +99,11 @@ def over_best(runs: List[Run]) -> List[Dict[str, Any]]:
         over: List[Dict[str, float]] = []
         for f in found:
             names = list(f)
-            better = next(iter(f.values())).get("better") or "lower" if f else "lower"
-            d = deficits([value(f[n]) for n in names], better) if names else []
-            over.append(dict(zip(names, d)))
+            if not names:
+                over.append({})
+                continue
+            better = f[names[0]].get("better") or "lower"
+            over.append(dict(zip(names, deficits([value(f[n]) for n in names], better))))
         for name in sorted({n for f in found for n in f}):
             rows.append({"benchmark": key[0], "problem": key[1], "ranks": key[2],
                          "variant": name, "over_best": [o.get(name) for o in over]})
