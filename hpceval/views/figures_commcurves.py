@@ -5,12 +5,14 @@ throughput against size (SP2 Fig. 6), and the COMMTEST patterns' swap bandwidth 
 (ORNL Fig. 3, its 8 KB, 128 KB and 2 MB marked). Several runs: one line per run and series."""
 from __future__ import annotations
 
+import textwrap
 from typing import Callable, Dict, List, Optional, Tuple
 
 from matplotlib.figure import Figure
 
 from .data import fig_label, human_bytes, records, value
-from .plot import bytes_axis, draw_records, legend, new_figure, plain_log_y, safe_text
+from .plot import (LEGEND_WRAP, SIZE, bytes_axis, draw_records, legend, new_figure, plain_log_y,
+                   safe_text)
 from .registry import FigureSpec, register_figure
 
 SECTION = "Interconnect"
@@ -39,6 +41,13 @@ def _series(runs: List[dict], bench: str, metric: str, x: str, keep: Keep,
             for (i, n), recs in sorted(out.items(), key=rank)]
 
 
+def _height(series, least: float = 4.0) -> float:
+    """A figure tall enough for the legend beside it: nine runs' series with long host names
+    wrap to many lines (about 0.16 in a line at 7 pt, and a gap per entry)."""
+    lines = sum(len(textwrap.wrap(label, LEGEND_WRAP)) for label, recs in series if len(recs) > 1)
+    return max(least, 0.8 + 0.16 * lines + 0.06 * len(series))
+
+
 def _draw(ax, series, x: str, min_points: int = 2) -> List[float]:
     """Each series with at least min_points points; every x drawn."""
     xs: List[float] = []
@@ -57,7 +66,7 @@ def _size_figure(runs, bench: str, panels, keep: Keep, name: Name, title: str) -
     drawn = [(_series(runs, bench, m, "bytes", keep, name), m, y, log) for m, y, log in panels]
     if not any(len(recs) > 1 for s, *_ in drawn for _, recs in s):
         return None
-    fig = new_figure((4.6 * len(panels) + 1.2, 4.0))
+    fig = new_figure((4.6 * len(panels) + 1.2, max(_height(s) for s, *_ in drawn)))
     for ax, (series, _, ylabel, log) in zip(fig.subplots(1, len(panels), squeeze=False)[0], drawn):
         xs = _draw(ax, series, "bytes")
         if xs:
@@ -80,7 +89,7 @@ def bcast_ranks(runs: List[dict]) -> Optional[Figure]:
                      lambda p: human_bytes(p.get("bytes")), lambda p: p.get("bytes"))
     if not any(len({r["params"]["nranks"] for r in recs}) > 1 for _, recs in series):
         return None
-    fig = new_figure()
+    fig = new_figure((SIZE[0], _height(series, SIZE[1])))
     ax = fig.add_subplot()
     _draw(ax, series, "nranks")
     ax.set_xlabel("processors (ranks)")
