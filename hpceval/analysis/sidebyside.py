@@ -15,7 +15,7 @@ from hpceval.analysis import significance as sig
 from hpceval.analysis.card import machine_card
 from hpceval.analysis.howmeasured import differences, method
 from hpceval.analysis.modelsacross import models_across
-from hpceval.analysis.tunedbest import over_best, tuned_best
+from hpceval.analysis.tunedbest import over_best, speedup_by_size, tuned_best
 
 Run = Dict[str, Any]
 
@@ -76,7 +76,9 @@ def side_by_side(runs: List[Run], reference: int = 0) -> Dict[str, Any]:
 
 def machines(runs: List[Run], reference: int = 0) -> Dict[str, Any]:
     """Every machine-by-machine view of `compare`: the cards side by side, tuned best against
-    tuned best, each variant's cost over each machine's best, the models across machines."""
+    tuned best, each variant's cost over each machine's best, the speed-up over the reference
+    against problem size, the models across machines."""
+    tuned = tuned_best(runs, reference)
     return {"reference": reference, "card": side_by_side(runs, reference),
-            "tuned_best": tuned_best(runs, reference), "over_best": over_best(runs),
-            "models": models_across(runs)}
+            "tuned_best": tuned, "over_best": over_best(runs),
+            "speedup_by_size": speedup_by_size(tuned), "models": models_across(runs)}

@@ -108,3 +108,23 @@ def over_best(runs: List[Run]) -> List[Dict[str, Any]]:
             rows.append({"benchmark": key[0], "problem": key[1], "ranks": key[2],
                          "variant": name, "over_best": [o.get(name) for o in over]})
     return rows
+
+
+def speedup_by_size(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """EV7 Fig. 4.2: each machine's speed-up over the reference (the reference's best time / the
+    machine's best: above 1 is faster) against problem size, from tuned_best's rows, for each
+    (benchmark, ranks) measured at two problems or more: [{benchmark, ranks, problem,
+    speedup: [float or None per run]}]."""
+    groups: Dict[Tuple[str, int], List[Dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["benchmark"], r["ranks"]), []).append(r)
+    out = []
+    for (bench, ranks), found in groups.items():
+        if len(found) < 2:
+            continue
+        for r in found:
+            out.append({"benchmark": bench, "ranks": ranks, "problem": r["problem"],
+                        "speedup": [None if c is None else 1.0 if c["verdict"] == "reference"
+                                    else (1.0 / c["ratio"] if c["ratio"] else None)
+                                    for c in r["cells"]]})
+    return out

@@ -55,7 +55,7 @@ def _tuned_cell(c: Optional[Dict[str, Any]]) -> str:
 
 
 def print_tuned(con: Console, rows: List[Dict[str, Any]], over: List[Dict[str, Any]],
-                runs: List[Dict[str, Any]], reference: int) -> None:
+                speedup: List[Dict[str, Any]], runs: List[Dict[str, Any]], reference: int) -> None:
     names = _names(runs, reference)
     if not rows:
         con.print("[dim]tuned best: no tunable proxy measured on two of the runs[/dim]")
@@ -65,6 +65,11 @@ def print_tuned(con: Console, rows: List[Dict[str, Any]], over: List[Dict[str, A
                ["proxy", "problem", "ranks", "unit", *names],
                [[r["benchmark"], r["problem"], str(r["ranks"]), r["unit"],
                  *(_tuned_cell(c) for c in r["cells"])] for r in rows], right=names)
+    if speedup:
+        print_rows(con, "speed-up over the reference against problem size, best against best "
+                   "(EV7 Fig. 4.2; above 1: faster)", ["proxy", "ranks", "problem", *names],
+                   [[r["benchmark"], str(r["ranks"]), r["problem"],
+                     *(_num(v) for v in r["speedup"])] for r in speedup], right=names)
     if over:
         print_rows(con, "every variant's (time - min) / min on each machine (ORNL Fig. 4)",
                    ["proxy", "problem", "ranks", "variant", *names],
@@ -104,5 +109,6 @@ def print_models(con: Console, models: Dict[str, Any], runs: List[Dict[str, Any]
 def print_machines(con: Console, found: Dict[str, Any], runs: List[Dict[str, Any]]) -> None:
     """Everything hpceval.analysis.sidebyside.machines found, in the order a team reads it."""
     print_side_by_side(con, found["card"], runs)
-    print_tuned(con, found["tuned_best"], found["over_best"], runs, found["reference"])
+    print_tuned(con, found["tuned_best"], found["over_best"], found["speedup_by_size"], runs,
+                found["reference"])
     print_models(con, found["models"], runs, found["reference"])
