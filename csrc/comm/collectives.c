@@ -1,5 +1,7 @@
 /* collectives.c - barrier, bcast, reduce, allreduce, allgather, alltoall,
- * alltoallv latency vs size, timed as the SP2 study did.
+ * alltoallv latency vs size, timed as the SP2 study did; and reduce with a
+ * user-defined null operation (reduce-null, SP2 §3.2): the library's
+ * reduction cost without the arithmetic, beside MPI_SUM's.
  *
  * One sample: barrier, then k times (operation; barrier), timed by every
  * rank; the time of one operation is that / k minus the barrier's own cost
@@ -26,21 +28,33 @@
 
 static hpc_option options[] = {
     {.name = "ops", .type = HPC_CHOICES,
-     .def = "barrier,bcast,reduce,allreduce,allgather,alltoall,alltoallv",
-     .choices = "barrier|bcast|reduce|allreduce|allgather|alltoall|alltoallv", .all = 1,
+     .def = "barrier,bcast,reduce,reduce-null,allreduce,allgather,alltoall,alltoallv",
+     .choices = "barrier|bcast|reduce|reduce-null|allreduce|allgather|alltoall|alltoallv",
+     .all = 1,
      .what = "a collective", .help = "collectives to measure"},
     {.name = "sizes", .type = HPC_SIZES, .def = "4,64,1K,16K,256K,1M", .min = 0,
      .max = 1 << 28, .help = "bytes per rank (multiples of 4 for reduce/allreduce)"},
+    COMM_PAGES_OPTION,
     {0}};
 
-enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, ALLTOALLV, NOPS };
-static const char *const NAMES[] = {"barrier", "bcast", "reduce", "allreduce",
+enum { BARRIER, BCAST, REDUCE, REDUCE_NULL, ALLREDUCE, ALLGATHER, ALLTOALL, ALLTOALLV, NOPS };
+static const char *const NAMES[] = {"barrier", "bcast", "reduce", "reduce-null", "allreduce",
                                     "allgather", "alltoall", "alltoallv"};
 
 static int me, np;
 static char *sb, *rb;
 static int *scnt, *sdsp, *rcnt, *rdsp;  /* alltoallv */
 static double barrier_s;                /* one barrier, slowest rank */
+static MPI_Op null_op;                  /* reduce-null's operation */
+
+/* Combines nothing: what a reduction costs the library without arithmetic.
+ * The root's result is then some rank's own contribution, element by element. */
+static void combine_nothing(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)in, (void)inout, (void)len, (void)type;
+}
+
+static int is_reduce(int op) { return op == REDUCE || op == REDUCE_NULL || op == ALLREDUCE; }
 
 /* alltoallv: s sends n * (1 + (s + d) % 3) / 2 bytes to d (0.5n, n, 1.5n). */
 static int vcount(int n, int s, int d) { return (int)((long)n * (1 + (s + d) % 3) / 2); }
@@ -63,6 +77,7 @@ static void prepare(int op, int n, long idx)
             memset(sb, 0, (size_t)n);
         break;
     case REDUCE:
+    case REDUCE_NULL:
     case ALLREDUCE:
         for (int i = 0; i < cnt; i++)
             ((int32_t *)sb)[i] = (me + 1) * rval(i, idx);
@@ -96,7 +111,7 @@ static void clear_result(int op, int n)
     else if (op == ALLTOALLV)
         memset(rb, 0, (size_t)rdsp[np - 1] + (size_t)rcnt[np - 1]);
     else if (op != BARRIER)
-        memset(rb, 0, (size_t)n * (op == REDUCE || op == ALLREDUCE ? 1 : (size_t)np));
+        memset(rb, 0, (size_t)n * (is_reduce(op) ? 1 : (size_t)np));
 }
 
 static void run_op(int op, int n)
@@ -105,6 +120,7 @@ static void run_op(int op, int n)
     case BARRIER: break;
     case BCAST: MPI_Bcast(sb, n, MPI_BYTE, 0, MPI_COMM_WORLD); break;
     case REDUCE: MPI_Reduce(sb, rb, n / 4, MPI_INT32_T, MPI_SUM, 0, MPI_COMM_WORLD); break;
+    case REDUCE_NULL: MPI_Reduce(sb, rb, n / 4, MPI_INT32_T, null_op, 0, MPI_COMM_WORLD); break;
     case ALLREDUCE: MPI_Allreduce(sb, rb, n / 4, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD); break;
     case ALLGATHER: MPI_Allgather(sb, n, MPI_BYTE, rb, n, MPI_BYTE, MPI_COMM_WORLD); break;
     case ALLTOALL: MPI_Alltoall(sb, n, MPI_BYTE, rb, n, MPI_BYTE, MPI_COMM_WORLD); break;
@@ -112,6 +128,19 @@ static void run_op(int op, int n)
         MPI_Alltoallv(sb, scnt, sdsp, MPI_BYTE, rb, rcnt, rdsp, MPI_BYTE, MPI_COMM_WORLD);
         break;
     }
+}
+
+/* reduce-null on the root: each element one rank's contribution (r + 1) * v. */
+static long long check_null(int n, long idx)
+{
+    if (me != 0)
+        return -1;
+    for (int i = 0; i < n / 4; i++) {
+        int32_t got = ((int32_t *)rb)[i], v = rval(i, idx);
+        if (got % v != 0 || got / v < 1 || got / v > np)
+            return 4LL * i;
+    }
+    return -1;
 }
 
 /* Offset of the first wrong byte of the result on this rank, or -1. */
@@ -122,6 +151,8 @@ static long long check(int op, int n, long idx)
     switch (op) {
     case BCAST:
         return hpc_check(sb, (size_t)n, block_seed(n, idx, 0, 0));
+    case REDUCE_NULL:
+        return check_null(n, idx);
     case REDUCE:
     case ALLREDUCE:
         if (op == REDUCE && me != 0)
@@ -172,11 +203,10 @@ static void sample(int op, int n, long k, long idx, double *slowest, double *mea
     double t = (hpc_now() - t0) / (double)k, traw = t;
     if (op != BARRIER)
         t -= barrier_s;
-    if (hpc_inject == HPC_INJECT_CORRUPT && me == np - 1 && op != BARRIER && n >= 4) {
-        char *res = (op == BCAST) ? sb : rb;
-        if (op != REDUCE || me == 0)
-            res[0] ^= 0x5a;
-    }
+    /* --inject corrupt: a wrong byte where the check reads it (a reduce's root). */
+    int victim = (op == REDUCE || op == REDUCE_NULL) ? 0 : np - 1;
+    if (hpc_inject == HPC_INJECT_CORRUPT && me == victim && op != BARRIER && n >= 4)
+        ((op == BCAST) ? sb : rb)[0] ^= 0x5a;
     long long bad = op == BARRIER ? -1 : check(op, n, idx);
     if (bad >= 0)
         hpc_fail("data check failed: %s of %d bytes, sample %ld: rank %d has a wrong byte at "
@@ -201,6 +231,7 @@ static void emit(const char *metric, const char *unit, const char *better, const
     hpc_result_stats(&r, &st, conv);
     hpc_json_int(&r, "ops_per_sample", k);
     hpc_json_str(&r, "buffer_pages", comm_buffer_pages);
+    hpc_json_str(&r, "buffer_pages_asked", comm_pages_asked());
     hpc_json_exact(&r, "barrier_us", barrier_s * 1e6);
     hpc_json_emit(&r);
 }
@@ -311,6 +342,7 @@ int main(int argc, char **argv)
     rb = comm_alloc(need);
     scnt = malloc(4 * sizeof(int) * (size_t)np);
     sdsp = scnt + np, rcnt = sdsp + np, rdsp = rcnt + np;
+    MPI_Op_create(combine_nothing, 1, &null_op);
     hpc_inject_first_point();
 
     barrier_s = 0;
@@ -318,7 +350,7 @@ int main(int argc, char **argv)
     for (int op = BCAST; op < NOPS; op++)
         for (int i = 0; on[op] && i < nsizes; i++) {
             int n = (int)sizes[i];
-            if ((op == REDUCE || op == ALLREDUCE) && n % 4) {
+            if (is_reduce(op) && n % 4) {
                 hpc_warn("skipped %s of %d bytes: not a multiple of 4 (int32 elements)",
                          NAMES[op], n);
                 continue;
@@ -328,6 +360,7 @@ int main(int argc, char **argv)
     free(sb);
     free(rb);
     free(scnt);
+    MPI_Op_free(&null_op);
     hpc_finish();
     return 0;
 }

@@ -23,6 +23,7 @@ static hpc_option options[] = {
      .help = "ping-pong protocol"},
     {.name = "ranks-per-node", .type = HPC_INT, .def = "0", .min = 0, .max = INT_MAX,
      .help = "override node identity: ranks r/N share a node (0: from MPI shared memory)"},
+    COMM_PAGES_OPTION,
     {0}};
 
 typedef struct {

@@ -29,6 +29,7 @@ static hpc_option options[] = {
      .help = "neighbours: 4 (sides) and/or 8 (and corners)"},
     {.name = "methods", .type = HPC_CHOICES, .def = "pack,datatype,put",
      .choices = "pack|datatype|put", .all = 1, .help = "halo exchange methods"},
+    COMM_PAGES_OPTION,
     {0}};
 
 static const char *const METHODS[] = {"pack", "datatype", "put"};
@@ -114,6 +115,7 @@ static void halo_params(hpc_json *r, const void *ctx)
 /* Set up once per run (nbr, buffers, window) and per width (the subarray types). */
 static int nbr[8];                    /* neighbour rank in each direction (periodic) */
 static double *sbuf[8], *rbuf[8];     /* pack: one edge each */
+static double *packs;                  /* they all live in */
 static MPI_Win win = MPI_WIN_NULL;    /* over a, when puts are measured */
 static MPI_Datatype st[8], gt[8];     /* edge sent toward d, ghost filled from d */
 
@@ -264,15 +266,14 @@ static void buffers_init(int maxw, int puts)
      * shared-memory one-sided component, and Win_create fails on a single rank there. */
     if (puts)
         MPI_Win_allocate((MPI_Aint)abytes, sizeof(double), MPI_INFO_NULL, cart, &a, &win);
-    else if (!(a = malloc(abytes)))
-        abort();
+    else
+        a = comm_alloc(abytes);  /* the pages --buffer-pages asks for (a window's: MPI's) */
     memset(a, 0, abytes);
-    for (int d = 0; d < 8; d++) {
-        sbuf[d] = malloc((size_t)N * maxw * sizeof(double));
-        rbuf[d] = malloc((size_t)N * maxw * sizeof(double));
-        if (!sbuf[d] || !rbuf[d])
-            abort();
-    }
+    /* The 16 pack buffers in one allocation of those pages too. */
+    size_t one = (size_t)N * maxw;
+    packs = comm_alloc(16 * one * sizeof(double));
+    for (int d = 0; d < 8; d++)
+        sbuf[d] = packs + (2 * d) * one, rbuf[d] = packs + (2 * d + 1) * one;
 }
 
 static void buffers_free(void)
@@ -281,8 +282,7 @@ static void buffers_free(void)
         MPI_Win_free(&win);  /* frees a too */
     else
         free(a);
-    for (int d = 0; d < 8; d++)
-        free(sbuf[d]), free(rbuf[d]);
+    free(packs);
 }
 
 int main(int argc, char **argv)

@@ -20,6 +20,7 @@ static hpc_option options[] = {
      .help = "message sizes in bytes"},
     {.name = "window", .type = HPC_INT, .def = "16", .min = 1, .max = 1024,
      .help = "messages in flight per sender"},
+    COMM_PAGES_OPTION,
     {0}};
 
 enum { TAG = 3, ACK = 4 };

@@ -45,6 +45,7 @@ static hpc_option options[] = {
      .help = "messages per train (n of PRTT(n, d, s))"},
     {.name = "delay", .type = HPC_DOUBLE, .def = "0", .min = 0, .max = 1e7,
      .help = "computation between messages in us (0: 2x the size's round trip)"},
+    COMM_PAGES_OPTION,
     {0}};
 
 enum { K_RTT, K_GAP, K_OS, K_OR, K_IDLE };

@@ -44,6 +44,7 @@ static hpc_option options[] = {
      .help = "refine where a point is this far (relative) off the line through its neighbours"},
     {.name = "flush", .type = HPC_SIZE, .def = "0", .min = 0, .max = 1LL << 34,
      .help = "bytes written between samples to evict caches (0: no invalidation)"},
+    COMM_PAGES_OPTION,
     {0}};
 
 static const char *const MODES[] = {"pingpong", "swap", "stream", "bistream"};

@@ -46,6 +46,7 @@ static hpc_option options[] = {
              "switch"},
     {.name = "resolution", .type = HPC_SIZE, .def = "16", .min = 1, .max = INT_MAX,
      .help = "bracket a switch to this many bytes"},
+    COMM_PAGES_OPTION,
     {0}};
 
 static const long MAX_BATCH = 1L << 24;  /* round trips per batch, at most */

@@ -18,6 +18,7 @@ static hpc_option options[] = {
      .help = "message sizes in bytes"},
     {.name = "seed", .type = HPC_INT, .def = "1", .min = 0, .max = INT_MAX,
      .help = "seed of the random pairings"},
+    COMM_PAGES_OPTION,
     {0}};
 
 /* partner[r] for every rank: evens get a random permutation of the odds. */

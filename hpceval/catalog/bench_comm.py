@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, fits_memory, harness_bytes,
-                                    launch_timeout, narrow_sizes, pair_ranks, pow2_sizes,
+from hpceval.catalog.common import (BUFFER_PAGES, REPETITION, check_memory, fits_memory,
+                                    harness_bytes, launch_timeout, narrow_sizes, pair_ranks,
+                                    pow2_sizes,
                                     repetition_args, spec_arg, words)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,
@@ -27,7 +28,10 @@ PROTOCOLS = ("send", "sendrecv", "isend", "ssend", "rsend", "persistent", "put-f
              "get-fence", "put-lock", "get-lock")
 PATTERNS = ("0-1", "intra-pairs", "0-k", "ring", "cross-pairs")
 INTRA_PATTERNS = ("0-1", "intra-pairs")       # pairs on one node
-COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "alltoallv")
+# reduce-null: MPI_Reduce with a user-defined operation that combines nothing (SP2 §3.2: the
+# library's reduction cost without the arithmetic, beside reduce's MPI_SUM).
+COLLECTIVES = ("barrier", "bcast", "reduce", "reduce-null", "allreduce", "allgather", "alltoall",
+               "alltoallv")
 FULL_MATRIX_MAX_RANKS = 64   # n(n-1)/2 pairs, one at a time: beyond this it takes hours
 
 
@@ -57,7 +61,7 @@ register_benchmark(Benchmark(
      Param("refine-tol", "float", 0.1, "a line through neighbouring sizes that misses by this "
            "much (relative) suggests a switch", 0.001, 10.0),
      Param("resolution", "size", 16, "bracket a switch to this many bytes", 1, 1 << 30),
-     ) + REPETITION,
+     BUFFER_PAGES) + REPETITION,
     _plan_pingpong, ranks=">=2 (--np, default 2)", narrow=narrow_sizes, memory=_two_buffers,
     tiny=("sizes=8,64K", "refine=0")))
 
@@ -157,7 +161,7 @@ register_benchmark(Benchmark(
            "(adaptive, as mpptest)", 0, 1000),
      Param("refine-tol", "float", 0.1, "refine where a point is this far (relative) off the line "
            "through its neighbours", 0.001, 10.0),
-     RPN, NRANKS) + REPETITION,
+     RPN, NRANKS, BUFFER_PAGES) + REPETITION,
     _plan_p2p, ranks=">=2 (0-1: 2; other patterns: 4)", memory=_two_buffers,
     tiny=("sizes=8", "modes=pingpong,stream", "protocols=send,isend,put-fence")))
 
@@ -186,19 +190,20 @@ def _plan_collectives(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
 
 register_benchmark(Benchmark(
     "collectives", "communication",
-    "barrier, bcast, reduce, allreduce, allgather, alltoall, alltoallv vs size and rank count: "
+    "barrier, bcast, reduce (MPI_SUM and a null operation), allreduce, allgather, alltoall, "
+    "alltoallv vs size and rank count: "
     "barrier-synchronised, barrier cost subtracted, slowest rank (mean beside it)",
     (Param("ops", "words", "all", ", ".join(COLLECTIVES) + ", all",
           choices=COLLECTIVES, every=True),
      Param("sizes", "sizes", [4, 64, 1024, 16384, 262144, 1 << 20],
-           "bytes per rank (reduce/allreduce: multiples of 4)", 0, 1 << 28),
-     NRANKS) + REPETITION,
+           "bytes per rank (reduce, reduce-null, allreduce: multiples of 4)", 0, 1 << 28),
+     NRANKS, BUFFER_PAGES) + REPETITION,
     _plan_collectives, ranks=">=1 (nranks list; default --np or 2)",
     # alltoall(v): a send and a receive buffer of ranks x size, and as much again of staging
     # the sizes a rung kept (the largest may not fit a node at thousands of ranks)
     memory=lambda spec, v: 4 * spec.nranks * max(map(int, spec_arg(spec, "--sizes").split(",")))
     + harness_bytes(v),
-    tiny=("sizes=8", "ops=barrier,allreduce,alltoall")))
+    tiny=("sizes=8", "ops=barrier,allreduce,alltoall,reduce-null")))
 
 
 # ---------------------------------------------------------------- distance, hotspot, random2
@@ -228,7 +233,7 @@ register_benchmark(Benchmark(
      Param("full", "int", 0, "1: the full rank x rank matrix (opt-in)", 0, 1),
      Param("protocol", "choice", "send", "ping-pong protocol",
            choices=tuple(p for p in PROTOCOLS if p != "sendrecv")),
-     RPN, NRANKS) + REPETITION,
+     RPN, NRANKS, BUFFER_PAGES) + REPETITION,
     _plan_distance, ranks=">=2", memory=_two_buffers, tiny=("sizes=8",)))
 
 
@@ -248,7 +253,7 @@ register_benchmark(Benchmark(
     "hot spot: k = 1..n-1 senders stream to rank 0; aggregate bandwidth vs k",
     (Param("sizes", "sizes", [1024, 65536, 1 << 20], "message sizes in bytes", 1, (1 << 31) - 1),
      Param("window", "int", 16, "messages in flight per sender", 1, 1024),
-     NRANKS) + REPETITION,
+     NRANKS, BUFFER_PAGES) + REPETITION,
     _plan_hotspot, ranks=">=2",
     # rank 0 receives from every sender at once into a buffer each (csrc/comm/hotspot.c)
     memory=lambda spec, v: (spec.nranks * max(v["sizes"]) + harness_bytes(v),
@@ -274,7 +279,7 @@ register_benchmark(Benchmark(
     (Param("sizes", "sizes", [8, 1024, 65536, 1 << 20], "message sizes in bytes", 0,
            (1 << 31) - 2),
      Param("seed", "int", 1, "seed of the random pairings", 0, (1 << 31) - 1),
-     NRANKS) + REPETITION,
+     NRANKS, BUFFER_PAGES) + REPETITION,
     _plan_random2, ranks="even, >=2", memory=_two_buffers, tiny=("sizes=8",)))
 
 
@@ -305,7 +310,7 @@ register_benchmark(Benchmark(
      Param("neighbours", "words", "4,8", "4 and/or 8", choices=("4", "8")),
      Param("methods", "words", "pack,datatype,put", "pack, datatype, put, all",
            choices=("pack", "datatype", "put"), every=True),
-     NRANKS) + REPETITION,
+     NRANKS, BUFFER_PAGES) + REPETITION,
     _plan_halo, ranks=">=1",
     # the tile with its widest ghost ring, its copy, and packed edges of the ghost width
     memory=lambda spec, v: (3 * 8 * (v["tile"] + 2 * max(v["widths"])) ** 2

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, harness_bytes, launch_timeout,
-                                    narrow_whole, pair_ranks, repetition_args)
+from hpceval.catalog.common import (BUFFER_PAGES, REPETITION, check_memory, harness_bytes,
+                                    launch_timeout, narrow_whole, pair_ranks, repetition_args)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -41,7 +41,7 @@ register_benchmark(Benchmark(
      Param("train", "int", 32, "messages per train (n of PRTT(n, d, s))", 2, 100000),
      Param("delay", "float", 0.0, "computation between messages in us (0: twice the size's "
            "round trip)", 0.0, 1e7),
-     ) + REPETITION,
+     BUFFER_PAGES) + REPETITION,
     # every size feeds the summary (L, G): a point is re-measured with its whole launch
     _plan, ranks=">=2 (--np, default 2; ranks 0 and 1 measure)", narrow=narrow_whole,
     memory=lambda spec, v: 2 * max(v["sizes"]) + harness_bytes(v),

@@ -24,13 +24,23 @@ REPETITION = (
 
 REPETITION_NAMES = tuple(p.name for p in REPETITION)
 
+# The message buffers' pages of every communication benchmark (csrc/comm/lib/comm.h,
+# COMM_PAGES_OPTION): thp, the default, for the same cache placement in every process, or base,
+# as OSU's buffers get them. Every record says what was asked and what the buffers got.
+BUFFER_PAGES = Param("buffer-pages", "choice", "thp", "message buffers' pages: thp (transparent "
+                     "huge pages asked for) or base (base pages, as OSU's)", choices=("thp", "base"))
+
 
 def repetition_args(bench, values: Dict[str, Any]) -> List[str]:
+    """The repetition options, and --buffer-pages where a benchmark takes it and base is asked
+    for (the default changes no command line)."""
     args: List[str] = []
     for name in REPETITION_NAMES:
         if name == "inject" and values[name] == "none":
             continue
         args += bench.param(name).to_arg(values[name])
+    if values.get(BUFFER_PAGES.name, BUFFER_PAGES.default) != BUFFER_PAGES.default:
+        args += bench.param(BUFFER_PAGES.name).to_arg(values[BUFFER_PAGES.name])
     return args
 
 

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hpceval.cli.cardview import pct
+from hpceval.cli.compareview import print_machines
 from hpceval.cli.common import RICH_ROWS, add_db, console, fmt_value, open_store, print_rows
 from hpceval.outfiles import check_output_dir, output_errors
 from hpceval.cli.summaryview import comparison_table, comparison_text
@@ -22,6 +23,9 @@ HELP = "compare runs (of this or imported machines): every shared metric, (value
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="two or more runs")
     add_db(p)
+    p.add_argument("--reference", metavar="RUN", default=None,
+                   help="the run the others are judged against (ratios, better/worse); it becomes the "
+                        "first column and is added if not among RUN (default: the first RUN)")
     p.add_argument("--all", action="store_true", help="every shared point and the deficit summary, not only the verdicts and headline figures")
     p.add_argument("--json", action="store_true", help="the comparison as JSON")
     p.add_argument("--figures", metavar="DIR", default=None,
@@ -44,6 +48,7 @@ def _print(result: dict, runs: list, every: bool) -> None:
     con.print(f"[dim]runs: {names}. n/c: not comparable (unconverged or disturbed); "
               "same: the 95% CIs overlap.[/dim]")
     con.print(comparison_table(result, runs, result["headline"], "headline figures"))
+    print_machines(con, result["machines"], runs)
     if not every:
         con.print(f"[dim]{len(result['rows'])} shared points: --all lists them.[/dim]")
         return
@@ -77,7 +82,7 @@ def _print_plain(con, result: dict, runs: list) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    if len(args.runs) < 2:
+    if len(args.runs) + (args.reference is not None) < 2:
         raise UsageError("compare needs at least two runs")
     if args.pdf and not args.figures:
         raise UsageError("--pdf needs --figures DIR")
@@ -85,11 +90,16 @@ def execute(args: argparse.Namespace) -> int:
         check_output_dir(args.figures, "--figures")
     store = open_store(args)
     ids = list(dict.fromkeys(store.resolve(r) for r in args.runs))
+    if args.reference is not None:       # the reference first: every verdict is against it
+        ref = store.resolve(args.reference)
+        ids = [ref] + [i for i in ids if i != ref]
     if len(ids) < 2:
         raise UsageError("compare needs two different runs")
     runs = [store.get_run(i, traces=False) for i in ids]
     from hpceval.analysis.compare import compare   # numpy: only when run
+    from hpceval.analysis.sidebyside import machines
     result = compare(runs)
+    result["machines"] = machines(runs, 0)
     if args.json:
         dump_json(result, sys.stdout)
     else:

@@ -1,11 +1,13 @@
 """The experiment's comparison figure and its significance table (registered in the report by
 hpceval/views/figures_experiments.py). Variants that are names (binding, pages): each point's
 variants relative to the baseline, filled where the difference is significant. Variants that
-are counts (copies): the per-copy value against the count, one line per point."""
+are counts (copies): the per-copy value against the count, one line per point. Points measured
+at several processor counts: each variant over the baseline against the count."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
+from hpceval.analysis.scaling import nranks
 from hpceval.experiment import EXPERIMENTS
 from hpceval.experiment.analysis import (ALPHA, Row, compare, main_metric, overlap_note, settings,
                                         significant)
@@ -98,6 +100,63 @@ def experiment_figure(runs: list):
     return fig
 
 
+# ---------------------------------------------------------------- against processor count
+
+RANK_KEYS = ("nranks", "P", "Q", "R", "workers")
+
+
+def _ranks_of(point: Dict[str, Any]) -> Optional[int]:
+    """The point's processor count (its nranks, or process grid), None where it has none."""
+    if not any(k in point for k in RANK_KEYS):
+        return None
+    return int(point["nranks"]) if "nranks" in point else nranks(point)
+
+
+def _ratio_lines(rows: List[Row]) -> Dict[tuple, List[Row]]:
+    """(variant, the point but its processor count) -> rows by processor count; the baseline
+    (ratio 1 by definition) left out, MAX_POINTS groups of a variant at most."""
+    out: Dict[tuple, List[Row]] = {}
+    for r in rows:
+        if r.p is None or _ranks_of(r.point) is None:
+            continue
+        rest = ", ".join(f"{k}={v}" for k, v in sorted(r.point.items()) if k not in RANK_KEYS)
+        if (r.variant, rest) in out or sum(k[0] == r.variant for k in out) < MAX_POINTS:
+            out.setdefault((r.variant, rest), []).append(r)
+    return {k: sorted(v, key=lambda r: _ranks_of(r.point)) for k, v in out.items()}
+
+
+def experiment_ranks_figure(runs: list):
+    """Each variant's median over the baseline's against the points' processor count (an
+    experiment over a benchmark measured at several rank counts: collectives' nranks, a
+    proxy's process grids); filled where the difference is significant."""
+    from hpceval.views.plot import legend, new_figure   # matplotlib: only when drawn
+    run = _experiment_run(runs)
+    metric = main_metric(run) if run else None
+    if metric is None:
+        return None
+    lines = _ratio_lines([r for r in compare(run) if r.metric == metric])
+    if len({_ranks_of(r.point) for rows in lines.values() for r in rows}) < 2:
+        return None
+    exp = settings(run)
+    fig = new_figure()
+    ax = fig.add_subplot()
+    for (variant, rest), rows in lines.items():
+        xs, ys = [_ranks_of(r.point) for r in rows], [r.ratio for r in rows]
+        (line,) = ax.plot(xs, ys, marker="o", markerfacecolor="none",
+                          label=f"{variant}" + (f" ({rest})" if rest else ""))
+        sig = [(x, y) for x, y, r in zip(xs, ys, rows) if significant(r)]
+        if sig:
+            ax.plot(*zip(*sig), linestyle="none", marker="o", color=line.get_color())
+    ax.axhline(1, color="black", linewidth=0.8)
+    ax.set_xlabel("processors (ranks)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_ylabel(f"{metric}: median / {exp['variants'][0]}'s")
+    legend(ax, fontsize=7)
+    ax.set_title(f"{exp['kind']}: {exp['benchmark']} against processor count (filled: "
+                 f"significant, Mann-Whitney U p < {ALPHA})", loc="left")
+    return fig
+
+
 def _fmt(v: Optional[float]) -> str:
     return "—" if v is None else f"{v:.3g}"
 
@@ -123,5 +182,7 @@ def specs() -> list:
     from hpceval.views.registry import FigureSpec, TableSpec
     return [FigureSpec(SECTION, "Experiment: variants compared", experiment_figure, "experiment",
                        order=80),
+            FigureSpec(SECTION, "Experiment: variants against processor count",
+                       experiment_ranks_figure, "experiment", order=80),
             TableSpec(SECTION, "Experiment: significance of each variant", experiment_table,
                       order=80)]

@@ -3,7 +3,8 @@ import pytest
 
 from helpers_comm import error_of, launch, run_ok
 
-OPS = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "alltoallv")
+OPS = ("barrier", "bcast", "reduce", "reduce-null", "allreduce", "allgather", "alltoall",
+       "alltoallv")
 
 
 @pytest.mark.parametrize("nranks", [2, 3])
@@ -28,6 +29,13 @@ def test_collectives_corrupt_and_bad_input(bindir):
     status, msg = error_of(launch(bindir, "collectives", ["--sizes", "1K", "--inject", "corrupt",
                                                           "--budget", "0.02"], nranks=3))
     assert status != 0 and "data check failed: bcast" in msg
+    # the reduces' check reads the root's result: a wrong byte there fails MPI_SUM's and the
+    # null operation's (each element must be one rank's contribution)
+    for op in ("reduce", "reduce-null"):
+        status, msg = error_of(launch(bindir, "collectives", ["--ops", op, "--sizes", "64",
+                                                              "--inject", "corrupt",
+                                                              "--budget", "0.02"], nranks=3))
+        assert status != 0 and f"data check failed: {op} of 64 bytes" in msg and "rank 0" in msg
     status, msg = error_of(launch(bindir, "collectives", ["--ops", "scan"]))
     assert status == 2 and "'scan' is not a collective" in msg
 

@@ -45,6 +45,15 @@ def test_patterns_on_emulated_nodes(bindir, pattern, pairs):
         assert recs[0]["params"]["ranks"] == "0-2"   # first rank of the second emulated node
 
 
+def test_ring_of_two_ranks(bindir):
+    """Each rank's peer both ways: rank 0 starts the handshake (both waited to receive, and a
+    swap on 2 ranks hung until its time limit)."""
+    recs = run_ok(bindir, "p2p", ["--sizes", "8,64K", "--modes", "swap", "--protocols",
+                                  "sendrecv", "--pattern", "ring"], nranks=2)
+    assert sorted((r["params"]["bytes"], r["metric"]) for r in recs) == [
+        (8, "bandwidth"), (8, "latency"), (65536, "bandwidth"), (65536, "latency")]
+
+
 @pytest.mark.parametrize("args,nranks,message", [
     (["--pattern", "intra-pairs"], 3, "even number of ranks"),
     (["--pattern", "0-k"], 2, "needs ranks on at least 2 nodes"),

@@ -9,22 +9,29 @@
 #include <string.h>
 #include <sys/mman.h>
 
+const char *comm_pages_asked(void)
+{
+    return hpc_opt_str("buffer-pages");
+}
+
 void *comm_alloc(size_t bytes)
 {
-    /* 2 MiB-aligned and backed by transparent huge pages where the kernel
-     * grants them: with 4 KiB pages the buffers' physical frames, and so the
-     * cache sets they share, change from one process to the next, and a
-     * 16 KiB ping-pong then measured 1.9 us in some runs and 2.2 us in others. */
+    /* 2 MiB-aligned and, by default, backed by transparent huge pages where
+     * the kernel grants them: with 4 KiB pages the buffers' physical frames,
+     * and so the cache sets they share, change from one process to the next,
+     * and a 16 KiB ping-pong then measured 1.9 us in some runs and 2.2 us in
+     * others. --buffer-pages base measures as tools with base pages do. */
     const size_t huge = (size_t)2 << 20;
+    int thp = strcmp(comm_pages_asked(), "base") != 0;
     void *p;
     if (bytes == 0)
         bytes = 1;
     size_t len = (bytes + huge - 1) / huge * huge;
     if (posix_memalign(&p, huge, len))
         hpc_fail("cannot allocate %zu bytes", bytes);
-    madvise(p, len, MADV_HUGEPAGE);  /* a hint: base pages where it is refused */
+    madvise(p, len, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);  /* a hint: THP may be refused */
     memset(p, 1, len);
-    if (hpc_huge_bytes(p, len) <= 0)
+    if (!thp || hpc_huge_bytes(p, len) <= 0)
         comm_buffer_pages = "base";
     return p;
 }
@@ -135,6 +142,10 @@ const char *comm_pattern(const char *pattern, int peer, const int *node, int nno
             return "pattern ring needs at least 2 ranks";
         for (int r = 0; r < n; r++)
             role[r] = (comm_role){1, 0, (r + 1) % n, (r + n - 1) % n};
+        /* A ring of two is a pair (each rank's peer both ways): one must start its
+         * handshake, or both wait to receive first (a swap on 2 ranks hung). */
+        if (n == 2)
+            role[0].initiator = 1;
     } else if (strcmp(pattern, "cross-pairs") == 0) {
         if (nnodes < 2)
             return "pattern cross-pairs needs ranks on at least 2 nodes (set ranks-per-node to "
@@ -214,6 +225,7 @@ int comm_rank_in(MPI_Comm comm, int world_rank)
 void comm_record_extra(hpc_json *r)
 {
     hpc_json_str(r, "buffer_pages", comm_buffer_pages);
+    hpc_json_str(r, "buffer_pages_asked", comm_pages_asked());
     if (comm_refining)
         hpc_json_bool(r, "refined", 1);  /* a size the sweep added to bracket a switch */
 }

@@ -31,13 +31,22 @@ comm_proto comm_proto_parse(const char *s);
 /* NULL if the protocol works in the mode, else why not (one line). */
 const char *comm_proto_unsupported(comm_mode m, comm_proto p);
 
-/* 2 MiB-aligned, transparent huge pages asked for (madvise), every page
- * touched (no page fault while timing). Huge pages make the buffers' cache
- * placement the same in every run: with base pages a 16 KiB ping-pong moved
- * by 13% between processes, 1 MiB ran 25% slower and 4 MiB was bimodal. */
+/* 2 MiB-aligned, every page touched (no page fault while timing), with the
+ * pages --buffer-pages asks for: thp (the default: transparent huge pages
+ * asked for with madvise) or base (MADV_NOHUGEPAGE, as OSU's buffers get
+ * them where THP is "madvise"). Huge pages make the buffers' cache placement
+ * the same in every run: with base pages a 16 KiB ping-pong moved by 13%
+ * between processes, 1 MiB ran 25% slower and 4 MiB was bimodal. */
 void *comm_alloc(size_t bytes);
-/* "thp", or "base" once an allocation got no huge page: every record says. */
+/* What the buffers got: "thp", or "base" (asked for, or once an allocation
+ * got no huge page); and what --buffer-pages asked for. Every record says. */
 extern const char *comm_buffer_pages;
+const char *comm_pages_asked(void);
+
+/* The --buffer-pages option of every binary that allocates with comm_alloc. */
+#define COMM_PAGES_OPTION                                                        \
+    {.name = "buffer-pages", .type = HPC_CHOICE, .def = "thp", .choices = "thp|base", \
+     .help = "message buffers' pages: thp (transparent huge pages asked for) or base"}
 /* The --sizes option: *sizes, *n as hpc_opt_list gives them; returns the
  * largest size, at least 1 (for buffer sizes). */
 long long comm_opt_sizes(const long long **sizes, int *n);
