@@ -6,6 +6,7 @@ import json
 import pytest
 
 from helpers import CLI, FAST, one_line_error
+from hpceval.analysis.tune import TUNABLE
 
 SETS = FAST[:FAST.index("--no-remeasure")]        # the budgets (tune re-measures nothing)
 
@@ -50,7 +51,7 @@ def test_psst_on_two_ranks(tmp_path, bindir):
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["pop"], "tune pop: one of barotropic, dense, evh1, psst"),
+    (["pop"], f"tune pop: one of {', '.join(sorted(TUNABLE))}"),
     (["psst", "--np", "2", "--ranks", "1,2"], "two ways"),
     (["psst", "--np", "0"], "--np 0"),
     (["psst", "-o", "/nonexistent/dir/t.json"], "directory /nonexistent/dir does not exist"),
