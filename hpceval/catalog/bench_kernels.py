@@ -149,10 +149,11 @@ def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Launch
 
 
 def psst_grid_fits(m: int, levels: int, p: int, q: int) -> bool:
-    """A P x Q grid psst runs at T`m`: P at most the latitudes, Q at most the wavenumbers and
-    the latitude-level units of a rank (a transpose spreads them over its row's Q ranks)."""
+    """A P x Q grid psst runs at T`m`: P at most the north/south latitude pairs (the code's
+    blocks), Q at most the wavenumbers and the latitude-level units of a rank (a transpose
+    spreads them over its row's Q ranks)."""
     nlat = sst_grid(m)[1]
-    return p <= nlat and q <= m + 1 and q <= (nlat // p) * levels
+    return p <= (nlat + 1) // 2 and q <= m + 1 and q <= (nlat // p) * levels
 
 
 def _plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool,
