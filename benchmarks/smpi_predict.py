@@ -101,6 +101,10 @@ def main() -> int:
     ap.add_argument("--ranks", default="16,64,256",
                     help="simulated rank counts (default 16,64,256)")
     ap.add_argument("--proxies", default=",".join(PROXIES))
+    ap.add_argument("--compute", default="charged", choices=("charged", "none"),
+                    help="the platform's compute=: none charges no computation, so a loaded "
+                         "host's preemptions do not reach simulated time (the models' compute "
+                         "parts are then 0 too)")
     ap.add_argument("--timeout", type=float, default=3600, help="per launch, seconds")
     ap.add_argument("--work", default=None, help="directory of the databases (default: a new "
                                                  "temporary one)")
@@ -112,7 +116,8 @@ def main() -> int:
     env = {**os.environ, "HPCEVAL_DB": str(work / "r.sqlite"), "XDG_DATA_HOME": str(work),
            "HPCEVAL_BINDIR": str(ROOT / "build-smpi" / "bin"), "COLUMNS": "160"}
     sim = ["--simulate", f"nodes={max(ranks)},ppn=1,latency=1.5us,bandwidth=25GBps,"
-                         "topology=fat-tree", "--timeout", str(args.timeout)]
+                         f"topology=fat-tree,compute={args.compute}", "--timeout",
+           str(args.timeout)]
     print(f"predict vs simulated ({sim[1]}; databases in {work})")
     timed_run(["run", "pingpong", "loggp", "--np", "2", *sim, *SMALL, "--set", "loggp.budget=0.01"],
               env, args.timeout, "inputs: pingpong, loggp on 2 ranks")

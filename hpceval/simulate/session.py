@@ -44,6 +44,7 @@ NO_COMPUTE_BINARIES = SHARED_MALLOC_BINARIES - {"hpceval-halo"}
 # the recursive doubling a real MPI uses for small messages.
 COLL_SELECTOR = "mpich"
 MODEL_CFG = {"ideal": ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1"], "smpi": []}
+COMPUTE_CFG = {"charged": [], "none": ["--cfg=smpi/simulate-computation:no"]}
 
 
 def active() -> Optional[Dict[str, Any]]:
@@ -84,7 +85,7 @@ def _from_description(text: str) -> Platform:
     d = parse_description(text)
     name = f"{d.topology}-{d.nodes}x{d.ppn}"
     return Platform(platform_xml(d), [f"node-{i}.sim" for i in range(d.nodes)], d.ppn, name,
-                    description=d, cfg=list(MODEL_CFG[d.model]))
+                    description=d, cfg=MODEL_CFG[d.model] + COMPUTE_CFG[d.compute])
 
 
 def platform_from_args(simulate: Optional[str], platform: Optional[str],
@@ -136,7 +137,8 @@ def launch_cfg(sim: Dict[str, Any], argv: List[str]) -> List[str]:
     return (sim["cfg"]
             + ([f"--cfg=smpi/auto-shared-malloc-thresh:{SHARED_MALLOC}"]
                if name in SHARED_MALLOC_BINARIES else [])
-            + (["--cfg=smpi/simulate-computation:no"] if name in NO_COMPUTE_BINARIES else []))
+            + (COMPUTE_CFG["none"] if name in NO_COMPUTE_BINARIES
+               and COMPUTE_CFG["none"][0] not in sim["cfg"] else []))
 
 
 def _flavour(bindir: Path) -> Optional[str]:
