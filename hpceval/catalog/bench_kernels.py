@@ -154,14 +154,22 @@ def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Launch
     return [spec for n in counts_ for spec in plan_psst_ranks(b, v, n, len(counts_) > 1, ctx)]
 
 
+def psst_grid_fits(m: int, levels: int, p: int, q: int) -> bool:
+    """A P x Q grid psst runs at T`m`: P at most the north/south latitude pairs (the code's
+    blocks), Q at most the wavenumbers and the latitude-level units of a rank (a transpose
+    spreads them over its row's Q ranks)."""
+    nlat = sst_grid(m)[1]
+    return p <= (nlat + 1) // 2 and q <= m + 1 and q <= (nlat // p) * levels
+
+
 def plan_psst_ranks(b: Benchmark, v: Dict[str, Any], nranks: int, sweep: bool,
                     ctx: PlanContext) -> List[LaunchSpec]:
     m, levels = v["truncation"], v["levels"]
     nlon, nlat = sst_grid(m)
     grids = process_grids(v["grids"], nranks, "grids", sweep,
-                          fits=lambda p, q: p <= nlat and q <= m + 1 and q <= (nlat // p) * levels)
+                          fits=lambda p, q: psst_grid_fits(m, levels, p, q))
     for p, q in grids:
-        if p > nlat or q > m + 1 or q > (nlat // p) * levels:
+        if not psst_grid_fits(m, levels, p, q):
             raise UsageError(f"psst: a {p}x{q} process grid does not fit T{m} with {levels} "
                              f"level(s) ({nlat} latitudes, {m + 1} wavenumbers)")
     maps = v["mappings"]

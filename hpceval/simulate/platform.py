@@ -26,6 +26,10 @@ _UNITS = {
 _KIND = {"latency": "latency", "intra_latency": "latency", "bandwidth": "bandwidth",
          "intra_bandwidth": "bandwidth", "flops": "flops", "memory": "memory"}
 MODELS = ("ideal", "smpi")
+# charged: computation runs on this host and is charged in simulated time; none: not charged,
+# so simulated time is the network's alone, free of the host's load (a loaded host's
+# preemptions, charged as computation, made ranks wait for each other: docs/simulate.md)
+COMPUTES = ("charged", "none")
 # The most nodes a description may ask for: far beyond what one process simulates (docs).
 MAX_NODES = 1 << 20
 
@@ -42,6 +46,7 @@ class Description:
     intra_latency: float = 0.3e-6    # s, two ranks of one node
     intra_bandwidth: float = 20e9    # B/s, two ranks of one node
     model: str = "ideal"             # ideal: links as described; smpi: SMPI's calibrated factors
+    compute: str = "charged"         # charged | none (COMPUTES)
 
     def settings(self) -> Dict[str, Any]:
         return asdict(self)
@@ -79,6 +84,7 @@ def _parsers() -> Dict[str, Callable[[str, str], Any]]:
     out["ppn"] = lambda k, t: _count(k, t, 1024)
     out["topology"] = lambda k, t: _choice(k, t, tuple(TOPOLOGIES))
     out["model"] = lambda k, t: _choice(k, t, MODELS)
+    out["compute"] = lambda k, t: _choice(k, t, COMPUTES)
     return out
 
 

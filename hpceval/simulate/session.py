@@ -37,7 +37,14 @@ SHARED_MALLOC_BINARIES = frozenset(f"hpceval-{b}" for b in (
 # CPU_THRESHOLD (a preempted rank on a loaded host) moved an ideal 8 B ping-pong by 3%.
 # halo is not one of them: its packing is computation its methods differ by.
 NO_COMPUTE_BINARIES = SHARED_MALLOC_BINARIES - {"hpceval-halo"}
+# The collectives' algorithms as MPICH selects them. SMPI's default allgather posts all P - 1
+# sends and receives and waits for them one at a time (O(P^2) simulator work per rank): the one
+# MPI_Allgather of p2p's and distance's setup took 88 s at 128 ranks and over 12 minutes at 256
+# (3 s and 11 s with MPICH's); its default allreduce is a reduce then a bcast, twice the steps of
+# the recursive doubling a real MPI uses for small messages.
+COLL_SELECTOR = "mpich"
 MODEL_CFG = {"ideal": ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1"], "smpi": []}
+COMPUTE_CFG = {"charged": [], "none": ["--cfg=smpi/simulate-computation:no"]}
 
 
 def active() -> Optional[Dict[str, Any]]:
@@ -78,7 +85,7 @@ def _from_description(text: str) -> Platform:
     d = parse_description(text)
     name = f"{d.topology}-{d.nodes}x{d.ppn}"
     return Platform(platform_xml(d), [f"node-{i}.sim" for i in range(d.nodes)], d.ppn, name,
-                    description=d, cfg=list(MODEL_CFG[d.model]))
+                    description=d, cfg=MODEL_CFG[d.model] + COMPUTE_CFG[d.compute])
 
 
 def platform_from_args(simulate: Optional[str], platform: Optional[str],
@@ -113,7 +120,7 @@ def _write(plat: Platform) -> Path:
     (where / "platform.xml").write_text(plat.xml)
     (where / "hosts.txt").write_text("".join(f"{h}\n" for h in plat.hosts for _ in range(plat.ppn)))
     cfg = [f"--cfg=smpi/host-speed:{HOST_SPEED}", f"--cfg=smpi/cpu-threshold:{CPU_THRESHOLD}",
-           *plat.cfg]
+           f"--cfg=smpi/coll-selector:{COLL_SELECTOR}", *plat.cfg]
     info = {"name": plat.name, "platform_file": str(where / "platform.xml"),
             "hostfile": str(where / "hosts.txt"), "source": plat.source,
             "description": plat.description.settings() if plat.description else None,
@@ -130,7 +137,8 @@ def launch_cfg(sim: Dict[str, Any], argv: List[str]) -> List[str]:
     return (sim["cfg"]
             + ([f"--cfg=smpi/auto-shared-malloc-thresh:{SHARED_MALLOC}"]
                if name in SHARED_MALLOC_BINARIES else [])
-            + (["--cfg=smpi/simulate-computation:no"] if name in NO_COMPUTE_BINARIES else []))
+            + (COMPUTE_CFG["none"] if name in NO_COMPUTE_BINARIES
+               and COMPUTE_CFG["none"][0] not in sim["cfg"] else []))
 
 
 def _flavour(bindir: Path) -> Optional[str]:

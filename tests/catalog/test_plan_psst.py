@@ -37,3 +37,14 @@ def test_kernels_suite_sweeps_psst_over_1_2_4_ranks():
     specs = [s for s in plan_targets(["kernels"], [], CTX) if s.benchmark == "psst"]
     assert [s.nranks for s in specs] == [1, 2, 4]
     assert "psst" in dict(SUITES["kernels"].entries)
+
+
+def test_grids_the_code_refuses_are_not_planned():
+    # T21: 32 latitudes, 16 north/south pairs (the code's blocks, psst.c), 22 wavenumbers;
+    # 8 levels give a 16-row rank 16 units, so 16x16 runs and 32x8 does not
+    specs = plan_targets(["psst"], ["ranks=256", "truncation=21", "levels=8", "grids=square"], CTX)
+    assert arg(specs[0], "--grids") == "16x16"
+    with pytest.raises(UsageError, match="32x8 process grid does not fit T21"):
+        plan_targets(["psst"], ["ranks=256", "truncation=21", "levels=8", "grids=32x8"], CTX)
+    with pytest.raises(UsageError, match="no process grid of 256 ranks fits"):
+        plan_targets(["psst"], ["ranks=256", "truncation=21", "levels=4", "grids=square"], CTX)

@@ -21,6 +21,7 @@ GOOD = "nodes=4,ppn=2,latency=1.5us,bandwidth=10GBps"
     ("nodes=4,nodes=5", "nodes: given twice"),
     ("nodes=4,,ppn=2", "expected NAME=VALUE"),
     ("nodes=4,ppn=0", "ppn=0: expected a whole number"),
+    ("nodes=4,compute=some", "compute=some: expected one of charged, none"),
 ])
 def test_bad_description(sim, desc, message):
     p = sim("run", "pingpong", "--simulate", desc)

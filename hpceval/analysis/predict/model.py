@@ -70,7 +70,8 @@ def one_rank_rate(runs: List[dict], bench: str, metric: str, work: Callable[[dic
         for r in select(run.get("records") or [], bench, metric):
             p = r["params"]
             t, w = time(r), work(r)
-            if nranks(p) != 1 or not keep(p) or not t or not w or t <= 0:
+            # t == 0: a simulated run that charges no computation (compute=none)
+            if nranks(p) != 1 or not keep(p) or t is None or not w or t < 0:
                 continue
             d = abs(math.log(w / size))
             if best is None or d < best[0] - 1e-9:

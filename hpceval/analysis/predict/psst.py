@@ -18,6 +18,7 @@ from hpceval.analysis.predict.grids import best_grid
 from hpceval.analysis.predict.model import AppModel, phase_time, register_model
 from hpceval.analysis.headlines import select
 from hpceval.analysis.scaling import extra, nranks
+from hpceval.catalog.bench_kernels import psst_grid_fits
 from hpceval.catalog.params import Param
 from hpceval.errors import UsageError
 
@@ -90,7 +91,10 @@ def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
                 "grid and copies": (one["grid"] + one["pack"]) / p,
                 "spectral": one["spectral"] / Q, **_comm(cfg, P, Q, m)}
     nh = (grid_size(cfg["truncation"])[1] + 1) // 2     # P splits hemisphere rows, Q wavenumbers
-    (P, Q), parts = best_grid(p, on, nh, cfg["truncation"] + 1)
+    # only the grids the code runs (Q at most a rank's latitude-level units, too)
+    (P, Q), parts = best_grid(p, on, nh, cfg["truncation"] + 1,
+                              fits=lambda P, Q: psst_grid_fits(cfg["truncation"], cfg["levels"],
+                                                               P, Q))
     m.layouts[("psst", p)] = f"{P}x{Q}"
     return parts
 
