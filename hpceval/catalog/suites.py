@@ -31,13 +31,15 @@ register_suite(Suite(
 
 # The EV7 study's three applications at small sizes (about 10 s on 2 cores): hydro's cell rate
 # across cache levels and weak scaling, Monte Carlo's two shapes of run over workers, the
-# wavefront sweep's weak scaling and pipeline blocking.
+# wavefront sweep's weak scaling and pipeline blocking; then the p690 talk's EVH1 (zone rate and
+# the transposes' share, each transpose) and PCTM (both layouts).
 _APPS = {"budget": "0.3", "min-reps": "3", "max-reps": "20", "warmup": "1"}
 register_suite(Suite(
-    "apps", "LANL application proxies: hydrodynamics cell rate vs cells per rank and weak scaling, "
-    "Monte Carlo time per history for many small and few large cycles, wavefront transport weak "
-    "scaling, strong scaling and mk/mmi blocking, the coupled climate model's years per day in both "
-    "layouts (1 and 2 ranks; well under a minute on 2 cores)",
+    "apps", "application proxies: LANL's hydrodynamics cell rate vs cells per rank and weak "
+    "scaling, Monte Carlo time per history for many small and few large cycles, wavefront "
+    "transport weak scaling, strong scaling and mk/mmi blocking; the p690 talk's EVH1 zone rate "
+    "and transposes' share per transpose variant, and the coupled climate model's years per day "
+    "in both layouts (1 and 2 ranks; about a minute on 2 cores)",
     (("hydro", {**_APPS, "cells": "8x8x8,16x16x16,30x30x15,32x32x32", "ranks": "1,2"}),
      ("hydro", {**_APPS, "problem": "sod", "grid": "200x4x4", "ranks": "1,2"}),
      ("montecarlo", {**_APPS, "cycles": "200", "particles": "100", "chunk": "10",
@@ -47,6 +49,7 @@ register_suite(Suite(
      ("sweep", {**_APPS, "per-rank": "20x20x20", "ranks": "1,2", "mk": "2,5,10",
                 "mmi": "1,3"}),
      ("sweep", {**_APPS, "grid": "24x24x24", "ranks": "1,2"}),
+     ("evh1", {**_APPS, "zones": "16x16x16", "ranks": "1,2"}),
      ("pctm", {**_APPS, "ranks": "1,2"}))))
 
 # The SP2 study's application set at small sizes (a few minutes on 2 cores): NAS CG, MG, LU,
