@@ -46,6 +46,8 @@ def _plan_pingpong(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[La
         raise UsageError(f"pingpong needs at least 2 ranks, --np {nranks} given")
     sizes = v["sizes"]
     args = _args(b, v, ("sizes", "refine", "refine-tol", "resolution"))
+    if v["method"] != "batch":
+        args += b.param("method").to_arg(v["method"])
     results = 2 * len(sizes) - (1 if 0 in sizes else 0)
     return [LaunchSpec(b.name, f"pingpong np={nranks}", "pingpong", args, nranks, "core",
                        expected_results=results,
@@ -61,6 +63,10 @@ register_benchmark(Benchmark(
      Param("refine-tol", "float", 0.1, "a line through neighbouring sizes that misses by this "
            "much (relative) suggests a switch", 0.001, 10.0),
      Param("resolution", "size", 16, "bracket a switch to this many bytes", 1, 1 << 30),
+     # osu: osu_latency's loop, to set hpceval beside OSU's figures (docs/compare.md)
+     Param("method", "choice", "batch", "batch: calibrated batches, buffers prepared per "
+           "sample; osu: as osu_latency, each of max-reps round trips timed alone after warmup "
+           "(stats.mean is OSU's figure)", choices=("batch", "osu")),
      BUFFER_PAGES) + REPETITION,
     _plan_pingpong, ranks=">=2 (--np, default 2)", narrow=narrow_sizes, memory=_two_buffers,
     tiny=("sizes=8,64K", "refine=0")))

@@ -50,3 +50,21 @@ def test_card_and_compare_say_so(two_policies):
     lat = rows[("MPI intra-node", "Latency")]["cells"][1]
     if thp["records"][0]["extra"]["buffer_pages"] == "thp":     # THP granted to the reference
         assert "pages: base (reference thp)" in lat["differs"]
+
+
+def test_osu_method_times_each_round_trip_and_checks_the_last(bindir):
+    """pingpong --method osu (osu_latency's loop, for the side-by-side with OSU): max-reps round
+    trips each a sample, the records say so; a corrupted message still fails the run."""
+    from helpers_comm import launch
+    args = ["--sizes", "8,64K", "--refine", "0", "--method", "osu", "--warmup", "5",
+            "--max-reps", "40", "--buffer-pages", "base"]
+    p = launch(bindir, "pingpong", args)
+    assert p.returncode == 0, p.stderr[-2000:]
+    recs = [json.loads(l) for l in p.stdout.splitlines() if '"result"' in l]
+    assert {(r["metric"], r["params"]["bytes"]) for r in recs} == {
+        (m, n) for m in ("latency", "bandwidth") for n in (8, 65536)}
+    for r in recs:
+        assert r["method"] == "osu" and r["round_trips_per_sample"] == 1 and r["stats"]["n"] == 40
+        assert 0 < r["stats"]["min"] <= r["stats"]["mean"] <= r["stats"]["max"]
+    bad = launch(bindir, "pingpong", args + ["--inject", "corrupt"])
+    assert bad.returncode != 0 and "data check failed" in bad.stdout, bad.stdout[-500:]

@@ -47,16 +47,21 @@ static int side_points(const comm_sized *d, int nd, int i, comm_sized lo[2], com
 
 /* Rank 0: the suspected interval outside the given-up ranges (closed[0..
  * nclosed-1], pairs of sizes) whose jump is largest (the smaller of the two
- * lines' misses), or -1. Suspected: both lines miss by more than tol, or
+ * lines' misses), a drop before any rise, or -1. Suspected: both lines miss by more than tol, or
  * one of them by more than 3 tol (a step on a steep, bending curve, as the
  * eager side on a busy machine, where the line through the eager points
  * lands near the step's top). Largest first: a protocol switch is a big
  * step, and on a busy machine the noise makes small ones that must not use
- * up the refinement's budget before it. */
+ * up the refinement's budget before it. A drop (the larger size faster) is
+ * taken before every rise: no Hockney region's time falls as n grows, so a
+ * drop is a protocol change (an eager limit set above the rendezvous'
+ * crossover, as 16 KiB on shared memory), while an eager side copying
+ * through fragments rises in steps that are real but not the switch, and
+ * they used up the 24 points before the drop's 9 bisections (2 runs in 11). */
 static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
                    const long long *closed, int nclosed, comm_sized lo[2], comm_sized hi[2])
 {
-    int pick = -1;
+    int pick = -1, best_drop = 0;
     double best = -1;
     for (int i = 0; i + 1 < nd; i++) {
         comm_sized l[2], h[2];
@@ -67,8 +72,10 @@ static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
         int skip = jump <= cfg->tol && fmax(up, down) <= 3 * cfg->tol;
         for (int c = 0; c < nclosed && !skip; c++)
             skip = d[i].n >= closed[2 * c] && d[i + 1].n <= closed[2 * c + 1];
-        if (jump > best && !skip) {
+        int drop = d[i + 1].t < d[i].t;
+        if (!skip && (drop > best_drop || (drop == best_drop && jump > best))) {
             best = jump;
+            best_drop = drop;
             pick = i;
             lo[0] = l[0], lo[1] = l[1], hi[0] = h[0], hi[1] = h[1];
         }
