@@ -134,74 +134,119 @@ static int still_stepped(comm_sized *a, comm_sized *b, comm_sized *pts, int *npt
     }
 }
 
-/* Bisect (a, b): the midpoint is measured and the half whose ends differ
- * more keeps the bracket. A step adds its height to one half, while the
- * smooth change of the curve splits between the halves; unlike lines drawn
- * from outside the bracket, this does not need the region to be straight
- * (an eager region rarely is over a factor of two). Both ends are measured
- * again right beside the midpoint (a, m, b, back to back) and only those
- * three decide: the machine's state drifts while a sweep runs (2-3x on the
- * eager side on a busy machine), and an end measured seconds earlier would
- * make that drift a step or hide the real one. The ends' checks write no
- * records (each size keeps its first); every kept midpoint is appended to
- * pts. Returns 1 when the bracket was narrowed to the resolution and its
- * ends, measured together, still differ by a step: a switch; 0 when the
- * step faded (noise, or a gradual change such as a cache filling up) or
- * was not there when its ends were measured again (verdict). */
-static int bisect(comm_sized *pts, int *npts, int limit, comm_sized a, comm_sized b,
-                  const comm_refine_cfg *cfg, comm_measure_fn fn, void *ctx, MPI_Comm comm,
-                  int rank)
+/* A suspected switch being narrowed: its ends as last measured together
+ * (times valid on rank 0) and the bisection steps taken. */
+typedef struct {
+    comm_sized a, b;
+    int steps;
+} bracket;
+
+enum { OPEN, FOUND, GIVEN_UP };
+
+/* One bisection step of o (collective; every rank holds the same sizes):
+ * the midpoint is measured between fresh measurements of the two ends (a,
+ * m, b back to back; the ends' are checks that write no records, the
+ * midpoint is appended to pts) and the half whose ends differ more keeps
+ * the bracket. A step adds its height to one half, while the smooth change
+ * of the curve splits between the halves; unlike lines drawn from outside
+ * the bracket, this does not need the region to be straight (an eager
+ * region rarely is over a factor of two). Only the three points measured
+ * together decide: the machine's state drifts while a sweep runs (2-3x on
+ * the eager side on a busy machine), and an end measured seconds earlier
+ * would make that drift a step or hide the real one. FOUND when the bracket
+ * is narrowed to the resolution and its ends still differ by a step;
+ * GIVEN_UP when the step faded (noise, or a gradual change such as a cache
+ * filling up) or was not there when its ends were measured again
+ * (verdict). */
+static int bisect_step(bracket *o, comm_sized *pts, int *npts, const comm_refine_cfg *cfg,
+                       comm_measure_fn fn, void *ctx, MPI_Comm comm, int rank)
 {
-    for (int first = 1; b.n - a.n > cfg->resolution && *npts < limit; first = 0) {
-        if (!first && !still_stepped(&a, &b, pts, npts, fn, ctx, comm, rank))
-            return 0;
-        comm_sized lo = measure(a.n, 0, pts, npts, fn, ctx);
-        comm_sized m = measure(a.n + (b.n - a.n) / 2, 1, pts, npts, fn, ctx);
-        comm_sized hi = measure(b.n, 0, pts, npts, fn, ctx);
-        int v[2];
-        verdict(&lo, &m, &hi, first, cfg->tol, comm, rank, v);
-        if (!v[1])
-            return 0;
-        if (v[0])
-            a = m, b = hi;
-        else
-            a = lo, b = m;
+    if (o->steps > 0 && !still_stepped(&o->a, &o->b, pts, npts, fn, ctx, comm, rank))
+        return GIVEN_UP;
+    comm_sized lo = measure(o->a.n, 0, pts, npts, fn, ctx);
+    comm_sized m = measure(o->a.n + (o->b.n - o->a.n) / 2, 1, pts, npts, fn, ctx);
+    comm_sized hi = measure(o->b.n, 0, pts, npts, fn, ctx);
+    int v[2];
+    verdict(&lo, &m, &hi, o->steps++ == 0, cfg->tol, comm, rank, v);
+    if (!v[1])
+        return GIVEN_UP;
+    if (v[0])
+        o->a = m, o->b = hi;
+    else
+        o->a = lo, o->b = m;
+    if (o->b.n - o->a.n > cfg->resolution)
+        return OPEN;
+    return still_stepped(&o->a, &o->b, pts, npts, fn, ctx, comm, rank) ? FOUND : GIVEN_UP;
+}
+
+/* Rank 0: the open bracket to narrow next, or -1: a drop (the larger size
+ * faster) before any rise, then the largest difference of its ends relative
+ * to the smaller. Best first, one step at a time: a real step keeps its
+ * height as its bracket narrows, while the difference a slope makes halves
+ * with every step, so the budget goes to the switches rather than to the
+ * first suspect's slope (a 16 KiB eager limit on shared memory: steps of the
+ * eager side's copies at 1.4, 2.4 and 6.3 KiB, as high as the switch in
+ * relative terms, used up the 24 points before it, 2 runs in 11). */
+static int next_bracket(const bracket *o, int n)
+{
+    int pick = -1, pick_drop = 0;
+    double best = -1;
+    for (int i = 0; i < n; i++) {
+        int drop = o[i].b.t < o[i].a.t;
+        double diff = fabs(o[i].b.t - o[i].a.t) / fmax(fmin(o[i].a.t, o[i].b.t), 1e-300);
+        if (drop > pick_drop || (drop == pick_drop && diff > best))
+            pick = i, pick_drop = drop, best = diff;
     }
-    return b.n - a.n <= cfg->resolution && still_stepped(&a, &b, pts, npts, fn, ctx, comm, rank);
+    return pick;
+}
+
+/* Rank 0: every suspected interval outside ranges (pairs of sizes: the
+ * open and given-up brackets) becomes an open bracket, up to max. */
+static void add_suspects(comm_sized *pts, int npts, const comm_refine_cfg *cfg, bracket *open,
+                         int *nopen, long long *ranges, int *nranges, int max)
+{
+    comm_sized lo[2], hi[2];
+    int i;
+    qsort(pts, (size_t)npts, sizeof *pts, by_size);
+    while (*nopen < max &&
+           (i = suspect(pts, npts, cfg, ranges, *nranges, lo, hi)) >= 0) {
+        open[(*nopen)++] = (bracket){lo[1], hi[0], 0};
+        ranges[2 * *nranges] = lo[1].n;
+        ranges[2 * (*nranges)++ + 1] = hi[0].n;
+    }
 }
 
 int comm_refine_switches(comm_sized *pts, int *npts, const comm_refine_cfg *cfg,
                          comm_measure_fn fn, void *ctx, MPI_Comm comm)
 {
-    int rank, found = 0, limit = *npts + cfg->max_points, nclosed = 0;
+    int rank, found = 0, limit = *npts + cfg->max_points, nopen = 0, nranges = 0;
+    int max = *npts + cfg->max_points;  /* suspects: at most one per interval */
     MPI_Comm_rank(comm, &rank);
-    long long *closed = malloc(sizeof *closed * 2 * (size_t)(cfg->max_points + 1));
-    if (!closed)
+    bracket *open = malloc(sizeof *open * (size_t)(max + 1));
+    long long *ranges = malloc(sizeof *ranges * 2 * (size_t)(max + 1));
+    if (!open || !ranges)
         abort();
     for (;;) {
-        /* Judged with every point so far: a bracket already narrowed is
-         * closed, and beside it one of the two lines still fits. */
-        comm_sized lo[2], hi[2];
+        /* Judged with every point so far: new suspects join the open ones. */
         int i = -1;
         if (rank == 0) {
-            qsort(pts, (size_t)*npts, sizeof *pts, by_size);
-            i = *npts < limit ? suspect(pts, *npts, cfg, closed, nclosed, lo, hi) : -1;
+            add_suspects(pts, *npts, cfg, open, &nopen, ranges, &nranges, max);
+            i = *npts < limit ? next_bracket(open, nopen) : -1;
         }
         MPI_Bcast(&i, 1, MPI_INT, 0, comm);
         if (i < 0)
             break;
         /* Every rank bisects the same sizes; only rank 0's times decide. */
-        MPI_Bcast(&lo[1], (int)sizeof lo[1], MPI_BYTE, 0, comm);
-        MPI_Bcast(&hi[0], (int)sizeof hi[0], MPI_BYTE, 0, comm);
-        long long ab[2] = {lo[1].n, hi[0].n};
-        if (bisect(pts, npts, limit, lo[1], hi[0], cfg, fn, ctx, comm, rank))
-            found++;
-        else if (rank == 0) {
-            closed[2 * nclosed] = ab[0];
-            closed[2 * nclosed + 1] = ab[1];
-            nclosed++;
-        }
+        bracket o = rank == 0 ? open[i] : (bracket){{0, 0, 0, 0}, {0, 0, 0, 0}, 0};
+        MPI_Bcast(&o, (int)sizeof o, MPI_BYTE, 0, comm);
+        int state = bisect_step(&o, pts, npts, cfg, fn, ctx, comm, rank);
+        found += state == FOUND;
+        if (rank == 0 && state == OPEN)
+            open[i] = o;
+        else if (rank == 0)
+            open[i] = open[--nopen];  /* closed; a given-up range stays in ranges */
     }
-    free(closed);
+    free(open);
+    free(ranges);
     return found;
 }

@@ -11,7 +11,11 @@
  * checks that write no records) and the half whose ends differ more keeps
  * the bracket, until b - a <= resolution bytes, or until the CIs of the
  * ends' medians overlap (no step: noise or a gradual change; the interval is
- * given up). Only points measured together are compared: a sweep's point
+ * given up). The suspected intervals are narrowed best first, one step at a
+ * time (a drop before any rise, then the largest relative difference of the
+ * ends): a real step keeps its height as its bracket narrows, a slope's
+ * share halves, so the budget goes to the steps. Only points measured
+ * together are compared: a sweep's point
  * taken seconds earlier, in another state of the machine, never is. So a switch is bracketed to
  * within one refinement step at a cost of about log2((b - a) / resolution)
  * points, wherever it lies. Points measured while refining are written with
