@@ -138,6 +138,9 @@ static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64
     if (huge_bytes >= 0)
         hpc_json_int(&r, "huge_page_bytes", huge_bytes);  /* of the whole mapping */
     hpc_json_int(&r, "memory_node", home_node);          /* where the pages really are */
+    int cpu_node = hpc_cpu_node(sched_getcpu());
+    hpc_json_int(&r, "cpu_node", cpu_node);              /* the home the measuring CPU is on */
+    hpc_json_int(&r, "distance", hpc_numa_distance(cpu_node, home_node));
     hpc_json_int(&r, "loads_per_sample", 16 * (long long)iters);
     hpc_json_emit(&r);
     hpc_sampler_free(&s);
