@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from hpceval.analysis.hierarchy import contention
-from hpceval.catalog.bench_memory import SYS_NODE, numa_nodes
+from hpceval.catalog.numa import SYS_NODE, numa_nodes
 from hpceval.records import parse_record
 
 QUICK = ["--budget", "0.03", "--min-reps", "3", "--max-reps", "10", "--warmup", "1"]
