@@ -60,7 +60,7 @@ for _row in (
         CardRow(SECTION, "Read bandwidth, array larger than the local memory", "GB/s", _beyond)):
     register_card_row(_row._replace(order=10))
 
-_MPI = "MPI latency beside memory latency (EV7 section 6)"
+_MPI = "Messages against memory (EV7 section 6)"
 for _row in (CardRow(_MPI, "8 B MPI latency / memory latency", "x", _beside("ratio", _said)),
              CardRow(_MPI, "MPI software's share (MPI latency - memory latency)", "us",
                      _beside("difference_us", _said))):

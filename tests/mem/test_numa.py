@@ -81,7 +81,7 @@ def test_mpi_latency_beside_memory_latency(numa_run):
     if numa_nodes() == 1:
         assert m["what"].startswith("local DRAM") and ONE_HOME in m["what"]
     card = _card(numa_run)
-    section = "MPI latency beside memory latency (EV7 section 6)"
+    section = "Messages against memory (EV7 section 6)"
     assert card[(section, "8 B MPI latency / memory latency")]["value"] == m["ratio"]
     table = fn.mpi_beside_memory(numa_run)
     assert [r[0] for r in table.rows][-1] == "ratio MPI / memory" and m["what"] in table.rows[1][3]
