@@ -81,14 +81,17 @@ def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
         specs.append(LaunchSpec(b.name, "mem-latency window", "mem-latency", args, 1, "core",
                                 expected_results=1, timeout_s=launch_timeout(v, 1)))
     if v["homes"] == "each":
-        # EV7 Fig. 2.1: the whole curve with the memory on each home in turn, from one CPU.
+        # EV7 Fig. 2.1: the curve with the memory on each home in turn, from one CPU; one
+        # point per octave of the default sweep (its powers of two and the largest set).
         cpu = str(max(v["cpu"], 0))
+        per_home = sizes if v["sizes"] else [s for s in sizes
+                                             if s & (s - 1) == 0 or s == max(sizes)]
         for node in range(nodes):
-            args = (b.param("sizes").to_arg(sizes) + common + ["--order", "random", "--pages",
+            args = (b.param("sizes").to_arg(per_home) + common + ["--order", "random", "--pages",
                     "base", "--cpu", cpu, "--node", str(node)] + rep)
             specs.append(LaunchSpec(b.name, f"mem-latency cpu={cpu} home={node}", "mem-latency",
-                                    args, 1, "none", expected_results=len(sizes),
-                                    timeout_s=launch_timeout(v, len(sizes))))
+                                    args, 1, "none", expected_results=len(per_home),
+                                    timeout_s=launch_timeout(v, len(per_home))))
     if v["matrix"] == "yes":
         # The EV7 core x memory-home matrix: main-memory latency for every (CPU, node) pair.
         big = [max(sizes)]

@@ -48,7 +48,8 @@ def _beside(key, fmt):
 
 
 def _said(m) -> str:
-    return f"8 B ping-pong {m['mpi_us']:.3g} us ({m['mpi_point']}); memory {m['mem_ns']:.3g} ns, {m['what']}"
+    return (f"8 B ping-pong {m['mpi_us']:.3g} us ({m['mpi_point']}); memory {m['mem_ns']:.3g} ns, "
+            f"{m['what']}")
 
 
 for _row in (

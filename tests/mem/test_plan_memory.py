@@ -145,3 +145,13 @@ def test_beyond_local_sizes_on_a_two_home_node(tmp_path, monkeypatch):
     [big] = [s for s in specs if "beyond local" in s.label]
     assert arg(big, "--sizes") == ",".join(str(int(f * (4 << 30)) // 64 * 64) for f in (0.5, 0.9, 1.2))
     assert (arg(big, "--node"), arg(big, "--cpu"), arg(big, "--modes")) == ("-1", "1", "read")
+
+
+def test_default_sweep_per_home_is_one_point_per_octave():
+    specs = plan_targets(["mem-latency"], ["homes=each"], CTX)
+    [main] = [s for s in specs if arg(s, "--cpu") == "-1" and arg(s, "--order") == "random"]
+    full = [int(x) for x in arg(main, "--sizes").split(",")]
+    for s in (s for s in specs if "home=" in s.label):
+        per_home = [int(x) for x in arg(s, "--sizes").split(",")]
+        assert per_home == [x for x in full if x & (x - 1) == 0 or x == full[-1]]
+        assert per_home[-1] == full[-1] and len(per_home) < len(full)
