@@ -96,9 +96,9 @@ def test_figures_and_table_per_home(numa_run):
     fig = fn.latency_per_home([numa_run])
     title = fig.axes[0].get_title(loc="left")
     if nominal_mhz(numa_run)[0] is None:                 # this VM: no clock, said why
-        assert "ns only" in title and len(fig.axes) == 1
+        assert "ns only" in title and fig.axes[0].child_axes == []
     else:
-        assert "cycles" in fig.axes[1].get_ylabel()
+        assert "cycles" in fig.axes[0].child_axes[0].get_ylabel()
     lines = _lines(fn.bandwidth_per_home([numa_run]))
     assert "home 0 (local, distance 10)" in lines
     table = fn.homes_table(numa_run)
@@ -135,3 +135,19 @@ def test_nearest_remote_home_is_the_closest(numa_run):
                                                             [2, "remote", "31"]]
     assert set(_lines(fn.latency_per_home([run]))) == {
         "home 0 (local, distance 10)", "home 1 (remote, distance 21)", "home 2 (remote, distance 31)"}
+
+
+def test_cycles_where_the_clock_is_known(numa_run):
+    """A copy of the run whose fingerprint states a 2000 MHz nominal clock (this VM states
+    none): the card's latency point, the table and the figure's right axis give cycles."""
+    run = copy.deepcopy(numa_run)
+    run["fingerprint"].update(nominal_mhz=2000.0, nominal_mhz_source="cpufreq base_frequency")
+    ns = value(home_curves(run, "latency")[0][-1])
+    local = _card(run)[("Memory per home (NUMA)", "Latency, local home")]
+    assert f"; {ns * 2:.0f} cycles at 2000 MHz nominal" in local["point"]
+    row = fn.homes_table(run).rows[0]
+    assert row[4] == fn.fmt_num(ns * 2) and "Cycles at the nominal 2000 MHz" in fn.homes_table(run).note
+    fig = fn.latency_per_home([run])
+    assert "ns only" not in fig.axes[0].get_title(loc="left")
+    [right] = fig.axes[0].child_axes                     # the secondary axis
+    assert right.get_ylabel() == "cycles at 2000 MHz (nominal)"
