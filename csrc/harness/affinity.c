@@ -93,6 +93,46 @@ int hpc_numa_node_of(const void *addr)
     return node;
 }
 
+int hpc_cpu_node(int cpu)
+{
+    char path[96];
+    for (int node = 0, n = hpc_numa_nodes(); node < n; node++) {
+        snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", node);
+        int r = in_list(path, cpu);
+        if (r < 0 && node == 0 && n == 1)  /* no NUMA support in the kernel: one node, 0 */
+            return 0;
+        if (r == 1)
+            return node;
+    }
+    return -1;
+}
+
+int hpc_numa_distance(int from, int to)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/distance", from);
+    FILE *f = from >= 0 && to >= 0 ? fopen(path, "r") : NULL;
+    int d = -1, k = 0;
+    while (f && fscanf(f, "%d", &d) == 1 && k < to)
+        k++;
+    if (f)
+        fclose(f);
+    return k == to ? d : -1;
+}
+
+double hpc_numa_share_on(const void *p, size_t bytes, int node)
+{
+    const size_t page = 4096, most = 4096;
+    size_t pages = (bytes + page - 1) / page, k = pages < most ? pages : most, on = 0;
+    for (size_t i = 0; i < k; i++) {
+        int at = hpc_numa_node_of((const char *)p + (pages - 1) * i / (k > 1 ? k - 1 : 1) * page);
+        if (at < 0)
+            return -1;
+        on += at == node;
+    }
+    return k ? (double)on / (double)k : -1;
+}
+
 const char *hpc_pages_name(hpc_pages p)
 {
     return p == HPC_PAGES_HUGE ? "huge-2M" : p == HPC_PAGES_THP ? "thp" : "base";

@@ -24,6 +24,14 @@ int hpc_numa_nodes(void);
 int hpc_numa_node_exists(int node);
 /* NUMA node of the page holding addr (after it was touched), or -1. */
 int hpc_numa_node_of(const void *addr);
+/* NUMA node of a CPU (the node whose cpulist holds it; 0 without NUMA support), or -1. */
+int hpc_cpu_node(int cpu);
+/* The firmware's distance between two nodes (/sys/devices/system/node/nodeN/distance,
+ * ACPI SLIT: 10 is local), or -1 when unknown. */
+int hpc_numa_distance(int from, int to);
+/* Share of a touched mapping's pages that live on 'node', from up to 4096 pages evenly
+ * spread over it (a mapping larger than a node's memory spills), or -1 when unknown. */
+double hpc_numa_share_on(const void *p, size_t bytes, int node);
 
 typedef enum {
     HPC_PAGES_BASE,  /* base pages: MADV_NOHUGEPAGE, even if THP is "always" */

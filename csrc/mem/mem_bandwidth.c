@@ -76,6 +76,19 @@ static int parse_modes(const long long **modes)
 
 static char **bufs;  /* one per thread */
 static size_t buf_bytes;
+static int node_opt;  /* --node */
+
+/* Where thread 0's working set lives, seen from its CPU: the home of its first page, the
+ * distance to it, and the share of its pages on the CPU's own node (below 1: the set spilled
+ * to, or was bound to, another home). */
+static void emit_home(hpc_json *r, const char *buf, size_t bytes)
+{
+    int cpu_node = hpc_cpu_node(thread_cpus[0]), home = hpc_numa_node_of(buf);
+    hpc_json_int(r, "memory_node", home);
+    hpc_json_int(r, "cpu_node", cpu_node);
+    hpc_json_int(r, "distance", hpc_numa_distance(cpu_node, home));
+    hpc_json_num(r, "local_share", hpc_numa_share_on(buf, bytes, cpu_node));
+}
 
 static void measure(int mode, size_t ws, double sample_s)
 {
@@ -127,6 +140,7 @@ static void measure(int mode, size_t ws, double sample_s)
     hpc_json_int(&r, "bytes", (long long)bw_ws_bytes(&w[0]));
     hpc_json_int(&r, "threads", nthreads);
     hpc_json_str(&r, "pages", hpc_pages_name(pages_got));
+    hpc_json_int(&r, "node", node_opt);
     hpc_result_stats(&r, &st, s.converged);
     hpc_json_int(&r, "requested_bytes", (long long)ws);
     hpc_json_int(&r, "bytes_counted_per_pass", (long long)counted);
@@ -134,6 +148,7 @@ static void measure(int mode, size_t ws, double sample_s)
                  (long long)(mi->words_allocate * 8.0 * (double)w[0].n));
     hpc_json_str(&r, "counting", mi->rule);
     hpc_json_int(&r, "passes_per_sample", reps);
+    emit_home(&r, bufs[0], bw_ws_bytes(&w[0]));
     hpc_json_emit(&r);
     free(rate);
     hpc_sampler_free(&s);
@@ -148,7 +163,7 @@ static long long parse(const long long *sizes, int nsizes)
     for (int i = 0; i < nsizes; i++)
         max = sizes[i] > max ? sizes[i] : max;
     nthreads = (int)hpc_opt_int("threads");
-    int cpu = (int)hpc_opt_int("cpu"), node = (int)hpc_opt_int("node");
+    int cpu = (int)hpc_opt_int("cpu"), node = node_opt = (int)hpc_opt_int("node");
     buf_bytes = bw_buffer_bytes((size_t)max);
     long long avail = hpc_mem_available();
     double need = (double)buf_bytes * nthreads;

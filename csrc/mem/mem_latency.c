@@ -63,6 +63,15 @@ static hpc_pages pages_want, pages_got;
 static int cpu_opt, node_opt, home_node = -1;
 static long long huge_bytes = -1;
 
+/* Where the pages really are, the home the measuring CPU is on, the distance between them. */
+static void emit_home(hpc_json *r)
+{
+    int cpu_node = hpc_cpu_node(sched_getcpu());
+    hpc_json_int(r, "memory_node", home_node);
+    hpc_json_int(r, "cpu_node", cpu_node);
+    hpc_json_int(r, "distance", hpc_numa_distance(cpu_node, home_node));
+}
+
 static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64_t seed)
 {
     size_t m = ws / stride;
@@ -137,7 +146,7 @@ static void measure(char *buf, size_t ws, size_t stride, long long loads, uint64
     hpc_json_str(&r, "pages_used", hpc_pages_name(pages_got));
     if (huge_bytes >= 0)
         hpc_json_int(&r, "huge_page_bytes", huge_bytes);  /* of the whole mapping */
-    hpc_json_int(&r, "memory_node", home_node);          /* where the pages really are */
+    emit_home(&r);
     hpc_json_int(&r, "loads_per_sample", 16 * (long long)iters);
     hpc_json_emit(&r);
     hpc_sampler_free(&s);

@@ -6,12 +6,12 @@ that the detector (hpceval.analysis.hierarchy) can place each cache's edge withi
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, counts, default_bytes,
                                     harness_bytes, launch_timeout, narrow_sizes, narrow_whole,
                                     pow2_sizes, repetition_args, spec_arg, words)
+from hpceval.catalog.numa import beyond_local_sizes, check_home, numa_nodes
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -20,7 +20,6 @@ from hpceval.errors import UsageError
 BW_MODES = ("read", "write", "rmw", "memset", "memcpy", "copy", "triad",
             "write-nt", "copy-nt", "triad-nt")
 PAGES = ("base", "thp", "huge")
-SYS_NODE = Path("/sys/devices/system/node")
 
 
 def log_sizes(lo: int, hi: int, per_octave: int = 4, align: int = 64) -> List[int]:
@@ -35,11 +34,6 @@ def log_sizes(lo: int, hi: int, per_octave: int = 4, align: int = 64) -> List[in
     if sizes[-1] != hi and hi > sizes[-1]:
         sizes.append(hi)
     return sorted(set(sizes))
-
-
-def numa_nodes() -> int:
-    """NUMA nodes of this machine (1 without NUMA support)."""
-    return len(list(SYS_NODE.glob("node[0-9]*"))) or 1
 
 
 def _check_cpu(cpu: int, ctx: PlanContext) -> None:
@@ -64,9 +58,8 @@ def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
     sizes = v["sizes"] or pow2_sizes(4 << 10, top, midpoints=True)
     check_memory(max(sizes), ctx, "mem-latency working set")
     _check_cpu(v["cpu"], ctx)
+    check_home(v["node"])
     nodes = numa_nodes()
-    if v["node"] >= nodes:
-        raise UsageError(f"--set node={v['node']}: this machine has NUMA nodes 0..{nodes - 1}")
     specs = []
     rep = repetition_args(b, v)
     common = b.param("stride").to_arg(v["stride"]) + ["--loads", str(v["loads"])]
@@ -87,6 +80,18 @@ def _plan_mem_latency(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
                 str(v["node"])] + rep)
         specs.append(LaunchSpec(b.name, "mem-latency window", "mem-latency", args, 1, "core",
                                 expected_results=1, timeout_s=launch_timeout(v, 1)))
+    if v["homes"] == "each":
+        # EV7 Fig. 2.1: the curve with the memory on each home in turn, from one CPU; one
+        # point per octave of the default sweep (its powers of two and the largest set).
+        cpu = str(max(v["cpu"], 0))
+        per_home = sizes if v["sizes"] else [s for s in sizes
+                                             if s & (s - 1) == 0 or s == max(sizes)]
+        for node in range(nodes):
+            args = (b.param("sizes").to_arg(per_home) + common + ["--order", "random", "--pages",
+                    "base", "--cpu", cpu, "--node", str(node)] + rep)
+            specs.append(LaunchSpec(b.name, f"mem-latency cpu={cpu} home={node}", "mem-latency",
+                                    args, 1, "none", expected_results=len(per_home),
+                                    timeout_s=launch_timeout(v, len(per_home))))
     if v["matrix"] == "yes":
         # The EV7 core x memory-home matrix: main-memory latency for every (CPU, node) pair.
         big = [max(sizes)]
@@ -127,6 +132,8 @@ register_benchmark(Benchmark(
      Param("node", "int", -1, "NUMA node of the memory (-1: first touch)", -1, 4095),
      Param("matrix", "choice", "no", "also the core x NUMA-node latency matrix at the largest size",
            choices=("no", "yes")),
+     Param("homes", "choice", "no", "also the whole sweep from CPU `cpu` (0 when -1) with the "
+           "memory on each NUMA home in turn (random order, base pages)", choices=("no", "each")),
      Param("loads", "size", 0, "dependent loads per sample (0: ~10 ms worth)", 0, 1 << 36),
      Param("window", "size", 256 << 10, "TLB-friendly flavour: random inside windows of this "
            "many bytes (multichase's 64 pages), measured at the largest set beside the fully "
@@ -145,12 +152,13 @@ def _plan_mem_bandwidth(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> Li
     sizes = v["sizes"] or log_sizes(1 << 10, top, v["per-octave"])
     modes = v["modes"]
     _check_cpu(v["cpu"], ctx)
+    check_home(v["node"])
     specs = []
     for t in thread_counts(v["threads"], ctx.cores):
         check_memory(t * max(sizes), ctx, f"mem-bandwidth working set ({t} threads)")
         for pages in v["pages"]:
             args = (b.param("sizes").to_arg(sizes) + ["--modes", ",".join(modes), "--threads",
-                    str(t), "--pages", pages] + repetition_args(b, v))
+                    str(t), "--pages", pages, "--node", str(v["node"])] + repetition_args(b, v))
             env = {}
             if t == 1:
                 args += ["--cpu", str(max(v["cpu"], 0))]  # one thread: pinned to a core
@@ -160,6 +168,29 @@ def _plan_mem_bandwidth(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> Li
             specs.append(LaunchSpec(b.name, f"mem-bandwidth threads={t} {pages}", "mem-bandwidth",
                                     args, 1, "none", env, expected_results=points,
                                     timeout_s=launch_timeout(v, points)))
+    return specs + _home_launches(b, v, ctx, sizes)
+
+
+def _home_launches(b: Benchmark, v: Dict[str, Any], ctx: PlanContext,
+                   sizes: List[int]) -> List[LaunchSpec]:
+    """One thread on CPU `cpu` reading: the sweep with the memory on each home in turn
+    (homes=each), and arrays around the size of the CPU's home's memory, placed by first touch,
+    so that the largest spills to another home (beyond-local=yes; EV7 Fig. 2.6)."""
+    runs = []
+    if v["homes"] == "each":
+        runs += [(f"home={n}", sizes, str(n)) for n in range(numa_nodes())]
+    if v["beyond-local"] == "yes":
+        big = beyond_local_sizes(v["cpu"])
+        check_memory(max(big), ctx, "mem-bandwidth array beyond the local memory")
+        runs.append(("beyond local memory", big, "-1"))
+    specs = []
+    for what, sz, node in runs:
+        args = (b.param("sizes").to_arg(sz) + ["--modes", "read", "--threads", "1", "--pages",
+                "thp", "--cpu", str(v["cpu"]), "--node", node] + repetition_args(b, v))
+        # Touching a set larger than a home's memory takes a while: 1 s per GB on top.
+        specs.append(LaunchSpec(b.name, f"mem-bandwidth cpu={v['cpu']} {what}", "mem-bandwidth",
+                                args, 1, "none", expected_results=len(sz),
+                                timeout_s=launch_timeout(v, len(sz)) + 3 * max(sz) / 1e9))
     return specs
 
 
@@ -176,6 +207,13 @@ register_benchmark(Benchmark(
            choices=("close", "spread")),
      Param("cpu", "int", 0, "CPU a single thread is pinned to", 0, 1023),
      Param("pages", "words", "thp", "page kinds, comma-separated: base, thp, huge", choices=PAGES),
+     Param("node", "int", -1, "NUMA node of the memory (-1: first touch, each thread's own)", -1,
+           4095),
+     Param("homes", "choice", "no", "also the read sweep from CPU `cpu` with the memory on each "
+           "NUMA home in turn", choices=("no", "each")),
+     Param("beyond-local", "choice", "no", "also read arrays of 0.5, 0.9 and 1.2x the memory of "
+           "`cpu`'s home, first touch (EV7 Fig. 2.6; needs two homes or more)",
+           choices=("no", "yes")),
      ) + REPETITION,
     _plan_mem_bandwidth, sized_by_llc=True, memory=_sizes_memory,
     tiny=("sizes=16K", "modes=read,triad")))
@@ -259,6 +297,6 @@ register_benchmark(Benchmark(
 
 
 # The study: the node's memory hierarchy once (it does not grow with the allocation).
-register_study("mem-latency", budget=0.1)
-register_study("mem-bandwidth", budget=0.04, min_reps=5, warmup=1)
+register_study("mem-latency", budget=0.1, homes="each")
+register_study("mem-bandwidth", budget=0.04, min_reps=5, warmup=1, homes="each")
 register_study("stream", threads="sweep", bind="close", budget=1, max_reps=20)

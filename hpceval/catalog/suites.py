@@ -18,14 +18,16 @@ register_suite(Suite(
                      "trace": "yes", "warmup": "0", "min-reps": "2", "max-reps": "2"}))))
 
 # The memory hierarchy as the EV7 and p690 evaluations measured it (a few minutes on 2 cores):
-# latency per order and page size plus the core x NUMA-node matrix, bandwidth per access mode at
-# 4 points per octave, contention, STREAM over thread counts and both binding policies.
+# latency per order and page size plus the core x NUMA-node matrix and a curve per memory home,
+# bandwidth per access mode at 4 points per octave and read bandwidth per home, contention, STREAM over thread counts and both binding policies.
 register_suite(Suite(
-    "memory", "memory hierarchy: latency (orders, page sizes, NUMA matrix), bandwidth per mode, "
+    "memory", "memory hierarchy: latency (orders, page sizes, NUMA matrix, curve per memory "
+    "home), bandwidth per mode and per home, "
     "contention, STREAM thread sweep with close/spread binding (a few minutes)",
     (("mem-latency", {"order": "random,linear", "pages": "base,thp,huge", "matrix": "yes",
+                      "homes": "each",
                       "budget": "0.1", "min-reps": "5"}),
-     ("mem-bandwidth", {"budget": "0.04", "min-reps": "5", "warmup": "1"}),
+     ("mem-bandwidth", {"budget": "0.04", "min-reps": "5", "warmup": "1", "homes": "each"}),
      ("mem-contention", {"budget": "0.5"}),
      ("stream", {"threads": "sweep", "bind": "close,spread", "budget": "1", "max-reps": "20"}))))
 

@@ -6,6 +6,7 @@ import subprocess
 import pytest
 
 from hpceval.analysis.hierarchy import contention
+from hpceval.catalog.numa import SYS_NODE, numa_nodes
 from hpceval.records import parse_record
 
 QUICK = ["--budget", "0.03", "--min-reps", "3", "--max-reps", "10", "--warmup", "1"]
@@ -81,7 +82,9 @@ def test_bandwidth_corruption_fails_the_check(bindir, mode):
     ("mem-bandwidth", ["--node", "4000"], "NUMA node 4000 does not exist"),
     ("mem-bandwidth", ["--threads", "2", "--cpu", "0"], "pins a single thread"),
     ("mem-bandwidth", ["--sizes", "900G"], "exceed 80% of MemAvailable"),
+    ("mem-bandwidth", ["--node", str(numa_nodes())], f"NUMA node {numa_nodes()} does not exist"),
     ("mem-latency", ["--cpu", "999"], "CPU 999 does not exist"),
+    ("mem-latency", ["--node", str(numa_nodes())], f"NUMA node {numa_nodes()} does not exist"),
     ("mem-latency", ["--node", "4000"], "NUMA node 4000 does not exist"),
     ("mem-latency", ["--pages", "giant"], "option --pages"),
     ("mem-latency", ["--order", "backwards"], "option --order"),
@@ -143,3 +146,28 @@ def test_stream_records_its_binding(bindir):
     p, recs = run(bindir, "stream", "--n", "100000", "--threads", "2", *QUICK, env=env)
     assert p.returncode == 0, p.stderr
     assert {r["params"]["bind"] for r in results(recs)} == {"spread"}
+
+
+def _sys_distance(a, b):
+    """The firmware's distance from node a to node b, as sysfs gives it (10 without a table)."""
+    f = SYS_NODE / f"node{a}" / "distance"
+    return int(f.read_text().split()[b]) if f.exists() else 10
+
+
+@pytest.mark.parametrize("name,args", [
+    ("mem-bandwidth", ["--modes", "read", "--sizes", "64K,4M"]),
+    ("mem-latency", ["--sizes", "64K,4M"])])
+def test_each_point_says_where_its_memory_lives(bindir, name, args):
+    """Memory bound to the last home, measured from CPU 0: every record names the home its
+    pages are on, the measuring CPU's home and the firmware's distance between them (on a
+    one-home machine: home 0, distance 10)."""
+    home = numa_nodes() - 1
+    p, recs = run(bindir, name, *args, "--cpu", "0", "--node", str(home), *QUICK)
+    assert p.returncode == 0, p.stderr
+    res = results(recs)
+    assert len(res) == 2
+    for r in res:
+        assert r["params"]["node"] == home and r["memory_node"] == home
+        assert r["distance"] == _sys_distance(r["cpu_node"], home)
+        if name == "mem-bandwidth":  # every page sampled on the bound home
+            assert r["local_share"] == (1.0 if r["cpu_node"] == home else 0.0)

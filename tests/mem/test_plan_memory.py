@@ -4,7 +4,9 @@ import math
 import pytest
 
 from hpceval.catalog import SUITES, PlanContext, plan_targets
+from hpceval.catalog import numa
 from hpceval.catalog.bench_memory import log_sizes, numa_nodes, thread_counts
+from hpceval.catalog.numa import beyond_local_sizes
 from hpceval.errors import UsageError
 
 CTX = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30)
@@ -100,3 +102,56 @@ def test_latency_window_flavour_can_be_left_out_or_swept():
     specs = plan_targets(["mem-latency"], ["sizes=4K,1M", "order=window", "window=64K"], CTX)
     assert [(arg(s, "--order"), arg(s, "--sizes"), arg(s, "--window")) for s in specs] == [
         ("window", "4096,1048576", "65536")]
+
+
+def test_a_sweep_per_memory_home():
+    """homes=each: the latency sweep and the read-bandwidth sweep once per home, from one CPU,
+    the memory bound to that home (this machine's homes: one on the test VM)."""
+    lat = plan_targets(["mem-latency"], ["homes=each", "sizes=4K,1M", "cpu=1"], CTX)
+    homes = [s for s in lat if "home=" in s.label]
+    assert [(arg(s, "--cpu"), arg(s, "--node"), arg(s, "--sizes")) for s in homes] == [
+        ("1", str(n), "4096,1048576") for n in range(numa_nodes())]
+    bw = plan_targets(["mem-bandwidth"], ["homes=each", "sizes=4K,1M", "node=0"], CTX)
+    assert arg(bw[0], "--node") == "0"                  # the main sweep, bound as asked
+    homes = [s for s in bw if "home=" in s.label]
+    assert [(arg(s, "--modes"), arg(s, "--cpu"), arg(s, "--node")) for s in homes] == [
+        ("read", "0", str(n)) for n in range(numa_nodes())]
+    assert all(arg(s, "--sizes") == "4096,1048576" for s in homes)
+
+
+def test_beyond_local_memory_needs_a_second_home():
+    """This machine: refused with one home (an array larger than the home is larger than the
+    machine), planned with several."""
+    if numa_nodes() == 1:
+        with pytest.raises(UsageError, match="one memory home on this machine"):
+            plan_targets(["mem-bandwidth"], ["beyond-local=yes"], CTX)
+        with pytest.raises(UsageError, match="this machine has NUMA nodes 0..0"):
+            plan_targets(["mem-bandwidth"], ["node=1"], CTX)
+    else:
+        assert len(beyond_local_sizes(0)) == 3
+
+
+def test_beyond_local_sizes_on_a_two_home_node(tmp_path, monkeypatch):
+    """A two-home machine's sysfs (CPU 1 on home 1, 4 GiB there): reads of 0.5, 0.9 and 1.2x
+    that memory from CPU 1, placed by first touch."""
+    for node, cpus in ((0, "0"), (1, "1")):
+        d = tmp_path / f"node{node}"
+        d.mkdir()
+        (d / "cpulist").write_text(cpus + "\n")
+        (d / "meminfo").write_text(f"Node {node} MemTotal:  4194304 kB\nNode {node} MemFree: 1 kB\n")
+    monkeypatch.setattr(numa, "SYS_NODE", tmp_path)
+    assert numa.numa_nodes() == 2 and numa.cpu_node(1) == 1
+    specs = plan_targets(["mem-bandwidth"], ["beyond-local=yes", "sizes=4K", "cpu=1"], CTX)
+    [big] = [s for s in specs if "beyond local" in s.label]
+    assert arg(big, "--sizes") == ",".join(str(int(f * (4 << 30)) // 64 * 64) for f in (0.5, 0.9, 1.2))
+    assert (arg(big, "--node"), arg(big, "--cpu"), arg(big, "--modes")) == ("-1", "1", "read")
+
+
+def test_default_sweep_per_home_is_one_point_per_octave():
+    specs = plan_targets(["mem-latency"], ["homes=each"], CTX)
+    [main] = [s for s in specs if arg(s, "--cpu") == "-1" and arg(s, "--order") == "random"]
+    full = [int(x) for x in arg(main, "--sizes").split(",")]
+    for s in (s for s in specs if "home=" in s.label):
+        per_home = [int(x) for x in arg(s, "--sizes").split(",")]
+        assert per_home == [x for x in full if x & (x - 1) == 0 or x == full[-1]]
+        assert per_home[-1] == full[-1] and len(per_home) < len(full)
