@@ -1,7 +1,6 @@
 """Protocol switches found by the ping-pong's adaptive refinement (csrc/comm/lib/refine.c),
 with two eager limits of Open MPI's shared-memory transport: the SP2 study's test, which the
 old fixed grid put one grid point late (or, with a 16 KiB limit, at 2-4 KiB)."""
-import os
 import subprocess
 
 import pytest
@@ -30,19 +29,9 @@ def _brackets(tmp_path, limit: int, attempt: int):
     return [(s.n_before, s.n_after) for s in switches(run)]
 
 
-# 16 KiB: NOT reliable yet (#25 stays open): on a quiet machine today it failed 2 runs in 11,
-# bracketing steps of the eager side (3.7, 7.2, 10.4 KiB) in all three sweeps, once a step at
-# 16384-16416 B, above the limit. A second pass over the piece above a found bracket (a grid
-# interval holding two steps) made it 3 in 10. So it runs only with HPCEVAL_TIMING_TESTS=1;
-# 4 KiB passed every one of about 20 quiet runs.
-SIXTEEN_K = pytest.param(16384, marks=pytest.mark.skipif(
-    os.environ.get("HPCEVAL_TIMING_TESTS") != "1",
-    reason="fails about 1 run in 5 (#25, open): run with HPCEVAL_TIMING_TESTS=1"))
-
-
 @pytest.mark.alone
 @pytest.mark.skipif(not _openmpi(), reason="the eager limit is set through Open MPI's vader BTL")
-@pytest.mark.parametrize("limit", [4096, SIXTEEN_K])
+@pytest.mark.parametrize("limit", [4096, 16384])
 def test_the_eager_limit_is_bracketed_to_16_bytes(tmp_path, bindir, limit):
     # The message header makes the switch fall a little below the limit (4032 / 4048 B for
     # 4096 here): within 128 bytes under it, bracketed to the 16-byte resolution. The bisection
@@ -50,9 +39,9 @@ def test_the_eager_limit_is_bracketed_to_16_bytes(tmp_path, bindir, limit):
     # comparing with ends measured seconds earlier, in another state of the machine (the eager
     # side runs 2-4x slower on a busy machine, the rendezvous side barely), sent bisections the
     # wrong way (likely what bracketed 3456-3488 B in three CI sweeps). A sweep is measured up to
-    # three times, as a user would repeat a disturbed measurement: with the machine's two cores
-    # shared with other work (load 5-10), this test failed 2 runs in 20, both at 16384, where
-    # the loaded eager side flips between states 4x apart within one sweep.
+    # three times, as a user would repeat a disturbed measurement. 16 KiB used to fail 1 run in
+    # 5: the eager side's copy steps (1.4, 2.4, 6.3 KiB) used up the 24 points before the
+    # switch; the refinement now narrows all suspects best first, a drop before any rise.
     seen = []
     for attempt in range(3):
         found = _brackets(tmp_path, limit, attempt)
