@@ -21,9 +21,10 @@ Run = Dict[str, Any]
 
 
 def ratio(v: Any, ref: Any) -> Optional[float]:
-    """v / ref for two numbers (ref not 0), else None (a text row, or one side unmeasured)."""
+    """v / ref for two numbers, ref above 0 and v not below, else None (a text row, one side
+    unmeasured, or a difference that may change sign: a ratio of those says nothing)."""
     num = (int, float)
-    if isinstance(v, num) and isinstance(ref, num) and not isinstance(v, bool) and ref:
+    if isinstance(v, num) and isinstance(ref, num) and not isinstance(v, bool) and ref > 0 <= v:
         return float(v) / float(ref)
     return None
 

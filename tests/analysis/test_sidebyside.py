@@ -65,3 +65,10 @@ def test_compare_reference_bad_input(two_mpis):
     assert p.returncode != 0 and "99" in one_line_error(p.stderr)
     p = cli("compare", "1", "--reference", "1")
     assert p.returncode == 2 and "two different runs" in one_line_error(p.stderr)
+
+
+def test_a_ratio_only_of_positive_figures():
+    assert ratio(3.0, 2.0) == 1.5 and ratio(0, 2.0) == 0.0
+    # a difference row (MPI latency - memory latency) can change sign: no ratio then
+    for v, ref in ((-0.24, 0.5), (0.3, -0.2), (-0.3, -0.2), (1.0, 0), ("base", "thp"), (True, 1)):
+        assert ratio(v, ref) is None, (v, ref)
