@@ -1,5 +1,6 @@
 /* distance.c - distance map: ping-pong latency and bandwidth from rank 0 to
- * every other rank, or (--full) between every pair of ranks, one pair at a
+ * every other rank (or to the ranks --dests lists: the plan's sample at
+ * hundreds of ranks), or (--full) between every pair of ranks, one pair at a
  * time while the others wait idle. Each record names both ends' node (MPI
  * shared-memory split, or --ranks-per-node), socket and CPU (where the rank
  * was when the run began), so a report can lay the map out by node, socket
@@ -19,6 +20,8 @@ static hpc_option options[] = {
      .help = "message sizes in bytes"},
     {.name = "full", .type = HPC_INT, .def = "0", .min = 0, .max = 1,
      .help = "1: every pair of ranks (n(n-1)/2 pairs); 0: rank 0 to every rank"},
+    {.name = "dests", .type = HPC_SIZES, .def = "0", .min = 0, .max = INT_MAX - 1,
+     .help = "rank 0 to these ranks only, ascending (0: to every rank)"},
     {.name = "protocol", .type = HPC_CHOICE, .def = "send", .choices = COMM_PROTOS,
      .help = "ping-pong protocol"},
     {.name = "ranks-per-node", .type = HPC_INT, .def = "0", .min = 0, .max = INT_MAX,
@@ -82,11 +85,19 @@ static void placement(void)
 static void measure_pair(int a, int b, const comm_p2p_cfg *cfg, const long long *sizes,
                          int nsizes, long long max, comm_point *pts)
 {
-    int in = hpc_rank == a || hpc_rank == b, one_sided = cfg->proto >= PROTO_PUT_FENCE;
-    MPI_Comm pair;
-    MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, hpc_rank, &pair);
-    if (!in)
+    int one_sided = cfg->proto >= PROTO_PUT_FENCE;
+    if (hpc_rank != a && hpc_rank != b)
         return;
+    /* A communicator of the two alone (collective over them only): a split of the world
+     * per pair cost every rank a step, minutes per map at 1,024 simulated ranks. */
+    int two[2] = {a, b};
+    MPI_Group world, g;
+    MPI_Comm pair;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 2, two, &g);
+    MPI_Comm_create_group(MPI_COMM_WORLD, g, 0, &pair);
+    MPI_Group_free(&g);
+    MPI_Group_free(&world);
     comm_role me = {1, hpc_rank == a, hpc_rank == a ? b : a, hpc_rank == a ? b : a};
     comm_bufs bufs;
     comm_bufs_init(&bufs, (size_t)max, pair, one_sided);
@@ -132,6 +143,20 @@ static void emit_pair(int a, int b, const long long *sizes, int nsizes, const ch
     }
 }
 
+/* The destinations of rank 0 (--dests), checked; NULL: every rank. */
+static const long long *destinations(int *ndests)
+{
+    const long long *d;
+    *ndests = hpc_opt_list("dests", &d);
+    if (*ndests == 1 && d[0] == 0)
+        return NULL;
+    for (int i = 0; i < *ndests; i++)
+        hpc_usage_check(d[i] < 1 || d[i] >= hpc_nranks || (i > 0 && d[i] <= d[i - 1]),
+                        "--dests: %lld is not a rank 1..%d in ascending order", d[i],
+                        hpc_nranks - 1);
+    return d;
+}
+
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "distance",
@@ -142,7 +167,9 @@ int main(int argc, char **argv)
     comm_proto proto = comm_proto_parse(proto_name);
     const char *e = comm_proto_unsupported(MODE_PINGPONG, proto);
     hpc_usage_check(e != NULL, "--protocol %s: %s", proto_name, e);
-    int full = (int)hpc_opt_int("full");
+    int full = (int)hpc_opt_int("full"), ndests;
+    const long long *dests = destinations(&ndests);
+    hpc_usage_check(full && dests, "--dests is for rank 0's map, not with --full 1");
     const long long *sizes;
     int nsizes;
     long long max = comm_opt_sizes(&sizes, &nsizes);
@@ -155,7 +182,8 @@ int main(int argc, char **argv)
     if (!pts)
         abort();
     for (int a = 0; a < (full ? hpc_nranks - 1 : 1); a++)
-        for (int b = a + 1; b < hpc_nranks; b++) {
+        for (int k = a + 1; k < (dests ? ndests + 1 : hpc_nranks); k++) {
+            int b = dests ? (int)dests[k - 1] : k;
             measure_pair(a, b, &cfg, sizes, nsizes, max, pts);
             hpc_idle_barrier(MPI_COMM_WORLD);  /* the others wait idle */
             emit_pair(a, b, sizes, nsizes, proto_name, pts);

@@ -10,9 +10,11 @@ halo          2-D halo exchange: packed vs derived datatypes vs one-sided puts
 """
 from __future__ import annotations
 
+import random
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, REPETITION, check_memory, fits_memory,
+from hpceval.catalog.common import (BUFFER_PAGES, DEFAULT_MEMORY_SHARE, REPETITION,
+                                    check_memory, fits_host, fits_memory,
                                     harness_bytes, launch_timeout, narrow_sizes, pair_ranks,
                                     pow2_sizes,
                                     repetition_args, spec_arg, words)
@@ -182,11 +184,22 @@ def _plan_collectives(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List
     for n in _rank_counts(v["nranks"], ctx, 2, 1, "collectives"):
         # alltoall(v) and allgather hold n blocks per rank: at thousands of ranks the largest
         # sizes leave a node's memory, and are left out of that rung (said) rather than refused.
+        # Simulated, all n ranks' buffers are in this host's memory (alltoall of 32 KiB at 256
+        # ranks: 8 GiB): the sizes whose buffers all fit it are measured, the rest said.
         fit = [s for s in sizes if fits_memory(4 * n * s * ctx.ranks_per_node(n), ctx)]
+        check_memory(4 * n * min(sizes) * ctx.ranks_per_node(n), ctx, "collective buffers")
         if len(fit) < len(sizes):
-            check_memory(4 * n * min(sizes) * ctx.ranks_per_node(n), ctx, "collective buffers")
             ctx.note(f"collectives np={n}: sizes above {max(fit)} B per rank left out (their "
                      f"buffers do not fit a node's memory)")
+        kept = [s for s in fit if fits_host(4 * n * s, n, ctx)]
+        if not kept:
+            raise UsageError(f"collectives np={n}: {n} simulated ranks' buffers of "
+                             f"{4 * n * min(fit)} B each do not fit this host's memory")
+        if len(kept) < len(fit):
+            ctx.note(f"collectives np={n}: sizes above {max(kept)} B per rank left out "
+                     f"(simulated: the {n} ranks' buffers together exceed "
+                     f"{DEFAULT_MEMORY_SHARE:.0%} of this host's memory)")
+        fit = kept
         args = _args(b, {**v, "sizes": fit}, ("sizes",)) + ["--ops", ",".join(ops)]
         points = 1 + (len(ops) - ("barrier" in ops)) * len(fit)
         specs.append(LaunchSpec(b.name, f"collectives np={n}", "collectives", args, n, "core",
@@ -214,6 +227,22 @@ register_benchmark(Benchmark(
 
 # ---------------------------------------------------------------- distance, hotspot, random2
 
+def distance_sample(n: int, per_node: int, randoms: int, seed: int) -> List[int]:
+    """Rank 0's destinations at scale: every rank of its node, the first rank of the nodes
+    2^j nodes away either way (a torus's or a tree's neighbours in each dimension and level
+    when they are powers of two), and `randoms` ranks drawn with `seed`; ascending."""
+    per_node = max(1, min(per_node, n))
+    nodes = -(-n // per_node)
+    near = set(range(1, per_node))
+    j = 1
+    while j < nodes:
+        near |= {j * per_node, (nodes - j) * per_node}
+        j *= 2
+    near = {r for r in near if 0 < r < n}
+    rest = [r for r in range(1, n) if r not in near]
+    return sorted(near | set(random.Random(seed).sample(rest, min(randoms, len(rest)))))
+
+
 def _plan_distance(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     v = _real_nodes(v, ctx)
     specs = []
@@ -222,11 +251,19 @@ def _plan_distance(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[La
             raise UsageError(f"distance full=1 with {n} ranks is {n * (n - 1) // 2} pairs measured "
                              f"one at a time; the full matrix is limited to "
                              f"{FULL_MATRIX_MAX_RANKS} ranks (use full=0: rank 0 to every rank)")
-        pairs = n * (n - 1) // 2 if v["full"] else n - 1
+        dests: List[int] = []
+        if not v["full"] and 0 < v["sample-above"] < n:
+            per_node = v["ranks-per-node"] or ctx.ranks_per_node(n)
+            dests = distance_sample(n, per_node, v["sample"], v["seed"])
+            ctx.note(f"distance np={n}: rank 0 to {len(dests)} of {n - 1} ranks (its node's, "
+                     f"the nodes 2^j away, {v['sample']} drawn with seed {v['seed']}; "
+                     f"sample-above={v['sample-above']})")
+        pairs = n * (n - 1) // 2 if v["full"] else len(dests) or n - 1
         points = pairs * len(v["sizes"])
+        args = _args(b, v, ("sizes", "full", "protocol", "ranks-per-node"))
         specs.append(LaunchSpec(b.name, f"distance np={n}", "distance",
-                                _args(b, v, ("sizes", "full", "protocol", "ranks-per-node")), n,
-                                "core", expected_results=2 * points,
+                                args + (["--dests", ",".join(map(str, dests))] if dests else []),
+                                n, "core", expected_results=2 * points,
                                 timeout_s=launch_timeout(v, points)))
     return specs
 
@@ -239,6 +276,13 @@ register_benchmark(Benchmark(
      Param("full", "int", 0, "1: the full rank x rank matrix (opt-in)", 0, 1),
      Param("protocol", "choice", "send", "ping-pong protocol",
            choices=tuple(p for p in PROTOCOLS if p != "sendrecv")),
+     # One pair at a time while the others wait: at 1,024 simulated ranks every rank took
+     # more than 20 minutes (docs/simulate.md); a stated sample keeps the hops visible.
+     Param("sample-above", "int", 256, "beyond this many ranks rank 0 measures a sample: its "
+           "node's ranks, the first rank of the nodes 2^j nodes away either way, and `sample` "
+           "ranks drawn with `seed` (0: every rank always)", 0, 1 << 30),
+     Param("sample", "int", 64, "ranks drawn at random into the sample", 0, 1 << 30),
+     Param("seed", "int", 1, "seed of the sample's random draw", 0, (1 << 31) - 1),
      RPN, NRANKS, BUFFER_PAGES) + REPETITION,
     _plan_distance, ranks=">=2", memory=_two_buffers, tiny=("sizes=8",)))
 

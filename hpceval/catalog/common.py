@@ -248,6 +248,12 @@ def fits_memory(need: int, ctx: PlanContext) -> bool:
     return not ctx.mem_available_bytes or need <= 0.8 * ctx.mem_available_bytes
 
 
+def fits_host(need: int, nranks: int, ctx: PlanContext) -> bool:
+    """A simulated launch's ranks all live in this host's memory (SimGrid has none of its
+    own): `need` bytes each, together within DEFAULT_MEMORY_SHARE of it."""
+    return not ctx.host_memory_bytes or need * nranks <= DEFAULT_MEMORY_SHARE * ctx.host_memory_bytes
+
+
 def spec_arg(spec: LaunchSpec, option: str) -> Optional[str]:
     """The value a planned launch passes for `option` (None: not passed)."""
     args = spec.args

@@ -22,6 +22,7 @@ class PlanContext:
     thin: int = 0                    # rank ladders keep every 2^thin-th rung (a short budget)
     budget_scale: float = 1.0        # every point's time budget scaled to fit a run's --budget
     launch_s: Optional[float] = None  # a launch's start-up as measured here (None: the model's)
+    host_memory_bytes: int = 0       # simulated: this host's memory, which every rank shares
     notes: List[str] = field(default_factory=list)   # what the plan left out, and why
     areas: List[Dict[str, Any]] = field(default_factory=list)  # a budgeted plan's areas
 

@@ -37,7 +37,8 @@ def plan_context(nranks: Optional[int], place: Optional[Placement] = None) -> Pl
     return PlanContext(cores=sim["cores_per_node"] if sim else fp["cores"],
                        llc_bytes=llc_bytes(fp["caches"]),
                        mem_available_bytes=sim["memory_bytes"] if sim else mem_available_bytes(),
-                       nranks=place.nranks if place else nranks, nodes=nodes, ppn=ppn)
+                       nranks=place.nranks if place else nranks, nodes=nodes, ppn=ppn,
+                       host_memory_bytes=mem_available_bytes() if sim else 0)
 
 
 def _slurm_nodes():

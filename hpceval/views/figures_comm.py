@@ -238,7 +238,10 @@ def distance_map(runs: list[dict]) -> Optional[Figure]:
     if run is None:
         return None
     recs = records(run, "distance")
-    n = 1 + max(max(r["params"]["src"], r["params"]["dst"]) for r in recs)
+    # The ranks measured (at scale the plan samples rank 0's destinations), in order.
+    ranks = sorted({r["params"][end] for r in recs for end in ("src", "dst")})
+    at = {rank: i for i, rank in enumerate(ranks)}
+    n = len(ranks)
     fig = new_figure((9.0, 4.0))
     axes = fig.subplots(1, 2)
     for ax, metric, unit, pick in ((axes[0], "latency", "µs", min), (axes[1], "bandwidth", "MB/s", max)):
@@ -251,10 +254,10 @@ def distance_map(runs: list[dict]) -> Optional[Figure]:
         node = {}
         for r in sel:
             p = r["params"]
-            node[p["src"]] = (p.get("src_node"), p.get("src_socket"))
-            node[p["dst"]] = (p.get("dst_node"), p.get("dst_socket"))
+            node[at[p["src"]]] = (p.get("src_node"), p.get("src_socket"))
+            node[at[p["dst"]]] = (p.get("dst_node"), p.get("dst_socket"))
             if p["bytes"] == size:
-                mat[p["src"], p["dst"]] = mat[p["dst"], p["src"]] = value(r)
+                mat[at[p["src"]], at[p["dst"]]] = mat[at[p["dst"]], at[p["src"]]] = value(r)
         quiet = within_noise([r for r in sel if r["params"]["bytes"] == size])
         # Differences inside the CIs are noise: one neutral colour (the scale from 0), so that
         # they do not look like structure.
@@ -266,7 +269,7 @@ def distance_map(runs: list[dict]) -> Optional[Figure]:
         ticks = list(range(n))
         ax.set_xticks(ticks)
         ax.set_yticks(ticks)
-        lab = [f"{i}/n{node.get(i, ('?', None))[0]}"
+        lab = [f"{ranks[i]}/n{node.get(i, ('?', None))[0]}"
                + (f"s{node[i][1]}" if i in node and node[i][1] is not None and node[i][1] >= 0
                   else "") for i in ticks]
         ax.set_xticklabels(lab, rotation=90, fontsize=7)

@@ -59,6 +59,39 @@ def test_measured_collectives_and_loggp_exchange():
     assert m.exchange([512, 512]) == pytest.approx(0.6 + 0.5 + 1.024)
 
 
+def test_ranks_apart_from_the_distance_map():
+    """A fat tree with leaves of 4: rank 0 to 1-3 in 1.5 us, beyond the leaf 3.0 us; the map
+    sampled 1, 2, 4 and 8 (an unmeasured rank takes the nearest measured one below it)."""
+    from hpceval.analysis.predict.machine import _distance_map
+    dist = [rec("distance", "latency", t, src=0, dst=d, bytes=8)
+            for d, t in ((1, 1.5), (2, 1.5), (4, 3.0), (8, 3.0))]
+    m = machine(*dist, loggp={"o_s_us": 0.0, "o_r_us": 0.0, "L_us": 1.5, "G_us_per_byte": 0.0})
+    m.distance, where = _distance_map(m.runs)
+    assert m.distance == {1: 1.5, 2: 1.5, 4: 3.0, 8: 3.0}
+    assert where == "distance map (8 B, rank 0 to 4 ranks) of run 1"
+    assert m.apart(4, 1, 2, 3) == 0.0                     # one leaf
+    assert m.apart(16, 1) == pytest.approx(1.5)           # ranks 3 and 4 straddle its end
+    assert m.apart(16, 1, 2, aligned=True) == 0.0         # r XOR 1, r XOR 2 stay in the leaf
+    assert m.apart(32, 16) == pytest.approx(1.5) and m.apart(16) == 0.0
+    # a halo to ranks 1 and 4 apart: one latency, the farther's
+    assert m.exchange([8, 8], m.apart(16, 1, 4)) == pytest.approx(3.0)
+    # recursive doubling over 8 ranks: steps 1, 2, 4 apart (the last beyond the leaf); a
+    # modelled alltoall on 4 ranks: the three messages at once, in the leaf; on 8 across it
+    assert m.collective("allreduce", 8, 8) == pytest.approx(3 * 1.008 + 1.5)
+    assert m.collective("alltoall", 4, 8) == pytest.approx(1.5)
+    assert m.collective("alltoall", 8, 8) == pytest.approx(3.0)
+    assert m.collective("allreduce", 2, 8, stride=4) == pytest.approx(1.008 + 1.5)
+    # MPICH's scattered alltoall(v) in rounds of 4 (SimGrid's selector): ranks 1-3 ahead in
+    # the leaf, then 4-7 beyond it
+    m.throttle = 4
+    assert m.collective("alltoallv", 8, 8) == pytest.approx(1.5 + 3.0)
+    # measured on consecutive ranks; at a stride of 4 every step leaves the leaf: + 1.5
+    m.runs[0]["records"] += [rec("collectives", "latency", 0.4, op="allreduce", bytes=8,
+                                 nranks=2)]
+    assert m.collective("allreduce", 2, 8, stride=4) == pytest.approx(0.4 + 1.5)
+    assert machine().apart(16, 4) == 0.0                  # no map: nothing added
+
+
 def test_psst_by_hand():
     assert grid_size(21) == (64, 32) and grid_size(42) == (128, 64) and grid_size(85) == (256, 128)
     one = rec("psst", "run_time", 0.01, {"passes": 10, **phases(

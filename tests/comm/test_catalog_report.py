@@ -24,6 +24,40 @@ def test_comm_suite_plans_every_benchmark():
     assert "pingpong" in [b for b, _ in SUITES["quick"].entries]   # the headline stays
 
 
+def test_distance_samples_its_destinations_at_scale():
+    """Beyond sample-above ranks rank 0 measures a stated sample: its node's ranks, the first
+    rank of the nodes 2^j away either way, and `sample` drawn with `seed` (the same each time)."""
+    ctx = PlanContext(2, 32 << 20, 16 << 30, nranks=1024, nodes=512, ppn=2)
+    [spec] = plan_targets(["distance"], ["sizes=8"], ctx)
+    dests = [int(d) for d in spec.args[spec.args.index("--dests") + 1].split(",")]
+    near = {1} | {2 * j for j in (1, 2, 4, 8, 16, 32, 64, 128, 256)} \
+        | {2 * (512 - j) for j in (1, 2, 4, 8, 16, 32, 64, 128)}
+    assert near <= set(dests) and len(dests) == len(near) + 64 and dests == sorted(set(dests))
+    assert spec.expected_results == 2 * len(dests)
+    assert any("rank 0 to" in n and "seed 1" in n for n in ctx.notes)
+    assert plan_targets(["distance"], ["sizes=8"], ctx)[0].args == spec.args
+    [every] = plan_targets(["distance"], ["sizes=8", "sample-above=0"], ctx)
+    assert "--dests" not in every.args and every.expected_results == 2 * 1023
+    [small] = plan_targets(["distance"], ["sizes=8"], PlanContext(2, 32 << 20, 16 << 30, nranks=64))
+    assert "--dests" not in small.args
+
+
+def test_simulated_collectives_fit_this_host():
+    """Simulated, every rank's buffers are in this host's memory: at 256 ranks alltoall's 32 KiB
+    a pair (8 GiB in all) is left out, and said; 4 KiB (1 GiB) is measured."""
+    ctx = PlanContext(2, 32 << 20, 16 << 30, nranks=256, nodes=256, ppn=1,
+                      host_memory_bytes=16 << 30)
+    [spec] = plan_targets(["collectives"], ["sizes=4K,32K"], ctx)
+    assert spec.args[spec.args.index("--sizes") + 1] == "4096"
+    assert any("sizes above 4096 B" in n and "this host's memory" in n for n in ctx.notes)
+    ctx.host_memory_bytes = 0                                  # a real machine: per node
+    [real] = plan_targets(["collectives"], ["sizes=4K,32K"], ctx)
+    assert real.args[real.args.index("--sizes") + 1] == "4096,32768"
+    with pytest.raises(UsageError, match="do not fit this host's memory"):
+        plan_targets(["collectives"], ["sizes=1M"], PlanContext(
+            2, 32 << 20, 16 << 30, nranks=1024, nodes=1024, ppn=1, host_memory_bytes=8 << 30))
+
+
 def test_pingpong_is_unchanged_for_quick():
     [pp] = plan_targets(["pingpong"], ["sizes=8,1K"], CTX)
     assert pp.binary == "pingpong" and pp.nranks == 2 and pp.expected_results == 4

@@ -56,6 +56,15 @@ def test_distance_from_rank0(bindir):
     assert {(r["params"]["src"], r["params"]["dst"]) for r in recs} == {(0, 1), (0, 2)}
 
 
+def test_distance_to_listed_ranks(bindir):
+    recs = run_ok(bindir, "distance", ["--sizes", "8", "--dests", "1,3"], nranks=4)
+    assert {(r["params"]["src"], r["params"]["dst"]) for r in recs} == {(0, 1), (0, 3)}
+    for dests, message in (("3,2", "not a rank 1..3 in ascending order"),
+                           ("4", "not a rank 1..3")):
+        status, msg = error_of(launch(bindir, "distance", ["--dests", dests], nranks=4))
+        assert status == 2 and message in msg
+
+
 def test_hotspot(bindir):
     recs = run_ok(bindir, "hotspot", ["--sizes", "1K,64K", "--window", "4"], nranks=3)
     assert sorted((r["params"]["senders"], r["params"]["bytes"]) for r in recs) == \

@@ -1,14 +1,21 @@
 """`hpceval predict` beyond 2 ranks on a simulated platform (benchmarks/smpi_predict.py at 16
-ranks, barotropic only): the machine's 2-rank ping-pong and the proxy's one-rank run predict the
-16-rank run, and the prediction is put beside the simulated measurement of the same grid. The
-model leaves out the fat tree's second level (its partners beyond the leaf switch are two links
-farther than ranks 0-1) and SMPI charges no computation burst under 10 us, so it is low by about
-30% here (docs/simulate.md, "Predictions beyond 2 ranks"); 50% bounds that, a factor of two the
-models' known misses at 64-256 ranks."""
+ranks, barotropic only): the machine's 2-rank ping-pong, its distance map and the proxy's
+one-rank run predict the 16-rank run, and the prediction is put beside the simulated
+measurement of the same grid.
+
+Two causes moved the simulated run away from the model, measured apart (2026-11-26, this
+platform, 16x1 grid, us per iteration): this 16-node tree's leaves hold 4 nodes, so the
+halo's wrap-around partner and the allreduce's last two steps cross its second level (two
+links more than ranks 0-1); and with computation charged (the platform's default) SMPI charges
+a burst the CPU time it took on this host, so on a loaded host a preempted rank stalls the
+others at the next global sum. Charged: simulated 31.0, model 18.2 (-41%), with the distance
+map 26.0 (-16%). compute=none: simulated 22.1, model 15.7 (-29%: the fat tree alone), with the
+distance map 23.5 (+6%). The test runs compute=none, so the host's load does not reach
+simulated time, and reads the distance map: 20% bounds it."""
 import json
 import math
 
-DESC = "nodes=16,ppn=1,latency=1.5us,bandwidth=25GBps,topology=fat-tree"
+DESC = "nodes=16,ppn=1,latency=1.5us,bandwidth=25GBps,topology=fat-tree,compute=none"
 SMALL = ["--set", "budget=0.001", "--set", "min-reps=2", "--set", "max-reps=3",
          "--set", "warmup=0", "--no-remeasure"]
 BARO = ["--set", "grids=128x128", "--set", "land=none", "--set", "halos=pack",
@@ -18,7 +25,8 @@ BARO = ["--set", "grids=128x128", "--set", "land=none", "--set", "halos=pack",
 def test_barotropic_predicted_at_16_simulated_ranks(sim):
     for args in (["pingpong", "--np", "2", "--set", "sizes=8,64,512,4K,32K,256K", "--set", "refine=0"],
                  ["barotropic", *BARO, "--set", "ranks=1"],
-                 ["barotropic", *BARO, "--set", "ranks=16", "--set", "pgrids=16x1,4x4"]):
+                 ["barotropic", *BARO, "--set", "ranks=16", "--set", "pgrids=16x1,4x4"],
+                 ["distance", "--np", "16", "--set", "sizes=8"]):
         p = sim("run", *args, "--simulate", DESC, *SMALL, timeout=300)
         assert p.returncode == 0, p.stderr[-2000:]
     p = sim("predict", "barotropic", "--grid", "128x128", "--ranks", "16", "--json")
@@ -27,7 +35,8 @@ def test_barotropic_predicted_at_16_simulated_ranks(sim):
     row, = out["rows"]
     assert row["grid"] in ("16x1", "4x4") and row["measured_in_run"] == 3, row
     assert "ping-pong" in out["sources"]["message time"], out["sources"]
+    assert out["sources"]["ranks apart"].startswith("distance map (8 B, rank 0 to 15 ranks)")
     assert out["sources"]["allreduce at 16 ranks"] == "modelled from the message time"
-    assert math.isfinite(row["error"]) and abs(row["error"]) < 0.5, row
+    assert math.isfinite(row["error"]) and abs(row["error"]) < 0.2, row
     # communication dominates at 16 ranks: the model says so too
     assert row["parts"]["global sums"] > row["parts"]["compute"], row

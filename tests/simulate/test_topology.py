@@ -15,6 +15,19 @@ def test_distance_map_shows_hops(sim):
     assert all(abs(v / (1.5 * round(v / 1.5)) - 1) < 0.02 for v in lat.values()), lat
 
 
+def test_sampled_distance_map_shows_hops(sim):
+    """The sample the plan takes at scale (here beyond 8 ranks: 32 nodes as 4 x 4 x 2) still
+    shows the hops: the nodes 2^j away are one link away (1, 4, 16) or two (2, 8, ...)."""
+    p = sim("run", "distance", "--simulate", "nodes=32,ppn=1,latency=1.5us,topology=torus",
+            "--set", "sizes=8", "--set", "sample-above=8", "--set", "sample=3", *FAST)
+    assert p.returncode == 0, p.stderr
+    lat = {r["params"]["dst"]: r["stats"]["median"] for r in sim.export("latest")[0]["records"]
+           if r["metric"] == "latency"}
+    assert {1, 2, 4, 8, 16, 24, 28, 30, 31} <= set(lat) and len(lat) == 9 + 3, sorted(lat)
+    assert {round(lat[d] / 1.5) for d in (1, 4, 16)} == {1} and round(lat[2] / 1.5) == 2, lat
+    assert all(abs(v / (1.5 * round(v / 1.5)) - 1) < 0.02 for v in lat.values()), lat
+
+
 def test_hotspot_shares_the_receivers_link(sim):
     """k senders streaming to rank 0 share its 10 GB/s link: the aggregate stays at the link's
     bandwidth for every k (each sender gets 1/k of it)."""

@@ -5,8 +5,10 @@
          + (2 + 1 / check_every) * sum(p)             two inner products, the check every k
 
 t_point from the one-rank run nearest in points per rank; the halo's messages (E/W: by doubles,
-N/S: bx doubles, corners: one double) from the message time; the sum as measured or modelled
-(allreduce) or a k-ary tree of messages (tree). The best P x Q is the prediction."""
+N/S: bx doubles, corners: one double) from the message time, plus what the farthest neighbour
+adds on the distance map (row mapping, rank q P + p: E/W 1 and P - 1 apart, N/S P, corners
+P +- 1); the sum as measured or modelled (allreduce) or a k-ary tree of messages (tree). The
+best P x Q is the prediction."""
 from __future__ import annotations
 
 import math
@@ -36,6 +38,11 @@ def halo_messages(bx: int, by: int, P: int, Q: int) -> list:
     return ew + [bx * 8] * ns + [8] * (2 * ns)
 
 
+def neighbour_offsets(P: int, Q: int) -> list:
+    """How far apart (in ranks, row mapping) an interior rank and its halo's neighbours are."""
+    return ([1, P - 1] if P > 1 else []) + ([P - 1, P, P + 1] if Q > 1 else [])
+
+
 def _sum(cfg: Dict[str, Any], p: int, m: Any) -> float:
     if p == 1:
         return 0.0
@@ -43,7 +50,7 @@ def _sum(cfg: Dict[str, Any], p: int, m: Any) -> float:
         return m.collective("allreduce", p, 8)
     k = cfg["branch"]
     depth = math.ceil(math.log(p * (k - 1) + 1, k)) - 1      # levels below the root
-    return 2 * depth * k * m.message(8)                        # up (k children each), down
+    return 2 * depth * k * m.message(8) + 2 * sum(m.apart(p, k ** i) for i in range(depth))
 
 
 def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
@@ -58,7 +65,8 @@ def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
     def on(P: int, Q: int) -> Dict[str, float]:
         bx, by = -(-cfg["nx"] // P), -(-cfg["ny"] // Q)
         return {"compute": t_pt * bx * by,
-                "halo": m.exchange(halo_messages(bx, by, P, Q)),
+                "halo": m.exchange(halo_messages(bx, by, P, Q),
+                                   m.apart(p, *neighbour_offsets(P, Q))),
                 "global sums": (2 + 1 / cfg["check_every"]) * _sum(cfg, p, m)}
     (P, Q), parts = best_grid(p, on, cfg["nx"], cfg["ny"])
     m.layouts[("barotropic", p)] = f"{P}x{Q}"

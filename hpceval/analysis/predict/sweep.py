@@ -2,7 +2,10 @@
 
     stages per octant  n = ceil(nz / mk) * ceil(A / mmi)       A = sn (sn + 2) / 8 angles
     one stage          t = grind * bx * by * mk * mmi + the east and north faces at once
-    T(p) = 8 * (n + (P - 1) + (Q - 1)) * t + sum(p)            the pipeline's fill and drain
+                       (rank i + P j: the east neighbour 1 rank apart, the north P: what the
+                       slower adds on the distance map, the pairs' mean)
+    fill               (P - 1) east hops and (Q - 1) north hops, each its own face's time
+    T(p) = 8 * (n * t + fill) + sum(p)                         the pipeline's fill and drain
                                                               in every octant, the check
 
 (each octant starts its pipeline anew: an upper bound where a code overlaps octant pairs).
@@ -50,10 +53,15 @@ def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
         # both faces leave at once (small blocking sends complete eagerly): one latency, as a
         # halo's messages (LogGP; without it the sum, an upper bound). Summing them doubled the
         # pipeline's fill on a simulated fat tree (+48% to +75% at 16-256 ranks)
-        msg = m.exchange(sends)
-        fill = (P - 1) + (Q - 1)
+        # a pipeline's path takes each hop's time: the pairs' mean on the distance map (east
+        # 1 rank apart, north P), the stages the slower face's
+        east = [1] * (P > 1)
+        north = [P] * (Q > 1)
+        msg = m.exchange(sends, m.apart(p, *east, *north, mean=True))
+        fill = ((P - 1) * (compute + m.exchange(sends, m.apart(p, *east, mean=True)))
+                + (Q - 1) * (compute + m.exchange(sends, m.apart(p, *north, mean=True))))
         return {"compute": 8 * stages * compute, "messages": 8 * stages * msg,
-                "pipeline fill": 8 * fill * (compute + msg),
+                "pipeline fill": 8 * fill,
                 "convergence sum": m.collective("allreduce", p, 8)}
     (P, Q), parts = best_grid(p, on, cfg["nx"], cfg["ny"])
     m.layouts[("sweep", p)] = f"{P}x{Q}"
