@@ -9,6 +9,9 @@ STAMP  := $(VENV)/.hpceval-installed
 TOOLS  ?= .venv-tools
 TOOLS_STAMP := $(TOOLS)/.hpceval-tools
 REPORT ?= hpceval-report.html
+# The C core compiles on every core (one file at a time, make test's three builds left a core
+# idle).
+JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: quick test deps setup build build-mpich build-smpi tools clean
 
@@ -19,10 +22,13 @@ quick: setup build
 # Two passes: the tests that time nothing on two workers (a file's tests on one worker, in order;
 # tests/conftest.py), then those marked `alone` (they assert on measured time, or pin a virtual
 # cluster to the CPUs) one at a time with the machine to themselves.
-TESTENV := HPCEVAL_REQUIRE_BROWSER=1 HPCEVAL_REQUIRE_CLUSTER=1 HPCEVAL_REQUIRE_SLURM=1 HPCEVAL_REQUIRE_TOOLS=1 HPCEVAL_TOOLS=$(abspath $(TOOLS))
+# PYTHONDONTWRITEBYTECODE emptied: with it set, each of the suite's `python -m hpceval`
+# processes compiled hpceval's sources anew (0.15 s of CPU each), and pytest rewrote every test
+# module's asserts again in each pass's collection; the caches go to the clone's __pycache__.
+TESTENV := PYTHONDONTWRITEBYTECODE= HPCEVAL_REQUIRE_BROWSER=1 HPCEVAL_REQUIRE_CLUSTER=1 HPCEVAL_REQUIRE_SLURM=1 HPCEVAL_REQUIRE_TOOLS=1 HPCEVAL_TOOLS=$(abspath $(TOOLS))
 test: setup build build-mpich build-smpi tools
 	@HPCEVAL_BROWSER=1 HPCEVAL_MPICH=1 HPCEVAL_SMPI=1 HPCEVAL_VCLUSTER=1 HPCEVAL_SLURM=1 HPCEVAL_OTF2=1 HPCEVAL_BUILDS=1 HPCEVAL_TOOLS=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
-	$(TESTENV) $(VENV)/bin/python -m pytest -m "not alone" -n 2 --dist loadgroup
+	$(TESTENV) $(VENV)/bin/python -m pytest -m "not alone" -n 2 --dist loadfile
 	$(TESTENV) $(VENV)/bin/python -m pytest -m alone
 
 deps:
@@ -54,18 +60,18 @@ tools:
 
 build: deps
 	@echo "hpceval: building the C benchmarks with $(MPICC) (build/bin)"
-	@$(MAKE) -s --no-print-directory -C csrc MPICC="$(MPICC)"
+	@$(MAKE) -s --no-print-directory -j$(JOBS) -C csrc MPICC="$(MPICC)"
 
 # The same binaries built with MPICH (launch them with mpiexec.mpich; HPCEVAL_BINDIR selects).
 build-mpich:
 	@HPCEVAL_MPICH=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
-	@$(MAKE) -s --no-print-directory -C csrc MPICC="$(MPICC_MPICH)" BUILD=../build-mpich
+	@$(MAKE) -s --no-print-directory -j$(JOBS) -C csrc MPICC="$(MPICC_MPICH)" BUILD=../build-mpich
 
 # The same binaries built with SimGrid's smpicc (SMPI, docs/simulate.md): build-smpi/bin, which
 # the simulated runs' tests use (hpceval itself: 'hpceval build --name smpi').
 build-smpi:
 	@HPCEVAL_SMPI=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
-	@$(MAKE) -s --no-print-directory -C csrc core MPICC=smpicc BUILD=../build-smpi
+	@$(MAKE) -s --no-print-directory -j$(JOBS) -C csrc core MPICC=smpicc BUILD=../build-smpi
 
 clean:
 	$(MAKE) -C csrc clean

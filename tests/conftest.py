@@ -14,9 +14,12 @@ from hpceval.views import load_rows
 load_rows()
 
 
-# Two workers (pytest-xdist's loadgroup, make test's first pass) take whole files, in their order:
-# a module's fixtures and the tests that build on one another stay together. A directory whose
-# session fixture owns a machine-wide resource (a virtual cluster) goes to one worker as a whole.
+# Two workers (make test's first pass, pytest-xdist's `--dist loadfile`) take whole files, in
+# their order: a module's fixtures run once and the tests that build on one another stay together.
+# (Not xdist_group marks: xdist 3.8 writes its group into a node id that pytest 9 no longer
+# reads, so every test was scheduled alone and a split file ran its module fixtures twice.)
+# The directories whose session fixture owns a machine-wide resource (a virtual cluster) run in
+# the second pass, which has the machine to itself.
 WHOLE_DIRECTORIES = ("cluster", "slurm")
 
 
@@ -24,11 +27,9 @@ def pytest_collection_modifyitems(config, items):
     here = Path(__file__).parent
     for item in items:
         rel = Path(str(item.fspath)).relative_to(here)
-        group = rel.parts[0] if rel.parts[0] in WHOLE_DIRECTORIES else str(rel)
-        item.add_marker(pytest.mark.xdist_group(group))
         # the virtual clusters pin their nodes to the CPUs: beside another test's ranks, MPICH
         # across two nodes timed out and a Slurm job's driver was killed before it could say
-        # "timeout" (a fresh-clone run). They run in the pass that has the machine to itself.
+        # "timeout" (a fresh-clone run).
         if rel.parts[0] in WHOLE_DIRECTORIES:
             item.add_marker(pytest.mark.alone)
 

@@ -21,7 +21,6 @@ from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy.optimize import nnls
 
 from hpceval.quality import field as record_field
 
@@ -64,6 +63,7 @@ def _fit(n: np.ndarray, t: np.ndarray) -> Tuple[float, float, float, int]:
     """t = a + b n with a, b >= 0, least squares on relative errors; points off by more than
     OUTLIER (a disturbed sample on a shared machine) are dropped and the line refitted once.
     Returns (a, b, sum of squared relative residuals of the kept points, outliers)."""
+    from scipy.optimize import nnls     # here: importing it cost every command 0.5 s of CPU
     w = 1.0 / t
     A = np.column_stack([w, n * w])
     rhs = np.ones_like(t)
