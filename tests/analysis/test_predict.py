@@ -7,6 +7,7 @@ import pytest
 
 from hpceval.analysis.predict import Machine, model, predict
 from hpceval.analysis.predict.model import read_options
+from hpceval.analysis.predict import sweep
 from hpceval.analysis.predict.psst import grid_size
 
 
@@ -57,6 +58,8 @@ def test_measured_collectives_and_loggp_exchange():
     assert m.collective("allreduce", 1, 8) == 0.0
     # two 512-byte messages at once: 2 (o_s + o_r) + L + G x 1024
     assert m.exchange([512, 512]) == pytest.approx(0.6 + 0.5 + 1.024)
+    # the same in an eager pipeline's stage: the latency paid once, in the fill
+    assert m.posted([512, 512]) == pytest.approx(0.6 + 1.024)
 
 
 def test_ranks_apart_from_the_distance_map():
@@ -114,11 +117,54 @@ def test_sweep_by_hand():
                     scaling="strong"))
     am = model("sweep")
     (two,) = predict(am, read_options(am, {"grid": "8x8x8", "sn": 4, "mk": 4, "mmi": 3}), [2], m)
-    # 3 angles per octant, 2 k-blocks: 2 stages; a stage on 4x8 (or 8x4) cells x 4 planes x 3
-    # angles at 2 ns = 0.768 us, one 768-byte face 1.768 us; fill (P-1)+(Q-1) = 1 stage
-    assert two.parts == pytest.approx({"compute": 8 * 2 * 0.768, "messages": 8 * 2 * 1.768,
-                                       "pipeline fill": 8 * (0.768 + 1.768),
+    # 3 angles per octant, 2 k-blocks: 2 stages; a stage on 4x8 cells x 4 planes x 3 angles at
+    # 2 ns = 0.768 us, its 768-byte face 0.768 us beyond a 0-byte message; a hop 0.768 + 1.768;
+    # 2x1: 3 east fills of 1 hop (1x2 would take 4 north fills)
+    assert two.parts == pytest.approx({"compute": 8 * 2 * 0.768, "messages": 8 * 2 * 0.768,
+                                       "pipeline fill": 3 * (0.768 + 1.768),
                                        "convergence sum": 1.008})
+    assert m.layouts[("sweep", 2)] == "2x1"
+
+
+def test_sweep_order_is_the_codes():
+    from pathlib import Path
+    import re
+    src = (Path(__file__).resolve().parents[2] / "csrc/kernels/lib/sweep_solver.c").read_text()
+    table = re.search(r"OCTANTS\[8\]\[3\] = \{(.*?)\};", src, re.S).group(1)
+    octants = [tuple(map(int, t)) for t in re.findall(r"\{(-?1), (-?1), (-?1)\}", table)]
+    assert tuple(o[:2] for o in octants) == sweep.ORDER
+    assert sweep.fills() == (3, 4)
+    assert sweep.fills([(1, 1)] * 8) == (1, 1)
+
+
+def blocks_end(order, P, Q, n, c, east, north):
+    """When the last block of an octant order ends on P x Q ranks, block by block: a rank's
+    block starts when its previous block (of this or the previous octant) has ended and its
+    upstream neighbours' same block has arrived (c of compute, then east or north us)."""
+    end = {}
+    for o, (di, dj) in enumerate(order):
+        ii = range(P) if di > 0 else range(P - 1, -1, -1)
+        jj = range(Q) if dj > 0 else range(Q - 1, -1, -1)
+        for b in range(n):
+            for j in jj:
+                for i in ii:
+                    prev = end.get((o, i, j, b - 1), end.get((o - 1, i, j, n - 1), 0.0))
+                    up = [end[(o, i - di, j, b)] + east] if 0 <= i - di < P else []
+                    up += [end[(o, i, j - dj, b)] + north] if 0 <= j - dj < Q else []
+                    end[(o, i, j, b)] = max([prev] + up) + c
+    return max(end.values())
+
+
+@pytest.mark.parametrize("P,Q,n,c,east,north", [(4, 4, 4, 0.1, 1.5, 1.5), (16, 2, 3, 0.5, 1.5, 3.0),
+                                               (3, 5, 6, 2.0, 0.25, 1.0), (1, 4, 2, 1.0, 0, 2.0)])
+def test_sweep_critical_path(P, Q, n, c, east, north):
+    # the model's 8 n t + fe (P - 1) e + fn (Q - 1) u against the blocks' own schedule
+    fe, fn = sweep.fills()
+    assert blocks_end(sweep.ORDER, P, Q, n, c, east, north) == pytest.approx(
+        8 * n * c + fe * (P - 1) * (c + east) + fn * (Q - 1) * (c + north))
+    # every octant filling its own pipeline would be 8 fills each way
+    assert blocks_end([(1, 1), (-1, -1)] * 4, P, Q, n, c, east, north) == pytest.approx(
+        8 * n * c + 8 * (P - 1) * (c + east) + 8 * (Q - 1) * (c + north))
 
 
 def test_evh1_by_hand():

@@ -116,6 +116,18 @@ class Machine:
                     + g["G_us_per_byte"] * sum(sizes))
         return sum(self.message(n) for n in sizes) + apart
 
+    def posted(self, sizes: List[float]) -> float:
+        """us that messages posted at once keep their rank and its link busy, the latency left
+        out: what they add to each stage of a pipeline whose messages are already on their way
+        (eager sends: the latency is paid once, in the fill). With LogGP sum(o_s + o_r) +
+        G sum(bytes); with only a message time, each message's time beyond a 0-byte one's."""
+        if not sizes:
+            return 0.0
+        g = self.loggp
+        if g:
+            return len(sizes) * (g["o_s_us"] + g["o_r_us"]) + g["G_us_per_byte"] * sum(sizes)
+        return sum(max(self.message(n) - self.message(0), 0.0) for n in sizes)
+
     def collective(self, op: str, nranks: int, nbytes: float, stride: int = 1) -> float:
         """us of one collective on nranks at nbytes (per rank, or per pair for alltoall(v)),
         the ranks `stride` apart in the world: measured (interpolated in log size) where a run

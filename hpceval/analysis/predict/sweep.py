@@ -1,19 +1,36 @@
 """The KBA wavefront sweep per source iteration (docs/models.md), on P x Q ranks over (i, j):
 
     stages per octant  n = ceil(nz / mk) * ceil(A / mmi)       A = sn (sn + 2) / 8 angles
-    one stage          t = grind * bx * by * mk * mmi + the east and north faces at once
-                       (rank i + P j: the east neighbour 1 rank apart, the north P: what the
-                       slower adds on the distance map, the pairs' mean)
-    fill               (P - 1) east hops and (Q - 1) north hops, each its own face's time
-    T(p) = 8 * (n * t + fill) + sum(p)                         the pipeline's fill and drain
-                                                              in every octant, the check
+    compute a stage    c = grind * bx * by * mk * mmi
+    one stage          t = c + posted(east face, north face)   the messages' overheads and
+                                                               bytes: eager sends are on
+                                                               their way, no latency a stage
+    hops               e = c + exchange(faces, east 1 rank apart)   one rank's first block to
+                       u = c + exchange(faces, north P apart)       its neighbour's (the
+                                                                    distance map's pair mean)
+    E = (P - 1) e,  N = (Q - 1) u,  D = n t                    one octant's fills, its stages
+    T(p) = 8 D + fe E + fn N + sum(p)                          fe, fn from the octant order
 
-(each octant starts its pipeline anew: an upper bound where a code overlaps octant pairs).
-The grind time (per cell-angle) from the one-rank run nearest in cells per rank."""
+The octant order (csrc/kernels/lib/sweep_solver.c, OCTANTS, as Sweep3D): both k directions
+from one (i, j) corner in a row, corners SW, NE, SE, NW. Octant o sweeps from its corner c_o;
+the rank x hops(c_o, x) away (hops weighted e east-west, u north-south) starts it at
+S_o + hops(c_o, x) and ends it D later, if it has finished octant o - 1 by then. The corner
+starts when it has: S_o = S_(o-1) + D + hops(c_(o-1), c_o), and then every rank is ready in
+time (S_o + hops(c_o, x) >= S_(o-1) + hops(c_(o-1), x) + D by the triangle inequality). The
+last octant ends at its far corner, E + N after its start:
+
+    T = 8 D + sum_o hops(c_(o-1), c_o) + E + N
+
+Two octants from the same corner run back to back (hops 0: 2n stages, one fill); a change of
+corner costs E for a change of i direction and N for one of j. SW, SW, NE, NE, SE, SE, NW, NW:
+NE -> SE changes only j (octant 4's wave reaches SE after N), the other two changes both:
+fe = 1 + 2 = 3 east fills, fn = 1 + 3 = 4 north fills, against 8 and 8 when every octant fills
+its own pipeline. The grind time (per cell-angle) from the one-rank run nearest in cells per
+rank."""
 from __future__ import annotations
 
 import math
-from typing import Any, Dict
+from typing import Any, Dict, Sequence, Tuple
 
 from hpceval.analysis.predict.grids import best_grid
 from hpceval.analysis.predict.model import AppModel, one_rank_rate, register_model
@@ -32,6 +49,17 @@ def _config(o: Dict[str, Any]) -> Dict[str, Any]:
             "mk": o["mk"], "mmi": o["mmi"]}
 
 
+# (di, dj) of the eight octants in sweep_solver.c's order (its OCTANTS table; dk alternates)
+ORDER = ((1, 1), (1, 1), (-1, -1), (-1, -1), (-1, 1), (-1, 1), (1, -1), (1, -1))
+
+
+def fills(order: Sequence[Tuple[int, int]] = ORDER) -> Tuple[int, int]:
+    """The east and north pipeline fills on the critical path of an octant order: the last
+    octant's, and one for each change of the start corner's side along that axis."""
+    pairs = list(zip(order, order[1:]))
+    return 1 + sum(a[0] != b[0] for a, b in pairs), 1 + sum(a[1] != b[1] for a, b in pairs)
+
+
 def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
     cells = cfg["nx"] * cfg["ny"] * cfg["nz"]
     def block(r: dict) -> float:
@@ -45,23 +73,19 @@ def _parts(cfg: Dict[str, Any], p: int, m: Any) -> Dict[str, float]:
     angles = cfg["sn"] * (cfg["sn"] + 2) // 8
     mk, mmi = min(cfg["mk"], cfg["nz"]), min(cfg["mmi"], angles)
     stages = math.ceil(cfg["nz"] / mk) * math.ceil(angles / mmi)
+    fe, fn = fills()
 
     def on(P: int, Q: int) -> Dict[str, float]:
         bx, by = -(-cfg["nx"] // P), -(-cfg["ny"] // Q)
         compute = grind_ns * 1e-3 * bx * by * mk * mmi
         sends = [8 * by * mk * mmi] * (P > 1) + [8 * bx * mk * mmi] * (Q > 1)
-        # both faces leave at once (small blocking sends complete eagerly): one latency, as a
-        # halo's messages (LogGP; without it the sum, an upper bound). Summing them doubled the
-        # pipeline's fill on a simulated fat tree (+48% to +75% at 16-256 ranks)
-        # a pipeline's path takes each hop's time: the pairs' mean on the distance map (east
-        # 1 rank apart, north P), the stages the slower face's
-        east = [1] * (P > 1)
-        north = [P] * (Q > 1)
-        msg = m.exchange(sends, m.apart(p, *east, *north, mean=True))
-        fill = ((P - 1) * (compute + m.exchange(sends, m.apart(p, *east, mean=True)))
-                + (Q - 1) * (compute + m.exchange(sends, m.apart(p, *north, mean=True))))
-        return {"compute": 8 * stages * compute, "messages": 8 * stages * msg,
-                "pipeline fill": 8 * fill,
+        # both faces leave at once (one latency, as a halo's messages); a hop's latency is the
+        # distance map's mean for its pairs (east 1 rank apart, north P): a path crosses some
+        # pairs in a leaf and some beyond it
+        east = (P - 1) * (compute + m.exchange(sends, m.apart(p, 1, mean=True)))
+        north = (Q - 1) * (compute + m.exchange(sends, m.apart(p, P, mean=True)))
+        return {"compute": 8 * stages * compute, "messages": 8 * stages * m.posted(sends),
+                "pipeline fill": fe * east + fn * north,
                 "convergence sum": m.collective("allreduce", p, 8)}
     (P, Q), parts = best_grid(p, on, cfg["nx"], cfg["ny"])
     m.layouts[("sweep", p)] = f"{P}x{Q}"
