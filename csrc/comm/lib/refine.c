@@ -45,41 +45,54 @@ static int side_points(const comm_sized *d, int nd, int i, comm_sized lo[2], com
     return 1;
 }
 
-/* Rank 0: the suspected interval outside the given-up ranges (closed[0..
- * nclosed-1], pairs of sizes) whose jump is largest (the smaller of the two
- * lines' misses), a drop before any rise, or -1. Suspected: both lines miss by more than tol, or
- * one of them by more than 3 tol (a step on a steep, bending curve, as the
- * eager side on a busy machine, where the line through the eager points
- * lands near the step's top). Largest first: a protocol switch is a big
- * step, and on a busy machine the noise makes small ones that must not use
- * up the refinement's budget before it. A drop (the larger size faster) is
- * taken before every rise: no Hockney region's time falls as n grows, so a
- * drop is a protocol change (an eager limit set above the rendezvous'
- * crossover, as 16 KiB on shared memory), while an eager side copying
- * through fragments rises in steps that are real but not the switch, and
- * they used up the 24 points before the drop's 9 bisections (2 runs in 11). */
-static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
-                   const long long *closed, int nclosed, comm_sized lo[2], comm_sized hi[2])
+/* How sharply the curve bends across interval (l[1], h[0]): |ln| of the
+ * ratio of the two side lines' slopes, each at least a thousandth of the
+ * cost per byte at the interval's lower end (flat or noisy lines: 0). */
+static double kink(const comm_sized l[2], const comm_sized h[2])
 {
-    int pick = -1, best_drop = 0;
+    double floor = 1e-3 * l[1].t / (double)(l[1].n > 0 ? l[1].n : 1);
+    double sl = (l[1].t - l[0].t) / (double)(l[1].n - l[0].n);
+    double sh = (h[1].t - h[0].t) / (double)(h[1].n - h[0].n);
+    return fabs(log(fmax(sh, floor) / fmax(sl, floor)));
+}
+
+/* Rank 0: a suspected interval outside ranges (closed[0..nclosed-1], pairs
+ * of sizes), or -1; *rank gets its rank (below). Suspected: both lines
+ * miss by more than tol, or one of them by more than 3 tol (a step on a
+ * steep, bending curve, as the eager side on a busy machine, where the line
+ * through the eager points lands near the step's top). Ranked: a drop (the
+ * larger size faster) first, then those both lines miss (the bend beside a
+ * sweep point belongs to the side with the step), then the sharpest bend. No Hockney
+ * region's time falls as n grows, so a drop is a protocol change (an eager
+ * limit set above the rendezvous' crossover, as 16 KiB on shared memory);
+ * and a protocol change alters the cost per byte (eager copies twice,
+ * rendezvous once: the slope fell 5x at 16 KiB here), while the eager
+ * side's copies step up at sizes of their own (1.3, 2.4, 3.7, 6.6, 10.4
+ * KiB here, each 5-10%, as high as the switch) with the slope unchanged.
+ * Ranked by height, those used up the budget before the switch. */
+static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
+                   const long long *closed, int nclosed, comm_sized lo[2], comm_sized hi[2],
+                   double *rank)
+{
+    int pick = -1;
     double best = -1;
     for (int i = 0; i + 1 < nd; i++) {
         comm_sized l[2], h[2];
         if (d[i + 1].n - d[i].n <= cfg->resolution || !side_points(d, nd, i, l, h))
             continue;
         double up = miss(through(&l[0], &l[1]), &h[0]), down = miss(through(&h[0], &h[1]), &l[1]);
-        double jump = fmin(up, down);
-        int skip = jump <= cfg->tol && fmax(up, down) <= 3 * cfg->tol;
+        int skip = fmin(up, down) <= cfg->tol && fmax(up, down) <= 3 * cfg->tol;
         for (int c = 0; c < nclosed && !skip; c++)
             skip = d[i].n >= closed[2 * c] && d[i + 1].n <= closed[2 * c + 1];
-        int drop = d[i + 1].t < d[i].t;
-        if (!skip && (drop > best_drop || (drop == best_drop && jump > best))) {
-            best = jump;
-            best_drop = drop;
+        double r = (d[i + 1].t < d[i].t ? 1e6 : 0) + (fmin(up, down) > cfg->tol ? 1e3 : 0) +
+                   kink(l, h);
+        if (!skip && r > best) {
+            best = r;
             pick = i;
             lo[0] = l[0], lo[1] = l[1], hi[0] = h[0], hi[1] = h[1];
         }
     }
+    *rank = best;
     return pick;
 }
 
@@ -139,6 +152,7 @@ static int still_stepped(comm_sized *a, comm_sized *b, comm_sized *pts, int *npt
 typedef struct {
     comm_sized a, b;
     int steps;
+    double rank;  /* its suspicion's rank (suspect) */
 } bracket;
 
 enum { OPEN, FOUND, GIVEN_UP };
@@ -179,24 +193,14 @@ static int bisect_step(bracket *o, comm_sized *pts, int *npts, const comm_refine
     return still_stepped(&o->a, &o->b, pts, npts, fn, ctx, comm, rank) ? FOUND : GIVEN_UP;
 }
 
-/* Rank 0: the open bracket to narrow next, or -1: a drop (the larger size
- * faster) before any rise, then the largest difference of its ends relative
- * to the smaller. Best first, one step at a time: a real step keeps its
- * height as its bracket narrows, while the difference a slope makes halves
- * with every step, so the budget goes to the switches rather than to the
- * first suspect's slope (a 16 KiB eager limit on shared memory: steps of the
- * eager side's copies at 1.4, 2.4 and 6.3 KiB, as high as the switch in
- * relative terms, used up the 24 points before it, 2 runs in 11). */
+/* Rank 0: the open bracket to narrow next (the best ranked suspicion, so
+ * one switch is narrowed to the end before the next), or -1. */
 static int next_bracket(const bracket *o, int n)
 {
-    int pick = -1, pick_drop = 0;
-    double best = -1;
-    for (int i = 0; i < n; i++) {
-        int drop = o[i].b.t < o[i].a.t;
-        double diff = fabs(o[i].b.t - o[i].a.t) / fmax(fmin(o[i].a.t, o[i].b.t), 1e-300);
-        if (drop > pick_drop || (drop == pick_drop && diff > best))
-            pick = i, pick_drop = drop, best = diff;
-    }
+    int pick = -1;
+    for (int i = 0; i < n; i++)
+        if (pick < 0 || o[i].rank > o[pick].rank)
+            pick = i;
     return pick;
 }
 
@@ -206,11 +210,10 @@ static void add_suspects(comm_sized *pts, int npts, const comm_refine_cfg *cfg, 
                          int *nopen, long long *ranges, int *nranges, int max)
 {
     comm_sized lo[2], hi[2];
-    int i;
+    double rank;
     qsort(pts, (size_t)npts, sizeof *pts, by_size);
-    while (*nopen < max &&
-           (i = suspect(pts, npts, cfg, ranges, *nranges, lo, hi)) >= 0) {
-        open[(*nopen)++] = (bracket){lo[1], hi[0], 0};
+    while (*nopen < max && suspect(pts, npts, cfg, ranges, *nranges, lo, hi, &rank) >= 0) {
+        open[(*nopen)++] = (bracket){lo[1], hi[0], 0, rank};
         ranges[2 * *nranges] = lo[1].n;
         ranges[2 * (*nranges)++ + 1] = hi[0].n;
     }
@@ -237,7 +240,7 @@ int comm_refine_switches(comm_sized *pts, int *npts, const comm_refine_cfg *cfg,
         if (i < 0)
             break;
         /* Every rank bisects the same sizes; only rank 0's times decide. */
-        bracket o = rank == 0 ? open[i] : (bracket){{0, 0, 0, 0}, {0, 0, 0, 0}, 0};
+        bracket o = rank == 0 ? open[i] : (bracket){{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0};
         MPI_Bcast(&o, (int)sizeof o, MPI_BYTE, 0, comm);
         int state = bisect_step(&o, pts, npts, cfg, fn, ctx, comm, rank);
         found += state == FOUND;

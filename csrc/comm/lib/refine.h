@@ -11,10 +11,10 @@
  * checks that write no records) and the half whose ends differ more keeps
  * the bracket, until b - a <= resolution bytes, or until the CIs of the
  * ends' medians overlap (no step: noise or a gradual change; the interval is
- * given up). The suspected intervals are narrowed best first, one step at a
- * time (a drop before any rise, then the largest relative difference of the
- * ends): a real step keeps its height as its bracket narrows, a slope's
- * share halves, so the budget goes to the steps. Only points measured
+ * given up). The suspects are narrowed one after the other, best ranked
+ * first (a drop, then one both lines miss, then the sharpest bend: a
+ * protocol change alters the cost per byte, a copy's own steps do not), so
+ * the budget goes to the switches first. Only points measured
  * together are compared: a sweep's point
  * taken seconds earlier, in another state of the machine, never is. So a switch is bracketed to
  * within one refinement step at a cost of about log2((b - a) / resolution)
