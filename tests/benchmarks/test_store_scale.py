@@ -6,13 +6,13 @@ import sys
 from helpers import ROOT
 
 
-def test_store_scale_script_runs_on_2000_records(tmp_path):
+def test_store_scale_script_runs_on_500_records(tmp_path):
     p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "store_scale.py"), "--records",
-                        "2000", "--dir", str(tmp_path)], capture_output=True, text=True,
+                        "500", "--dir", str(tmp_path)], capture_output=True, text=True,
                        timeout=600, cwd=ROOT)
     assert p.returncode == 0, p.stdout + p.stderr
     lines = p.stdout.splitlines()
-    assert "one run of 2,000 records" in lines[0]
+    assert "one run of 500 records" in lines[0]
     rows = {l[:14].strip(): l[14:].split() for l in lines[2:] if l.strip()}   # name, exit, s, MB
     for command in ("import", "report", "history", "export", "export csv", "show", "compare",
                     "compare --all"):
