@@ -71,8 +71,20 @@ def test_history_table_figures_and_check(two_runs, tmp_path):
     assert p.returncode == 2
 
 
+def _comparable(run: dict) -> None:
+    """Its ping-pong latencies as an undisturbed, converged run's: the check rightly refuses to
+    judge a disturbed or unconverged point, and the fixture's run, measured beside the other
+    test worker, is sometimes both (a fresh-clone make test failed so, once in four)."""
+    for r in run["records"]:
+        if r["benchmark"] == "pingpong" and r["metric"] == "latency":
+            r["converged"] = True
+            for where in (r, r.get("extra") or {}):
+                where.pop("disturbed", None)
+
+
 def test_history_check_fails_on_an_imported_regression(two_runs, exports, tmp_path):
     runs = json.loads(exports["1"])
+    _comparable(runs[0])
     slow = json.loads(json.dumps(runs[0]))
     slow["uuid"] = "0000aaaa-bbbb-cccc-dddd-eeeeffff0000"
     slow["started"] = "2999-01-01T00:00:00+00:00"
