@@ -70,21 +70,6 @@ typedef struct {
     double median;
 } lg_point;
 
-/* Busy computation of d seconds: the CPU stays busy, as in an overlapped
- * computation (netgauge spins on its clock the same way). */
-static void compute(double d)
-{
-#ifdef HPC_SMPI
-    /* SimGrid SMPI (smpicc): simulated time does not pass while spinning on the clock; the
-     * computation is charged to the simulated host instead. */
-    smpi_execute(d);
-    return;
-#endif
-    double end = hpc_now() + d;
-    while (hpc_now() < end)
-        ;
-}
-
 /* Rank 0 sends the train (computing d between sends), rank 1 answers. */
 static double train_out(const lg_ctx *c, double d, MPI_Status *st)
 {
@@ -99,7 +84,7 @@ static double train_out(const lg_ctx *c, double d, MPI_Status *st)
     MPI_Send(sbuf, n, MPI_BYTE, 1, TAG, c->pair);
     for (long i = 1; i < c->train; i++) {
         if (d > 0.0)
-            compute(d);
+            comm_busy(d);
         MPI_Send(sbuf, n, MPI_BYTE, 1, TAG, c->pair);
     }
     MPI_Recv(rbuf, n, MPI_BYTE, 1, TAG, c->pair, st);
@@ -121,7 +106,7 @@ static double train_in(const lg_ctx *c, MPI_Status *st)
     MPI_Recv(rbuf, n, MPI_BYTE, 1, TAG, c->pair, st);
     double t0 = hpc_now();
     for (long i = 1; i < c->train; i++) {
-        compute(c->delay);
+        comm_busy(c->delay);
         MPI_Recv(rbuf, n, MPI_BYTE, 1, TAG, c->pair, st);
     }
     double t = hpc_now() - t0;
@@ -136,7 +121,7 @@ static double idle_train(const lg_ctx *c)
         return 0.0;
     double t0 = hpc_now();
     for (long i = 1; i < c->train; i++)
-        compute(c->delay);
+        comm_busy(c->delay);
     return hpc_now() - t0;
 }
 

@@ -49,13 +49,7 @@ static hpc_option options[] = {
      .def = "0,1,2,3,4,7,8,16,32,64,128,256,512,1000,1024,2048,4096,8192,16384,"
             "32768,65536,65537,131072,262144,524288,1000000,1048576,2097152,4194304",
      .min = 0, .max = INT_MAX, .help = "message sizes in bytes"},
-    {.name = "refine", .type = HPC_INT, .def = "24", .min = 0, .max = 1000,
-     .help = "sizes added at most to bracket protocol switches (0: the listed sizes only)"},
-    {.name = "refine-tol", .type = HPC_DOUBLE, .def = "0.1", .min = 0.001, .max = 10,
-     .help = "a line through neighbouring sizes that misses by this much (relative) suggests a "
-             "switch"},
-    {.name = "resolution", .type = HPC_SIZE, .def = "16", .min = 1, .max = INT_MAX,
-     .help = "bracket a switch to this many bytes"},
+    COMM_REFINE_OPTIONS,
     COMM_PAGES_OPTION,
     {.name = "method", .type = HPC_CHOICE, .def = "batch", .choices = "batch|osu",
      .help = "batch: calibrated batches, buffers prepared per sample; osu: as osu_latency (each "
@@ -242,29 +236,7 @@ int main(int argc, char **argv)
 
     hpc_begin(1, NULL);
 
-    MPI_Comm pair;
-    MPI_Comm_split(MPI_COMM_WORLD, hpc_rank < 2 ? 0 : MPI_UNDEFINED, hpc_rank, &pair);
-    hpc_inject_first_point();
-
-    if (hpc_rank < 2) {
-        sbuf = comm_alloc((size_t)max);
-        rbuf = comm_alloc((size_t)max);
-        comm_refine_cfg rc = {(int)hpc_opt_int("refine"), hpc_opt_int("resolution"),
-                              hpc_opt_double("refine-tol")};
-        comm_sized *pts = malloc(sizeof *pts * (size_t)(nsizes + rc.max_points));
-        if (!pts)
-            abort();
-        int npts = 0;
-        for (int i = 0; i < nsizes; i++)
-            measure_size(pair, hpc_rank, (int)sizes[i], 1, &pts[npts++]);
-        comm_refine_switches(pts, &npts, &rc, measure_cb, &pair, pair);
-        free(pts);
-        free(sbuf);
-        free(rbuf);
-        MPI_Comm_free(&pair);
-    }
-
-    hpc_idle_barrier(MPI_COMM_WORLD);
+    comm_pair_sweep(sizes, nsizes, max, 0, measure_cb, &sbuf, &rbuf);
     hpc_finish();
     return 0;
 }

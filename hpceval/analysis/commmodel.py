@@ -220,19 +220,27 @@ class Switch:
     t_after: float
 
 
+def refined_sizes(run: dict, benchmark: str) -> set:
+    """The sizes a benchmark's refinement added ("refined" records)."""
+    return {(r.get("params") or {}).get("bytes") for r in run.get("records") or []
+            if r.get("benchmark") == benchmark and record_field(r, "refined")}
+
+
+def brackets(series: str, pts: Sequence[Tuple[int, float]], refined: set) -> List[Switch]:
+    """Consecutive sizes of one series (sorted), one of them added by the refinement, at most
+    BRACKET_BYTES (or BRACKET_REL of the size) apart, whose times differ by at least STEP."""
+    out = []
+    for (a, ta), (b, tb) in zip(pts, pts[1:]):
+        close = b - a <= max(BRACKET_BYTES, BRACKET_REL * a)
+        if close and (a in refined or b in refined) and abs(tb - ta) >= STEP * min(ta, tb):
+            out.append(Switch(series, a, b, ta, tb))
+    return out
+
+
 def switches(run: dict) -> List[Switch]:
-    """Protocol switches the refinement bracketed: consecutive sizes, one of them added by the
-    refinement ("refined" records), at most BRACKET_BYTES (or BRACKET_REL of the size) apart,
-    whose times differ by at least STEP. The piecewise fit may spend its few regions elsewhere;
-    a bracket is a measurement, not a fit."""
-    refined = {(r.get("benchmark"), (r.get("params") or {}).get("bytes"))
-               for r in run.get("records") or [] if record_field(r, "refined")}
+    """Protocol switches the refinement bracketed in the message-time series (brackets). The
+    piecewise fit may spend its few regions elsewhere; a bracket is a measurement, not a fit."""
     out = []
     for key, pts in message_times(run).items():
-        bench = "pingpong" if key == "pingpong" else "p2p"
-        for (a, ta), (b, tb) in zip(pts, pts[1:]):
-            close = b - a <= max(BRACKET_BYTES, BRACKET_REL * a)
-            added = (bench, a) in refined or (bench, b) in refined
-            if close and added and abs(tb - ta) >= STEP * min(ta, tb):
-                out.append(Switch(key, a, b, ta, tb))
+        out += brackets(key, pts, refined_sizes(run, "pingpong" if key == "pingpong" else "p2p"))
     return out

@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, DEFAULT_MEMORY_SHARE, REPETITION,
+from hpceval.catalog.common import (BUFFER_PAGES, DEFAULT_MEMORY_SHARE, REFINEMENT,
+                                    REFINEMENT_NAMES, REPETITION,
                                     check_memory, fits_host, fits_memory,
                                     harness_bytes, launch_timeout, narrow_sizes, pair_ranks,
                                     pow2_sizes,
@@ -47,7 +48,7 @@ def _plan_pingpong(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[La
     if nranks < 2:
         raise UsageError(f"pingpong needs at least 2 ranks, --np {nranks} given")
     sizes = v["sizes"]
-    args = _args(b, v, ("sizes", "refine", "refine-tol", "resolution"))
+    args = _args(b, v, ("sizes",) + REFINEMENT_NAMES)
     if v["method"] != "batch":
         args += b.param("method").to_arg(v["method"])
     results = 2 * len(sizes) - (1 if 0 in sizes else 0)
@@ -60,11 +61,7 @@ register_benchmark(Benchmark(
     "pingpong", "communication",
     "MPI_Send/MPI_Recv ping-pong between ranks 0 and 1: latency (half round trip) and bandwidth",
     (Param("sizes", "sizes", PINGPONG_SIZES, "message sizes in bytes", 0, 1 << 30),
-     Param("refine", "int", 24, "sizes added at most to bracket protocol switches (bisection "
-           "where the curve jumps; 0: the listed sizes only)", 0, 1000),
-     Param("refine-tol", "float", 0.1, "a line through neighbouring sizes that misses by this "
-           "much (relative) suggests a switch", 0.001, 10.0),
-     Param("resolution", "size", 16, "bracket a switch to this many bytes", 1, 1 << 30),
+     *REFINEMENT,
      # osu: osu_latency's loop, to set hpceval beside OSU's figures (docs/compare.md)
      Param("method", "choice", "batch", "batch: calibrated batches, buffers prepared per "
            "sample; osu: as osu_latency, each of max-reps round trips timed alone after warmup "
@@ -372,13 +369,14 @@ register_benchmark(Benchmark(
 
 _FAST = {"budget": "0.05", "ci-target": "0.03", "max-reps": "200"}
 register_suite(Suite(
-    "comm", "the communication suite: ping-pong, LogGP parameters, every protocol and mode "
+    "comm", "the communication suite: ping-pong, LogGP parameters, the eager limit, every protocol and mode "
     "0 B..4 MiB, placement patterns, "
     "distance map, hot spot, random2, collectives vs size and ranks, halo (a few minutes, 2-4 "
     "ranks; cross-node patterns emulate 2 nodes with ranks-per-node=2, or use the real nodes of "
     "a run that spans nodes; the distance map from rank 0 at the run's rank count)",
     (("pingpong", {"budget": "0.2", "ci-target": "0.02"}),
      ("loggp", {"budget": "0.1"}),        # L, o_s, o_r, g, G: what `hpceval predict` uses
+     ("eager", {"budget": "0.1"}),        # the eager limit, bracketed (SP2 study)
      ("p2p", {**_FAST, "modes": "all", "protocols": "all", "patterns": "0-1"}),
      ("p2p", {**_FAST, "modes": "pingpong,swap", "protocols": "send,sendrecv,isend",
               "patterns": "intra-pairs,0-k,ring,cross-pairs", "sizes": "8,1K,64K,1M",

@@ -30,6 +30,16 @@ REPETITION_NAMES = tuple(p.name for p in REPETITION)
 BUFFER_PAGES = Param("buffer-pages", "choice", "thp", "message buffers' pages: thp (transparent "
                      "huge pages asked for) or base (base pages, as OSU's)", choices=("thp", "base"))
 
+# The refinement of the benchmarks that bracket protocol switches (csrc/comm/lib/refine.h,
+# COMM_REFINE_OPTIONS): pingpong and eager.
+REFINEMENT = (
+    Param("refine", "int", 24, "sizes added at most to bracket protocol switches (bisection "
+          "where the curve jumps; 0: the listed sizes only)", 0, 1000),
+    Param("refine-tol", "float", 0.1, "a line through neighbouring sizes that misses by this "
+          "much (relative) suggests a switch", 0.001, 10.0),
+    Param("resolution", "size", 16, "bracket a switch to this many bytes", 1, 1 << 30))
+REFINEMENT_NAMES = tuple(p.name for p in REFINEMENT)
+
 
 def repetition_args(bench, values: Dict[str, Any]) -> List[str]:
     """The repetition options, and --buffer-pages where a benchmark takes it and base is asked

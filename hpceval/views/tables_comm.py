@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from hpceval.analysis.commmodel import run_models, switches
+from hpceval.analysis.eager import eager_switches
 
 from .data import fmt_num, human_bytes
 from .registry import Table, TableSpec, register_table
@@ -60,7 +61,7 @@ register_table(TableSpec(SECTION, "Fitted message-time models (Hockney, piecewis
 
 
 def switch_table(run: dict) -> Optional[Table]:
-    found = switches(run)
+    found = switches(run) + eager_switches(run)
     if not found:
         return None
     rows = [[s.series, f"{s.n_before:,} B – {s.n_after:,} B", fmt_num(s.t_before),
@@ -69,7 +70,8 @@ def switch_table(run: dict) -> Optional[Table]:
     return Table(["series", "between", "time before [µs]", "time after [µs]", "step"], rows,
                  "Where a message-time curve jumps (an eager → rendezvous switch, a copy method "
                  "changing): the benchmark bisected each suspected interval of its sweep down to "
-                 "16 bytes; listed where the two sizes' times differ by at least 2%.")
+                 "16 bytes; listed where the two sizes' times differ by at least 2%. Eager "
+                 "series: the time a late receive takes (the eager benchmark).")
 
 
 register_table(TableSpec(SECTION, "Protocol switches bracketed by refinement", switch_table, order=10))

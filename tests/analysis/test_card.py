@@ -131,7 +131,9 @@ def test_intra_and_inter_node_rows_from_one_run_that_spans_nodes():
                       ("MPI inter-node", "Latency"): 30.0,       # 8 B, not the faster 1000 B
                       ("MPI inter-node", "Latency, bi-directional"): 35.0,
                       ("MPI inter-node", "Bandwidth"): 200.0,
-                      ("MPI inter-node", "Bandwidth, bi-directional"): 300.0}
+                      ("MPI inter-node", "Bandwidth, bi-directional"): 300.0,
+                      ("MPI intra-node", "Eager limit (largest eager message)"): None,
+                      ("MPI inter-node", "Eager limit (largest eager message)"): None}
     assert c[("Collectives", "Barrier across nodes")]["value"] == 40.0
     barrier["where"]["nodes"] = ["n1"]
     assert not card({"fingerprint": {}, "records": [barrier]})[("Collectives", "Barrier across nodes")]["measured"]

@@ -11,6 +11,15 @@ from hpceval.records import parse_record
 QUICK = ["--budget", "0.02", "--min-reps", "3", "--max-reps", "8", "--warmup", "1"]
 
 
+def openmpi() -> bool:
+    """Is the MPI on PATH Open MPI (whose shared-memory eager limit the tests set)?"""
+    try:
+        out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return False
+    return "Open MPI" in out.stdout + out.stderr
+
+
 def launch(bindir, name: str, args: List[str], nranks: int = 2, timeout: float = 90):
     launcher = find_launcher("auto", 2)
     cmd = launcher.command(nranks, [str(bindir / f"hpceval-{name}"), *args],

@@ -9,6 +9,19 @@
 #include <string.h>
 #include <sys/mman.h>
 
+void comm_busy(double d)
+{
+#ifdef HPC_SMPI
+    /* SimGrid SMPI (smpicc): simulated time does not pass while spinning on the clock; the
+     * computation is charged to the simulated host instead. */
+    smpi_execute(d);
+    return;
+#endif
+    double end = hpc_now() + d;
+    while (hpc_now() < end)
+        ;
+}
+
 const char *comm_pages_asked(void)
 {
     return hpc_opt_str("buffer-pages");

@@ -38,6 +38,10 @@ const char *comm_proto_unsupported(comm_mode m, comm_proto p);
  * the same in every run: with base pages a 16 KiB ping-pong moved by 13%
  * between processes, 1 MiB ran 25% slower and 4 MiB was bimodal. */
 void *comm_alloc(size_t bytes);
+/* Busy computation of d seconds outside MPI: the CPU stays busy, as in an
+ * overlapped computation (netgauge spins on its clock the same way); under
+ * SMPI the time is charged to the simulated host. */
+void comm_busy(double d);
 /* What the buffers got: "thp", or "base" (asked for, or once an allocation
  * got no huge page); and what --buffer-pages asked for. Every record says. */
 extern const char *comm_buffer_pages;

@@ -1,5 +1,6 @@
 /* refine.c - bracket protocol switches by bisection (see refine.h). */
 #include "refine.h"
+#include "comm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -69,7 +70,9 @@ static double kink(const comm_sized l[2], const comm_sized h[2])
  * rendezvous once: the slope fell 5x at 16 KiB here), while the eager
  * side's copies step up at sizes of their own (1.3, 2.4, 3.7, 6.6, 10.4
  * KiB here, each 5-10%, as high as the switch) with the slope unchanged.
- * Ranked by height, those used up the budget before the switch. */
+ * Ranked by height, those used up the budget before the switch. A curve
+ * whose protocol change is its tallest step by construction (eager.c: a
+ * factor, where a copy steps by 5-15%) ranks by height alone (by_height). */
 static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
                    const long long *closed, int nclosed, comm_sized lo[2], comm_sized hi[2],
                    double *rank)
@@ -84,8 +87,10 @@ static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
         int skip = fmin(up, down) <= cfg->tol && fmax(up, down) <= 3 * cfg->tol;
         for (int c = 0; c < nclosed && !skip; c++)
             skip = d[i].n >= closed[2 * c] && d[i + 1].n <= closed[2 * c + 1];
-        double r = (d[i + 1].t < d[i].t ? 1e6 : 0) + (fmin(up, down) > cfg->tol ? 1e3 : 0) +
-                   kink(l, h);
+        double r = cfg->by_height
+                       ? fabs(d[i + 1].t - d[i].t) / fmin(d[i].t, d[i + 1].t)
+                       : (d[i + 1].t < d[i].t ? 1e6 : 0) + (fmin(up, down) > cfg->tol ? 1e3 : 0) +
+                             kink(l, h);
         if (!skip && r > best) {
             best = r;
             pick = i;
@@ -252,4 +257,36 @@ int comm_refine_switches(comm_sized *pts, int *npts, const comm_refine_cfg *cfg,
     free(open);
     free(ranges);
     return found;
+}
+
+void comm_sweep(const long long *sizes, int nsizes, int by_height, comm_measure_fn fn,
+                void *ctx, MPI_Comm comm)
+{
+    comm_refine_cfg rc = {(int)hpc_opt_int("refine"), hpc_opt_int("resolution"),
+                          hpc_opt_double("refine-tol"), by_height};
+    comm_sized *pts = malloc(sizeof *pts * (size_t)(nsizes + rc.max_points));
+    if (!pts)
+        abort();
+    int npts = 0;
+    for (int i = 0; i < nsizes; i++)
+        fn(sizes[i], 1, ctx, &pts[npts++]);
+    comm_refine_switches(pts, &npts, &rc, fn, ctx, comm);
+    free(pts);
+}
+
+void comm_pair_sweep(const long long *sizes, int nsizes, long long max, int by_height,
+                     comm_measure_fn fn, char **sbuf, char **rbuf)
+{
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, hpc_rank < 2 ? 0 : MPI_UNDEFINED, hpc_rank, &pair);
+    hpc_inject_first_point();
+    if (hpc_rank < 2) {
+        *sbuf = comm_alloc((size_t)max);
+        *rbuf = comm_alloc((size_t)max);
+        comm_sweep(sizes, nsizes, by_height, fn, &pair, pair);
+        free(*sbuf);
+        free(*rbuf);
+        MPI_Comm_free(&pair);
+    }
+    hpc_idle_barrier(MPI_COMM_WORLD);
 }

@@ -40,7 +40,19 @@ typedef struct {
     int max_points;        /* sizes added at most, over all switches */
     long long resolution;  /* bisect until the bracket is this narrow (bytes) */
     double tol;            /* relative miss of a line that suggests a switch */
+    int by_height;         /* rank suspects by their step's relative height alone (a curve
+                              whose protocol change is its tallest step: eager.c) */
 } comm_refine_cfg;
+
+/* The options of every binary that refines (read by comm_sweep). */
+#define COMM_REFINE_OPTIONS                                                                   \
+    {.name = "refine", .type = HPC_INT, .def = "24", .min = 0, .max = 1000,                   \
+     .help = "sizes added at most to bracket protocol switches (0: the listed sizes only)"},  \
+    {.name = "refine-tol", .type = HPC_DOUBLE, .def = "0.1", .min = 0.001, .max = 10,         \
+     .help = "a line through neighbouring sizes that misses by this much (relative) suggests " \
+             "a switch"},                                                                     \
+    {.name = "resolution", .type = HPC_SIZE, .def = "16", .min = 1, .max = INT_MAX,           \
+     .help = "bracket a switch to this many bytes"}
 
 /* 1 while comm_refine_switches measures: records then say "refined": true. */
 extern int comm_refining;
@@ -51,5 +63,18 @@ extern int comm_refining;
  * bracketed. */
 int comm_refine_switches(comm_sized *pts, int *npts, const comm_refine_cfg *cfg,
                          comm_measure_fn fn, void *ctx, MPI_Comm comm);
+
+/* Measure every listed size with fn (records written), then refine with
+ * the COMM_REFINE_OPTIONS given (by_height as in comm_refine_cfg).
+ * Collective over comm. */
+void comm_sweep(const long long *sizes, int nsizes, int by_height, comm_measure_fn fn,
+                void *ctx, MPI_Comm comm);
+
+/* The sweep of ranks 0 and 1 (pingpong, eager), after hpc_begin: their
+ * communicator (fn's ctx), buffers of max bytes in *sbuf and *rbuf,
+ * --inject's first point, comm_sweep, everything freed; the other ranks
+ * wait. Collective over MPI_COMM_WORLD. */
+void comm_pair_sweep(const long long *sizes, int nsizes, long long max, int by_height,
+                     comm_measure_fn fn, char **sbuf, char **rbuf);
 
 #endif

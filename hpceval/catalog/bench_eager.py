@@ -1,0 +1,46 @@
+"""eager: where the MPI library's eager protocol ends, from the time a late receive takes per
+message size (csrc/comm/eager.c; the SP2 study's eager limit). An eager message is over before
+its receive is posted, a rendezvous message starts then: the curve steps at the limit, and the
+refinement brackets the step to `resolution` bytes. Placed as pingpong is: two ranks on one node
+by default, on two nodes with --hosts A,B --ppn 1."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import (BUFFER_PAGES, REFINEMENT, REFINEMENT_NAMES, REPETITION,
+                                    harness_bytes, launch_timeout, narrow_sizes, pair_ranks,
+                                    pow2_sizes, repetition_args)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
+from hpceval.errors import UsageError
+
+EAGER_SIZES = pow2_sizes(256, 256 << 10)
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    nranks = pair_ranks(ctx)
+    if nranks < 2:
+        raise UsageError(f"eager needs at least 2 ranks, --np {nranks} given")
+    args = [a for n in ("sizes", "late") + REFINEMENT_NAMES for a in b.param(n).to_arg(v[n])]
+    return [LaunchSpec(b.name, f"eager np={nranks}", "eager", args + repetition_args(b, v),
+                       nranks, "core", expected_results=len(v["sizes"]),
+                       timeout_s=launch_timeout(v, len(v["sizes"]) + v["refine"]))]
+
+
+register_benchmark(Benchmark(
+    "eager", "communication",
+    "eager limit between ranks 0 and 1: the time from posting a late receive until the "
+    "sender's MPI_Send has returned, per size; the step where the protocol changes is bracketed",
+    (Param("sizes", "sizes", EAGER_SIZES, "message sizes in bytes", 0, (1 << 31) - 1),
+     Param("late", "float", 20.0, "microseconds the receive is posted after the send started "
+           "(long enough for an eager message to arrive)", 1.0, 1e6),
+     *REFINEMENT, BUFFER_PAGES) + REPETITION,
+    _plan, ranks=">=2 (--np, default 2; ranks 0 and 1 measure)", narrow=narrow_sizes,
+    memory=lambda spec, v: 2 * max(v["sizes"] + [1]) + harness_bytes(v),
+    tiny=("sizes=8,64K", "refine=0")))
+
+
+# The study: the eager limit of a pair in a node (and across two nodes where the allocation
+# has them, as pingpong).
+register_study("eager", budget=0.1)

@@ -1,0 +1,106 @@
+"""eager: the late-receive curve, the eager limit bracketed where Open MPI's shared memory is
+told to switch (4 and 16 KiB: the SP2 study's test, which the ping-pong's latency curve cannot
+pass at 16 KiB, test_switches.py), the card row, the analysis on made-up runs, checks that bite
+and bad input as one line with exit status 2."""
+import shutil
+
+import pytest
+
+from helpers import FAST, ROOT, one_line_error
+from helpers_comm import error_of, launch, openmpi, run_ok
+from hpceval.analysis.card import machine_card
+from hpceval.analysis.eager import eager_limit, eager_switches
+
+
+def test_binary_records(bindir):
+    recs = run_ok(bindir, "eager", ["--sizes", "0,8,64K", "--refine", "0", "--late", "5"])
+    assert [r["params"]["bytes"] for r in recs] == [0, 8, 65536]
+    for r in recs:
+        assert r["metric"] == "late_receive" and r["unit"] == "us" and r["better"] == "lower"
+        assert r["params"]["ranks"] == "0-1" and r["params"]["late_us"] == 5
+        assert r["messages_per_sample"] == 1 and r["stats"]["median"] < 5000
+
+
+# A sweep as `hpceval run eager` plans it (default sizes, one launch, no retry): the switch falls
+# a little below the limit (the message header: 4032 / 4048 B for 4096 here), bracketed to the
+# 16-byte resolution within 128 bytes under it. Quiet, the late receive steps 0.47 -> 2.2 us at 4
+# KiB and 0.8 -> 2.8 us at 16 KiB, where the ping-pong's latency steps by 0.2 us at 16 KiB.
+@pytest.mark.alone
+@pytest.mark.skipif(not openmpi(), reason="the eager limit is set through Open MPI's vader BTL")
+@pytest.mark.parametrize("limit", [4096, 16384])
+def test_the_eager_limit_is_bracketed_to_16_bytes(cli, limit):
+    p = cli("run", "eager", "--set", "budget=0.1", "--no-remeasure",
+            env={"OMPI_MCA_btl_vader_eager_limit": str(limit)})
+    assert p.returncode == 0, p.stderr
+    [run] = cli.export()
+    found = eager_limit(run, "intra-node")
+    assert found, eager_switches(run)
+    s, rec = found
+    assert limit - 128 <= s.n_before < s.n_after <= limit and s.n_after - s.n_before <= 16, s
+    assert rec["params"]["bytes"] == s.n_after, s
+    [row] = [r for r in machine_card(run) if r["section"] == "MPI intra-node"
+             and r["quantity"].startswith("Eager limit")]
+    assert row["measured"] and row["value"] == s.n_before and f"{s.n_after:,} B" in row["point"]
+
+
+# MPICH (Debian's, ch4:ucx) sends eagerly up to UCX's rendezvous threshold: about 8 KiB inside a
+# node by default (bracketed 8240 - 8256 B here); UCX_RNDV_THRESH moves it, and the bracket with it.
+@pytest.mark.alone
+def test_mpich_s_limit_moves_with_ucx_s_threshold(cli):
+    if not shutil.which("mpiexec.mpich"):
+        pytest.fail("MPICH is not installed: 'make test' installs it (HPCEVAL_MPICH=1)")
+    p = cli("run", "eager", "--set", "budget=0.1", "--no-remeasure",
+            env={"HPCEVAL_BINDIR": str(ROOT / "build-mpich" / "bin"), "UCX_RNDV_THRESH": "16384"})
+    assert p.returncode == 0, p.stderr
+    [run] = cli.export()
+    assert run["launches"][0]["meta"]["mpi_library"].startswith("MPICH")
+    s, _ = eager_limit(run, "intra-node")
+    assert 16384 - 128 <= s.n_before < s.n_after <= 16384 and s.n_after - s.n_before <= 16, s
+
+
+def _rec(n, t, refined=False, hosts=("a", "a")):
+    return {"benchmark": "eager", "metric": "late_receive", "params": {"bytes": n, "ranks": "0-1"},
+            "stats": {"median": t}, "statistic": "median", "extra": {"refined": refined},
+            "where": {"pair_hosts": list(hosts)}}
+
+
+def test_the_limit_is_the_largest_bracketed_step_up():
+    recs = [_rec(1024, 0.40), _rec(1424, 0.39, True), _rec(1440, 0.43, True),  # a copy's step
+            _rec(2048, 0.45), _rec(4032, 0.47, True), _rec(4048, 2.2, True), _rec(8192, 2.4),
+            _rec(16384, 2.5), _rec(30000, 3.0), _rec(32768, 6.0)]     # a step not bracketed
+    run = {"records": recs}
+    s, rec = eager_limit(run, "intra-node")
+    assert (s.n_before, s.n_after, rec["params"]["bytes"]) == (4032, 4048, 4048)
+    assert {(x.n_before, x.n_after) for x in eager_switches(run)} == {(1424, 1440), (4032, 4048)}
+    assert eager_limit(run, "inter-node") is None
+    across = {"records": [_rec(n, t, r, ("a", "b")) for n, t, r in
+                          ((8192, 5.0, False), (12000, 5.1, True), (12016, 9.0, True))]}
+    assert eager_limit(across, "inter-node")[0].n_before == 12000
+    assert eager_limit({"records": recs[:4]}, "intra-node") is None
+
+
+def test_corrupt_data_is_caught(bindir):
+    status, msg = error_of(launch(bindir, "eager", ["--sizes", "8,1K", "--inject", "corrupt",
+                                                    "--budget", "0.02", "--refine", "0"]))
+    assert status == 1 and "data check failed" in msg and "wrong byte" in msg
+
+
+@pytest.mark.parametrize("args, nranks, message", [
+    ([], 1, "eager needs at least 2 MPI ranks, got 1"),
+    (["--sizes=-8,1"], 2, "option --sizes: value '-8'"),
+    (["--late", "0"], 2, "option --late: 0 is out of range"),
+    (["--resolution", "0"], 2, "option --resolution"),
+])
+def test_bad_input_binary(bindir, args, nranks, message):
+    status, msg = error_of(launch(bindir, "eager", args, nranks))
+    assert status == 2 and message in msg and "\n" not in msg.strip()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--np", "1"], "eager needs at least 2 ranks"),
+    (["--set", "eager.late=0"], "late"),
+    (["--set", "eager.sizes=x"], "sizes"),
+])
+def test_bad_input_cli(cli, args, message):
+    p = cli("run", "eager", *FAST, *args)
+    assert p.returncode == 2 and message in one_line_error(p.stderr), p.stderr
