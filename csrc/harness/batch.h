@@ -45,6 +45,8 @@
 /* The median calibration sample at the settled k lasts at least this long
  * (seconds). */
 #define HPC_BATCH_MIN_S 50e-6
+/* Operations per sample at most under SimGrid's SMPI (batch.c). */
+#define HPC_BATCH_SMPI_CAP 64
 /* Calibration samples at one k whose median decides (odd). */
 #define HPC_BATCH_CONFIRM 3
 /* Kept samples after which k is checked once more, and how often it may

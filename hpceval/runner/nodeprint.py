@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from hpceval.fingerprint import machine_fingerprint
 from hpceval.launch.base import version_text
+from hpceval.runner.execute import start
 from hpceval.runner.procs import end_session
 
 # What must agree between nodes; the host name, environment and hash differ by nature.
@@ -46,9 +47,9 @@ def _parse(stdout: str) -> Dict[str, Dict[str, Any]]:
 
 
 def _launch(command: List[str], timeout_s: float) -> Tuple[str, str, bool]:
-    """(stdout, stderr, timed out) of the fingerprint launch."""
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    """(stdout, stderr, timed out) of the fingerprint launch, started as every launch is
+    (execute.start: a session of its own that dies with the driver)."""
+    proc = start(command, {}, bufsize=-1)
     try:
         out, err = proc.communicate(timeout=timeout_s)
         return out, err, False

@@ -1,7 +1,9 @@
 """One launch path: every planned launch (a run's, an experiment's, the cache probe's) runs
 through hpceval.runner.session.run_launch, and every launcher command is built by
 hpceval.runner.placement.launch_command (`hpceval trace` too); the one exception is the
-nodes' fingerprint (hpceval/runner/nodeprint.py), a Python program started once per host."""
+nodes' fingerprint (hpceval/runner/nodeprint.py), a Python program started once per host, whose
+command is the launcher's own; it too is started by hpceval.runner.execute.start, the one place
+a launch's processes are started."""
 from __future__ import annotations
 
 import ast
@@ -33,6 +35,8 @@ def test_one_execute_and_one_command_builder():
     assert {f for f, _ in _calls("run_launch")} >= {"runner/session.py", "runner/llcprobe.py",
                                                     "experiment/run.py"}
     assert "cli/cmd_trace.py" in {f for f, _ in _calls("launch_command")}
+    assert {f for f, _ in _calls("Popen")} == {"runner/execute.py"}
+    assert {f for f, _ in _calls("start")} >= {"runner/nodeprint.py", "runner/program.py"}
 
 
 def test_run_launch_tags_and_checks_the_records(bindir):
