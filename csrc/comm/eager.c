@@ -19,8 +19,9 @@
  *
  * After the listed sizes, up to --refine more are measured where the curve
  * jumps, bisecting until the switch is bracketed to --resolution bytes
- * (lib/refine.h), as pingpong does; the tallest steps first, since here the
- * protocol change is a factor and a copy's own steps are 5-15%.
+ * (lib/refine.h), as pingpong does; the steps by a factor first, smallest
+ * size first, since here the protocol change is a factor and a copy's own
+ * steps are 5-15%.
  *
  * Verification, outside the timed region: rank 1 fills its send buffer with
  * a pattern seeded by (size, sample) before each "go", rank 0 clears its

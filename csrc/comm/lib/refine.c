@@ -57,6 +57,16 @@ static double kink(const comm_sized l[2], const comm_sized h[2])
     return fabs(log(fmax(sh, floor) / fmax(sl, floor)));
 }
 
+/* The rank of interval (a, b) by its step (by_height): a step of at least
+ * 0.5 (relative: 1.5x) first, the smallest size first among them (the first
+ * protocol change is the eager limit; a later step, between 110 and 256 KB
+ * here under both MPIs, can be taller), then the others by height. */
+static double by_height(const comm_sized *a, const comm_sized *b)
+{
+    double h = fabs(b->t - a->t) / fmin(a->t, b->t);
+    return h >= 0.5 ? 1e6 - log((double)a->n + 1.0) : h;
+}
+
 /* Rank 0: a suspected interval outside ranges (closed[0..nclosed-1], pairs
  * of sizes), or -1; *rank gets its rank (below). Suspected: both lines
  * miss by more than tol, or one of them by more than 3 tol (a step on a
@@ -72,7 +82,7 @@ static double kink(const comm_sized l[2], const comm_sized h[2])
  * KiB here, each 5-10%, as high as the switch) with the slope unchanged.
  * Ranked by height, those used up the budget before the switch. A curve
  * whose protocol change is its tallest step by construction (eager.c: a
- * factor, where a copy steps by 5-15%) ranks by height alone (by_height). */
+ * factor, where a copy steps by 5-15%) ranks by height (by_height). */
 static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
                    const long long *closed, int nclosed, comm_sized lo[2], comm_sized hi[2],
                    double *rank)
@@ -87,10 +97,9 @@ static int suspect(const comm_sized *d, int nd, const comm_refine_cfg *cfg,
         int skip = fmin(up, down) <= cfg->tol && fmax(up, down) <= 3 * cfg->tol;
         for (int c = 0; c < nclosed && !skip; c++)
             skip = d[i].n >= closed[2 * c] && d[i + 1].n <= closed[2 * c + 1];
-        double r = cfg->by_height
-                       ? fabs(d[i + 1].t - d[i].t) / fmin(d[i].t, d[i + 1].t)
-                       : (d[i + 1].t < d[i].t ? 1e6 : 0) + (fmin(up, down) > cfg->tol ? 1e3 : 0) +
-                             kink(l, h);
+        double r = cfg->by_height ? by_height(&d[i], &d[i + 1])
+                                  : (d[i + 1].t < d[i].t ? 1e6 : 0) +
+                                        (fmin(up, down) > cfg->tol ? 1e3 : 0) + kink(l, h);
         if (!skip && r > best) {
             best = r;
             pick = i;

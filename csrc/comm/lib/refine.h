@@ -40,8 +40,9 @@ typedef struct {
     int max_points;        /* sizes added at most, over all switches */
     long long resolution;  /* bisect until the bracket is this narrow (bytes) */
     double tol;            /* relative miss of a line that suggests a switch */
-    int by_height;         /* rank suspects by their step's relative height alone (a curve
-                              whose protocol change is its tallest step: eager.c) */
+    int by_height;         /* rank suspects by their step's relative height, steps of 1.5x
+                              or more first and the smallest size first among them (a curve
+                              whose protocol changes are its tall steps: eager.c) */
 } comm_refine_cfg;
 
 /* The options of every binary that refines (read by comm_sweep). */
