@@ -3,12 +3,16 @@
 the ping-pong's latency curve shows at the same limit: what docs/eager.md quotes.
 
     python3 benchmarks/eager_limits.py [--launches 5] [--quiet]
+    python3 benchmarks/eager_limits.py --direct --launches 100 --quiet   # how often it is right
 
 Configurations: Open MPI's shared memory with btl_vader_eager_limit 4096 and 16384, MPICH
 (Debian's, ch4:ucx) as installed and with UCX_RNDV_THRESH=16384. Each launch is `hpceval run
 eager` (default sizes and refinement, budget 0.1 s a point) into a scratch database; for Open
 MPI, one `hpceval run pingpong` sweep (sizes 512 B..64 KiB, refined) follows, and its bracket
-nearest the limit is printed beside. The machine is shared unless --quiet says it was idle."""
+nearest the limit is printed beside. --direct launches the binary itself (default options, no
+store, no ping-pong: about 0.6 s a launch) and counts the launches whose bracket lies within
+128 B under the limit and is 16 B wide, as tests/comm/test_eager.py asks. The machine is shared
+unless --quiet says it was idle."""
 from __future__ import annotations
 
 import argparse
@@ -51,12 +55,39 @@ def pingpong_bracket(run: dict, limit: int) -> str:
     return f"{s.n_before}-{s.n_after} B ({s.t_before:.2f} -> {s.t_after:.2f} us)"
 
 
+def direct(bindir: str, env: dict) -> dict:
+    """One launch of the binary with its defaults, as a run of one intra-node pair."""
+    launcher = ["mpirun", "--allow-run-as-root", "--bind-to", "core"] if bindir == "build" \
+        else ["mpiexec.mpich"]
+    p = subprocess.run([*launcher, "-np", "2", str(ROOT / bindir / "bin" / "hpceval-eager"),
+                        "--budget", "0.1"], capture_output=True, text=True,
+                       env={**os.environ, **env})
+    recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    recs = [dict(r, where={"pair_hosts": ["here", "here"]}) for r in recs if r["type"] == "result"]
+    if p.returncode or not recs:
+        sys.exit(f"hpceval-eager failed: {p.stderr.strip().splitlines()[-1:]}")
+    return {"records": recs}
+
+
+def right(found, limit) -> bool:
+    return bool(found and limit and limit - 128 <= found[0].n_before < found[0].n_after <= limit
+                and found[0].n_after - found[0].n_before <= 16)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--launches", type=int, default=5)
     ap.add_argument("--quiet", action="store_true", help="the machine was idle")
+    ap.add_argument("--direct", action="store_true", help="launch the binary, count the right")
     a = ap.parse_args()
     print(f"figures {'quiet' if a.quiet else 'LOADED (machine shared)'}")
+    if a.direct:
+        for label, bindir, env, limit in CONFIGS:
+            finds = [eager_limit(direct(bindir, env), "intra-node") for _ in range(a.launches)]
+            brackets = sorted({f"{f[0].n_before}-{f[0].n_after}" if f else "none" for f in finds})
+            ok = f"{sum(right(f, limit) for f in finds)} of {a.launches} right" if limit else ""
+            print(f"{label}: {ok} brackets {', '.join(brackets)}", flush=True)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "r.sqlite"
         for label, bindir, env, limit in CONFIGS:

@@ -167,6 +167,8 @@ typedef struct {
     comm_sized a, b;
     int steps;
     double rank;  /* its suspicion's rank (suspect) */
+    comm_sized pa, pb;  /* the ends before the last halving */
+    int backed;         /* 1 once it went back to them (bisect_step) */
 } bracket;
 
 enum { OPEN, FOUND, GIVEN_UP };
@@ -185,12 +187,21 @@ enum { OPEN, FOUND, GIVEN_UP };
  * is narrowed to the resolution and its ends still differ by a step;
  * GIVEN_UP when the step faded (noise, or a gradual change such as a cache
  * filling up) or was not there when its ends were measured again
- * (verdict). */
+ * (verdict); but the first time a halved bracket has lost its step, the
+ * midpoint that chose the half is taken for a transient and the bracket
+ * goes back to the interval it split (a transient midpoint sent 1 MPICH
+ * sweep in 100 into the wrong half, to a 32-byte bracket beside the limit). */
 static int bisect_step(bracket *o, comm_sized *pts, int *npts, const comm_refine_cfg *cfg,
                        comm_measure_fn fn, void *ctx, MPI_Comm comm, int rank)
 {
-    if (o->steps > 0 && !still_stepped(&o->a, &o->b, pts, npts, fn, ctx, comm, rank))
-        return GIVEN_UP;
+    if (o->steps > 0 && !still_stepped(&o->a, &o->b, pts, npts, fn, ctx, comm, rank)) {
+        if (o->backed || o->steps < 2)
+            return GIVEN_UP;
+        /* The halves were chosen by a midpoint that lied (a transient: the step is gone from
+         * the half kept): once, go back to the interval it split, judged afresh. */
+        o->a = o->pa, o->b = o->pb, o->backed = 1;
+        return OPEN;
+    }
     comm_sized lo = measure(o->a.n, 0, pts, npts, fn, ctx);
     comm_sized m = measure(o->a.n + (o->b.n - o->a.n) / 2, 1, pts, npts, fn, ctx);
     comm_sized hi = measure(o->b.n, 0, pts, npts, fn, ctx);
@@ -198,6 +209,7 @@ static int bisect_step(bracket *o, comm_sized *pts, int *npts, const comm_refine
     verdict(&lo, &m, &hi, o->steps++ == 0, cfg->tol, comm, rank, v);
     if (!v[1])
         return GIVEN_UP;
+    o->pa = lo, o->pb = hi;
     if (v[0])
         o->a = m, o->b = hi;
     else
@@ -227,7 +239,7 @@ static void add_suspects(comm_sized *pts, int npts, const comm_refine_cfg *cfg, 
     double rank;
     qsort(pts, (size_t)npts, sizeof *pts, by_size);
     while (*nopen < max && suspect(pts, npts, cfg, ranges, *nranges, lo, hi, &rank) >= 0) {
-        open[(*nopen)++] = (bracket){lo[1], hi[0], 0, rank};
+        open[(*nopen)++] = (bracket){lo[1], hi[0], 0, rank, lo[1], hi[0], 0};
         ranges[2 * *nranges] = lo[1].n;
         ranges[2 * (*nranges)++ + 1] = hi[0].n;
     }
@@ -254,7 +266,7 @@ int comm_refine_switches(comm_sized *pts, int *npts, const comm_refine_cfg *cfg,
         if (i < 0)
             break;
         /* Every rank bisects the same sizes; only rank 0's times decide. */
-        bracket o = rank == 0 ? open[i] : (bracket){{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0};
+        bracket o = rank == 0 ? open[i] : (bracket){0};
         MPI_Bcast(&o, (int)sizeof o, MPI_BYTE, 0, comm);
         int state = bisect_step(&o, pts, npts, cfg, fn, ctx, comm, rank);
         found += state == FOUND;
