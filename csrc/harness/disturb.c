@@ -1,8 +1,12 @@
-/* disturb.c - disturbance of a measured point: preemptions and steal time. */
+/* disturb.c - disturbance of a measured point: preemptions, steal time, a slowed core, a moved pair. */
 #include "disturb.h"
+#include "harness.h"
+#include "pairline.h"
 #include "timer.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 static struct {
@@ -10,7 +14,52 @@ static struct {
     long nivcsw;            /* this process's, at the start */
     long gathered;          /* all ranks' preemptions in the window, -1: not gathered */
     unsigned long long steal, total;
+    double core_start;      /* this rank's core probe at the start [s] */
+    double slower;          /* the slowest rank's probe over its fastest, 0: not gathered */
+    int slower_rank;
+    double line, line_best; /* a pair's cache-line round trip [ns] now and its fastest, 0: none */
 } w = {.gathered = -1};
+
+/* The core's speed: a fixed copy inside L1, timed (median of PROBE_REPS), outside any timed
+ * region. A vCPU beside a busy hyperthread of another guest, or a lowered clock, shows in no
+ * preemption or steal count, yet a 16 KiB ping-pong ran 1.1-1.2x slower while this copy took
+ * 1.07-1.16x longer, and 1.17x slower while it took 1.85x (docs/records.md). */
+enum { PROBE_BYTES = 4096, PROBE_COPIES = 32, PROBE_REPS = 5, PROBE_CALIBRATE = 20 };
+static unsigned char probe_src[PROBE_BYTES], probe_dst[PROBE_BYTES];
+static void *(*volatile probe_copy)(void *, const void *, size_t) = memcpy;  /* never elided */
+static double core_best;  /* this process's fastest probe so far [s], 0: none yet */
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double core_probe(int copies)
+{
+#ifdef HPC_SMPI
+    return core_best = 1;  /* simulated time: the host's cores do not reach it */
+#endif
+    double t[PROBE_REPS];
+    for (int r = 0; r < PROBE_REPS; r++) {
+        double t0 = hpc_now();
+        for (int i = 0; i < copies; i++)
+            probe_copy(probe_dst, probe_src, PROBE_BYTES);
+        t[r] = hpc_now() - t0;
+    }
+    qsort(t, PROBE_REPS, sizeof *t, by_value);
+    if (core_best == 0 || t[0] < core_best)
+        core_best = t[0];
+    return t[0];
+}
+
+/* This rank's core over its fastest in this launch, for the window now closing. */
+static double core_slower(void)
+{
+    int slowed = hpc_inject == HPC_INJECT_SLOW_CORE && hpc_rank == hpc_nranks - 1;
+    double end = core_probe(slowed ? 2 * PROBE_COPIES : PROBE_COPIES), worst = end > w.core_start ? end : w.core_start;
+    return worst / core_best;
+}
 
 static long involuntary_switches(void)
 {
@@ -42,6 +91,11 @@ void hpc_disturb_start(void)
     w.nivcsw = involuntary_switches();
     w.gathered = -1;
     cpu_jiffies(&w.steal, &w.total);
+    w.slower = w.line = 0;
+    if (core_best == 0)  /* the launch's first window: a reference to compare with */
+        for (int i = 0; i < PROBE_CALIBRATE; i++)
+            core_probe(PROBE_COPIES);
+    w.core_start = core_probe(PROBE_COPIES);
 }
 
 void hpc_disturb_gather(MPI_Comm comm)
@@ -49,6 +103,14 @@ void hpc_disturb_gather(MPI_Comm comm)
     long mine = involuntary_switches() - w.nivcsw, all = 0;
     MPI_Reduce(&mine, &all, 1, MPI_LONG, MPI_SUM, 0, comm);
     w.gathered = all;
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    struct { double v; int r; } slow = {core_slower(), rank}, max;
+    MPI_Reduce(&slow, &max, 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, comm);
+    w.slower = max.v;
+    w.slower_rank = max.r;
+    if (!hpc_pairline(comm, &w.line, &w.line_best))
+        w.line = 0;
 }
 
 const char *hpc_disturb_judge(hpc_disturbance *d, int n)
@@ -60,6 +122,12 @@ const char *hpc_disturb_judge(hpc_disturbance *d, int n)
     d->preemptions = w.gathered >= 0 ? w.gathered : involuntary_switches() - w.nivcsw;
     /* 10 ms jiffies: below 20 of them (all CPUs together) the share means nothing. */
     d->steal = total >= w.total + 20 ? (double)(steal - w.steal) / (double)(total - w.total) : -1;
+    if (w.slower == 0) {  /* not gathered: this rank's own core */
+        w.slower = core_slower();
+        w.slower_rank = -1;
+    }
+    d->core_slower = w.slower;
+    d->pair_line_ns = w.line;
 #ifdef HPC_SMPI
     /* SimGrid SMPI (smpicc's mpi.h): the ranks are contexts of one simulator process and time
      * is simulated, so the host's preemptions and steal time do not reach the measurement. */
@@ -73,6 +141,19 @@ const char *hpc_disturb_judge(hpc_disturbance *d, int n)
         d->preemptions * HPC_DISTURB_SAMPLES_PER >= n) {
         snprintf(why, sizeof why, "other processes preempted the ranks %ld times in %d samples",
                  d->preemptions, n);
+        return why;
+    }
+    if (w.line > HPC_DISTURB_MOVED * w.line_best) {
+        snprintf(why, sizeof why, "the pair's cache line took %.1fx longer to go round than at "
+                 "its fastest in this launch (a core moved farther away)", w.line / w.line_best);
+        return why;
+    }
+    if (d->core_slower > HPC_DISTURB_SLOWER) {
+        char who[32] = "its";
+        if (w.slower_rank >= 0)
+            snprintf(who, sizeof who, "rank %d's", w.slower_rank);
+        snprintf(why, sizeof why, "%s core ran %.2fx slower than its fastest in this launch "
+                 "(a lowered clock, or another guest on its core)", who, d->core_slower);
         return why;
     }
     return NULL;

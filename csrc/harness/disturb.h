@@ -9,7 +9,13 @@
  *     from a rank;
  *   - steal: the share of CPU time the hypervisor gave to other guests
  *     (/proc/stat), on rank 0's node, judged only over windows long enough
- *     for the kernel's 10 ms accounting.
+ *     for the kernel's 10 ms accounting;
+ *   - a slowed core: each rank times a fixed copy inside L1 when the window
+ *     opens and when it closes; the slower of the two over the fastest that
+ *     rank has timed in this launch, the worst over the ranks;
+ *   - a moved pair: when the sampling ends collectively over two ranks of one
+ *     node, their cache-line round trip (pairline.h) against the fastest the
+ *     pair has shown in this launch.
  * hpc_result_stats writes "disturbed": false, or the reason as text, and the
  * raw numbers under "quiet" (docs/records.md).
  */
@@ -25,6 +31,12 @@
 #define HPC_DISTURB_MIN_PREEMPT 3
 #define HPC_DISTURB_SAMPLES_PER 4
 #define HPC_DISTURB_STEAL 0.05
+/* ... or when a rank's core ran more than this much slower than its fastest. */
+#define HPC_DISTURB_SLOWER 1.03
+/* ... or when a pair's cache line went round more than this much slower than at its fastest:
+ * here a pair that stays varies up to 1.5x (120-190 ns), a vCPU moved away takes 1.8-2.7x
+ * longer (330-350 ns after 130-195). */
+#define HPC_DISTURB_MOVED 1.6
 
 /* Open the window of a new point (every rank). */
 void hpc_disturb_start(void);
@@ -36,6 +48,8 @@ typedef struct {
     double seconds;      /* length of the window */
     long preemptions;    /* involuntary context switches (all ranks gathered, else rank 0's) */
     double steal;        /* share of CPU time stolen, or -1 when the window was too short */
+    double core_slower;  /* the slowest rank's core probe over its fastest (>= 1) */
+    double pair_line_ns; /* a pair's cache-line round trip at the end, or 0 (not a pair) */
 } hpc_disturbance;
 
 /* Close the window on this rank and judge it for a point of n kept samples:

@@ -34,7 +34,7 @@ static const hpc_option common_options[] = {
      .help = "stop when the median's 95% CI half-width / median is at most this"},
     {.name = "budget", .type = HPC_DOUBLE, .def = "1.0", .min = 0, .max = 86400,
      .help = "seconds per measured point (warm-up included)"},
-    {.name = "inject", .type = HPC_CHOICE, .def = "none", .choices = "none|corrupt|hang|die",
+    {.name = "inject", .type = HPC_CHOICE, .def = "none", .choices = "none|corrupt|hang|die|slow-core|far-pair",
      .help = "fault injection for testing the harness"},
     {0}};
 
@@ -144,11 +144,13 @@ void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
         hpc_usage_error("option --min-reps: %d is larger than --max-reps %d",
                         hpc_reps.min_reps, hpc_reps.max_reps);
 
+    /* In the order of hpc_inject_mode; the option's choices are checked already. */
+    static const char *const injects[] = {"none", "corrupt", "hang", "die", "slow-core",
+                                          "far-pair"};
     const char *inject = hpc_opt_str("inject");
-    hpc_inject = strcmp(inject, "corrupt") == 0 ? HPC_INJECT_CORRUPT
-                 : strcmp(inject, "hang") == 0  ? HPC_INJECT_HANG
-                 : strcmp(inject, "die") == 0   ? HPC_INJECT_DIE
-                                                : HPC_INJECT_NONE;
+    for (int i = 0; i < (int)(sizeof injects / sizeof *injects); i++)
+        if (strcmp(inject, injects[i]) == 0)
+            hpc_inject = (hpc_inject_mode)i;
 
     hpc_timer_calibrate(&hpc_timer);
     hpc_tracing = getenv("HPCEVAL_TRACE_DIR") != NULL;  /* output.h */

@@ -444,6 +444,9 @@ void hpc_result_stats(hpc_json *j, const hpc_stats *s, int converged)
     hpc_json_int(j, "preemptions", d.preemptions);
     if (d.steal >= 0)
         hpc_json_num(j, "steal", d.steal);
+    hpc_json_num(j, "core_slower", d.core_slower);
+    if (d.pair_line_ns > 0)
+        hpc_json_num(j, "pair_line_ns", d.pair_line_ns);
     hpc_json_close(j);
 }
 

@@ -1,14 +1,15 @@
 """The same point measured five times agrees (issue: a cold first sample used to lock the batch
-length at one round trip, and 16 KiB came out at 3.1 us once and 2.0 us four times).
+length at one round trip, and 16 KiB came out at 3.1 us once and 2.0 us four times; #25: five
+launches within 5%).
 
-#25 asks for 5% across five launches; NOT met on this VM, and not by any program: it moves
-between states that mostly last a whole launch (quiet runs, 20 points of 16 KiB per launch: one
-launch 3.61-3.64 us throughout, the next 2.52 us throughout, others 2.8 and 3.2), and a plain
-OSU-style loop (2000 round trips per point, 10 points per launch, launches alternating with
-hpceval's) ranged 2.61-4.43 us over six launches, with jumps of up to 39% inside one launch.
-What these tests hold is what the harness controls and a gross regression would break: no
-cold batch length (k >= 8), five points of one launch within 25% of their median, five
-launches within 2x."""
+#25's 5% across five launches is NOT held here: this VM moves between states for seconds to
+minutes, within launches and across them: the host lowers both vCPUs' clock, another guest
+shares a vCPU's core, or a vCPU moves to a farther core (docs/repeatability.md). The harness
+calls most such points disturbed (tests/csrc/test_disturb.py), and in calm periods the clean
+launches with the pair in one place agree within 3%; in busy ones clean launches still ranged
+2.48-2.95 us. What these tests hold is what the harness controls and a gross regression would
+break: no cold batch length (k >= 8), five points of one launch within 25% of their median,
+five launches within 2x."""
 
 import pytest
 import statistics
@@ -27,8 +28,8 @@ def measure_16k(bindir) -> dict:
 
 
 def measure_clean(bindir, tries: int = 4) -> dict:
-    """As `hpceval run` treats a headline: a measurement the harness calls disturbed (other
-    processes preempted the ranks) is taken again, a few times at most."""
+    """As `hpceval run` treats a headline: a measurement the harness calls disturbed (preempted
+    ranks, a slowed core, a moved pair) is taken again, a few times at most."""
     for _ in range(tries):
         rec = measure_16k(bindir)
         if not rec["disturbed"]:
@@ -56,8 +57,10 @@ def test_one_point_measured_five_times_in_one_launch_agrees(bindir):
 
 @pytest.mark.alone
 def test_five_launches_agree_within_the_machine_s_states(bindir):
-    """Across launches a 16 KiB ping-pong settles in one of this machine's states (2.5-4.4 us
-    for any program here); five launches within 2x keep a launch twice as slow visible."""
+    """Across launches a 16 KiB ping-pong settles in one of this machine's states (2.5-4.2 us
+    here; docs/repeatability.md); five launches within 2x keep a launch twice as slow
+    visible."""
     recs = [measure_clean(bindir) for _ in range(5)]
     medians = [r["stats"]["median"] for r in recs]
-    assert max(medians) / min(medians) <= 2.0, medians
+    assert max(medians) / min(medians) <= 2.0, [(r["stats"]["median"], r["quiet"]) for r in recs]
+
