@@ -61,7 +61,7 @@ static double core_slower(void)
     return worst / core_best;
 }
 
-static long involuntary_switches(void)
+long hpc_preemptions_self(void)
 {
     struct rusage ru;
     return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_nivcsw : 0;
@@ -88,7 +88,7 @@ static void cpu_jiffies(unsigned long long *steal, unsigned long long *total)
 void hpc_disturb_start(void)
 {
     w.t = hpc_now();
-    w.nivcsw = involuntary_switches();
+    w.nivcsw = hpc_preemptions_self();
     w.gathered = -1;
     cpu_jiffies(&w.steal, &w.total);
     w.slower = w.line = 0;
@@ -100,7 +100,7 @@ void hpc_disturb_start(void)
 
 void hpc_disturb_gather(MPI_Comm comm)
 {
-    long mine = involuntary_switches() - w.nivcsw, all = 0;
+    long mine = hpc_preemptions_self() - w.nivcsw, all = 0;
     MPI_Reduce(&mine, &all, 1, MPI_LONG, MPI_SUM, 0, comm);
     w.gathered = all;
 #ifdef HPC_SMPI
@@ -123,7 +123,7 @@ const char *hpc_disturb_judge(hpc_disturbance *d, int n)
     unsigned long long steal, total;
     cpu_jiffies(&steal, &total);
     d->seconds = hpc_now() - w.t;
-    d->preemptions = w.gathered >= 0 ? w.gathered : involuntary_switches() - w.nivcsw;
+    d->preemptions = w.gathered >= 0 ? w.gathered : hpc_preemptions_self() - w.nivcsw;
     /* 10 ms jiffies: below 20 of them (all CPUs together) the share means nothing. */
     d->steal = total >= w.total + 20 ? (double)(steal - w.steal) / (double)(total - w.total) : -1;
     if (w.slower == 0) {  /* not gathered: this rank's own core */

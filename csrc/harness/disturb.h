@@ -38,6 +38,9 @@
  * longer (330-350 ns after 130-195). */
 #define HPC_DISTURB_MOVED 1.6
 
+/* This process's involuntary context switches so far (getrusage). */
+long hpc_preemptions_self(void);
+
 /* Open the window of a new point (every rank). */
 void hpc_disturb_start(void);
 /* Collective over comm, at the end of sampling: rank 0 learns the

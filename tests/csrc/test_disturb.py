@@ -26,12 +26,12 @@ def latencies(bindir, name, args, nranks=None):
 
 
 def test_a_pair_on_one_node_records_its_core_speed_and_its_cache_line(bindir):
-    recs = latencies(bindir, "pingpong", ["--sizes", "8,4K", "--refine", "0"])
-    assert len(recs) == 2
-    for r in recs:
-        assert r["quiet"]["core_slower"] >= 1.0, r["quiet"]
-        # a cache line between two cores of one node: tens of ns to a few us, never 0
-        assert 10 < r["quiet"]["pair_line_ns"] < 1e5, r["quiet"]
+    recs = latencies(bindir, "pingpong", ["--sizes", "8,8,8,8,4K,4K", "--refine", "0"])
+    assert len(recs) == 6 and all(r["quiet"]["core_slower"] >= 1.0 for r in recs), recs
+    # a cache line between two cores of one node: tens of ns to a few us, never 0; a probe
+    # during which a rank was preempted (the tests' load) records none
+    lines = [r["quiet"]["pair_line_ns"] for r in recs if "pair_line_ns" in r["quiet"]]
+    assert lines and all(10 < ns < 1e5 for ns in lines), recs
 
 
 def test_one_rank_records_its_core_speed_and_no_pair(bindir):
@@ -50,12 +50,14 @@ def test_a_slowed_core_makes_every_point_disturbed_and_names_the_rank(bindir):
 
 
 def test_a_moved_pair_makes_the_points_after_the_move_disturbed(bindir):
-    recs = latencies(bindir, "pingpong", ["--sizes", "8,8,8", "--refine", "0", "--inject",
-                                          "far-pair"])
-    first, *later = [r["quiet"]["pair_line_ns"] for r in recs]
+    recs = latencies(bindir, "pingpong", ["--sizes", "8,8,8,8,8,8", "--refine", "0",
+                                          "--inject", "far-pair"])
+    probed = [r for r in recs if "pair_line_ns" in r["quiet"]]
+    assert len(probed) >= 2, recs
+    first, *later = [r["quiet"]["pair_line_ns"] for r in probed]
     # rank 1 answers 1 us late from the second probe on: the line goes round 1 us slower
     assert all(ns > first + 800 for ns in later), (first, later)
-    assert all(named(r["disturbed"], "the pair's cache line took") for r in recs[1:]), recs
+    assert all(named(r["disturbed"], "the pair's cache line took") for r in probed[1:]), probed
 
 
 @pytest.mark.parametrize("inject", ["slow-core", "far-pair"])
