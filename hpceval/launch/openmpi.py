@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Dict, List, Sequence, Tuple
 
 from hpceval.launch.base import Launcher, register_launcher
+from hpceval.launch.ompi_session import launch_dir
 
 
 @register_launcher
@@ -19,6 +21,17 @@ class OpenMPILauncher(Launcher):
     def host_args(self, slots: Sequence[Tuple[str, int]]) -> List[str]:
         return ["--host", ",".join(f"{host}:{k}" for host, k in slots)]
 
+    def session_args(self, slots: Sequence[Tuple[str, int]]) -> List[str]:
+        """A session directory of this launch's own (ompi_session.py), when every rank runs
+        here under ORTE (Open MPI 4): on other nodes mpirun's orteds would leave its name
+        behind, and Open MPI 5 (PRRTE) names the option differently."""
+        nodes = os.environ.get("SLURM_JOB_NUM_NODES") or os.environ.get("SLURM_NNODES") or "1"
+        major = re.search(r"(\d+)\.\d+", self.version)
+        if slots or nodes != "1" or not major or int(major.group(1)) >= 5:
+            return []
+        where = launch_dir()
+        return ["--mca", "orte_tmpdir_base", where] if where else []
+
     def command(self, nranks: int, argv: List[str], bind: str, env: Dict[str, str],
                 slots: Sequence[Tuple[str, int]] = ()) -> List[str]:
         cmd = [self.program]
@@ -26,6 +39,7 @@ class OpenMPILauncher(Launcher):
             cmd.append("--allow-run-as-root")     # Open MPI refuses root without it
         if slots:
             cmd += self.host_args(slots)
+        cmd += self.session_args(slots)
         cpus = self.cpu_list(bind, nranks)
         if cpus:
             cmd += ["--cpu-list", ",".join(map(str, cpus)), "--bind-to", "cpu-list:ordered"]

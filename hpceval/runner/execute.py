@@ -249,11 +249,25 @@ def _first_banner(lines: List[str]) -> Optional[str]:
     for i, l in enumerate(text[:-1]):
         if l and set(l) <= set("-") and text[i + 1] and not set(text[i + 1]) <= set("-"):
             words: List[str] = []
-            for nxt in text[i + 1:i + 5]:
+            for j, nxt in enumerate(text[i + 1:i + 5], i + 1):
                 if not nxt or set(nxt) <= set("-"):
                     break
                 words.append(nxt)
                 if nxt.endswith((".", ":")):
                     break
+            if words and words[-1].endswith(":"):      # "...directory:", then what it was
+                words += _details(text[j + 1:])
             return " ".join(words)[:300]
     return None
+
+
+def _details(text: List[str]) -> List[str]:
+    """The paragraph after a banner's "...:" line ("Directory: /tmp/x", "Error: ...")."""
+    while text and not text[0]:
+        text = text[1:]
+    out: List[str] = []
+    for l in text[:4]:
+        if not l or set(l) <= set("-"):
+            break
+        out.append(" ".join(l.split()))
+    return out

@@ -26,3 +26,22 @@ def test_hang_before_the_end_record_times_out_and_ends_other_groups():
     out = execute(["sh", "-c", "setsid sleep 642 & sleep 643"], {}, 1.5, "now")
     assert out.status == "timeout"
     assert not _left("sleep 642") and not _left("sleep 643")
+
+
+MKDIR_BANNER = """--------------------------------------------------------------------------
+A call to mkdir was unable to create the desired directory:
+
+  Directory: /tmp/x/ompi.vm.0/jf.0
+  Error:     No such file or directory
+
+Please check to ensure you have adequate permissions to perform
+the desired operation.
+--------------------------------------------------------------------------"""
+
+
+def test_a_banner_that_ends_in_a_colon_says_what_it_refers_to(tmp_path):
+    (tmp_path / "banner").write_text(MKDIR_BANNER + "\n")
+    out = execute(["sh", "-c", f"cat {tmp_path / 'banner'} >&2; exit 1"], {}, 30, "now")
+    assert out.status == "failed"
+    assert out.message == ("A call to mkdir was unable to create the desired directory: "
+                           "Directory: /tmp/x/ompi.vm.0/jf.0 Error: No such file or directory")
