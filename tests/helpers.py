@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Dict, List
 
@@ -20,6 +21,13 @@ BIN = ROOT / "build" / "bin"
 # the refinement).
 FAST = ["--set", "budget=0.05", "--set", "min-reps=3", "--set", "max-reps=20", "--set", "warmup=1",
         "--no-remeasure", "--llc", "reported"]
+
+
+def own_session(cmd: List[str]) -> List[str]:
+    """An Open MPI 4 command without its session directory of its own (ompi_session.py)."""
+    i = cmd.index("orte_tmpdir_base")
+    assert cmd[i - 1] == "--mca" and cmd[i + 1].startswith(tempfile.gettempdir())
+    return cmd[:i - 1] + cmd[i + 2:]
 
 
 class CLI:

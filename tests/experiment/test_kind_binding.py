@@ -2,6 +2,8 @@
 the report draws the comparison; a policy the machine cannot express is refused."""
 import os
 
+from helpers import own_session
+
 from helpers_experiment import QUICK, SST, assert_interleaved, assert_refused
 
 from hpceval.errors import UsageError
@@ -44,9 +46,9 @@ def test_each_mpi_spells_the_policies(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3})
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     o = OpenMPILauncher("/usr/bin/mpirun", "4.1.4", cores=4)
-    assert o.command(2, ["b"], "alternating", {})[1:5] == ["--cpu-list", "0,2", "--bind-to",
-                                                           "cpu-list:ordered"]
-    assert o.command(2, ["b"], "default", {}) == ["/usr/bin/mpirun", "-np", "2", "b"]
+    assert own_session(o.command(2, ["b"], "alternating", {}))[1:5] == [
+        "--cpu-list", "0,2", "--bind-to", "cpu-list:ordered"]
+    assert own_session(o.command(2, ["b"], "default", {})) == ["/usr/bin/mpirun", "-np", "2", "b"]
     m = MPICHLauncher("/usr/bin/mpiexec", "HYDRA", cores=4)
     assert m.command(2, ["b"], "consecutive", {})[3:5] == ["-bind-to", "user:0,1"]
     assert m.command(2, ["b"], "alternating", {})[3:5] == ["-bind-to", "user:0,2"]

@@ -1,12 +1,11 @@
 import os
 import shutil
 import stat
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from helpers import FAST, ROOT
+from helpers import FAST, ROOT, own_session
 
 from hpceval.errors import UsageError
 from hpceval.launch import find_launcher
@@ -30,21 +29,14 @@ def fake_path(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _own_session(cmd):
-    """The command without its session directory of its own (test_ompi_session.py)."""
-    i = cmd.index("orte_tmpdir_base")
-    assert cmd[i - 1] == "--mca" and cmd[i + 1].startswith(tempfile.gettempdir())
-    return cmd[:i - 1] + cmd[i + 2:]
-
-
 def test_openmpi_flags(monkeypatch):
     l = OpenMPILauncher("/usr/bin/mpirun", "mpirun (Open MPI) 4.1.4", cores=2)
     monkeypatch.setattr(os, "geteuid", lambda: 0)
-    cmd = _own_session(l.command(2, ["bin", "--x"], "core", {"OMP_NUM_THREADS": "1"}))
+    cmd = own_session(l.command(2, ["bin", "--x"], "core", {"OMP_NUM_THREADS": "1"}))
     assert cmd == ["/usr/bin/mpirun", "--allow-run-as-root", "--bind-to", "core", "-np", "2",
                    "-x", "OMP_NUM_THREADS", "bin", "--x"]
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    cmd = _own_session(l.command(4, ["bin"], "core", {}))
+    cmd = own_session(l.command(4, ["bin"], "core", {}))
     assert "--allow-run-as-root" not in cmd
     assert cmd[1:6] == ["--oversubscribe", "--bind-to", "none", "-np", "4"]
 
