@@ -4,9 +4,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Dict
-
-import jsonschema
+from typing import Any, Dict, Optional
 
 from hpceval import strictjson
 
@@ -18,9 +16,18 @@ class RecordError(ValueError):
 
 
 @lru_cache(maxsize=None)
-def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(resources.files("hpceval").joinpath("schemas/record-1.json").read_text())
+def _validator(name: str = "record-1.json"):
+    # jsonschema is imported when a document is first checked: it is a fifth of the CLI's
+    # start-up, which commands that check nothing (a refusal, `runs`, `export`) need not pay.
+    import jsonschema
+    schema = json.loads(resources.files("hpceval").joinpath(f"schemas/{name}").read_text())
     return jsonschema.Draft202012Validator(schema)
+
+
+def schema_error(instance: Any, name: str = "record-1.json") -> Optional[Any]:
+    """The most relevant jsonschema error of `instance` against schemas/`name`, or None."""
+    from jsonschema.exceptions import best_match
+    return best_match(_validator(name).iter_errors(instance))
 
 
 def parse_record(line: str) -> Dict[str, Any]:
@@ -35,7 +42,7 @@ def parse_record(line: str) -> Dict[str, Any]:
         raise RecordError(f"not a JSON object: {line[:80]!r}")
     if rec.get("record_version") != RECORD_VERSION:
         raise RecordError(f"unknown record_version {rec.get('record_version')!r} (expected {RECORD_VERSION})")
-    err = jsonschema.exceptions.best_match(_validator().iter_errors(rec))
+    err = schema_error(rec)
     if err is not None:
         where = "/".join(str(p) for p in err.absolute_path) or "record"
         raise RecordError(f"invalid {rec.get('type', '?')} record at {where}: {err.message}")

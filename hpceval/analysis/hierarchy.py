@@ -8,12 +8,10 @@ Level detection: hpceval/levels.py.
 """
 from __future__ import annotations
 
+from statistics import median
 from typing import Any, Dict, List, Optional, Tuple
 
-import numpy as np
-
 from hpceval.analysis.headlines import select, value
-from hpceval.levels import detect_levels
 
 Record = Dict[str, Any]
 
@@ -56,6 +54,7 @@ def hierarchy(run: dict) -> Optional[Dict[str, Any]]:
         "pages", "source", "agrees", "notes"} or None when the run has no latency or bandwidth curve.
     Sizes come from the latency curve (random order) when there is one, else from the read
     bandwidth curve."""
+    from hpceval.levels import detect_levels    # numpy: loaded when a run's curves are read
     recs = run.get("records") or []
     lat, pages = _curve(recs, "mem-latency", "latency", order="random")
     bw, bw_pages = _curve(recs, "mem-bandwidth", "bandwidth", mode="read", threads=1)
@@ -74,11 +73,11 @@ def hierarchy(run: dict) -> Optional[Dict[str, Any]]:
 
     def bw_on(lo: float, hi: float) -> Optional[float]:
         vals = [value(r) for r in bw if lo <= r["params"]["bytes"] <= hi]
-        return float(np.median(vals)) if vals else None
+        return float(median(vals)) if vals else None
 
     def lat_on(lo: float, hi: float) -> Optional[float]:
         vals = [value(r) for r in lat if lo <= r["params"]["bytes"] <= hi]
-        return float(np.median(vals)) if vals else None
+        return float(median(vals)) if vals else None
 
     expected = expected_caches(run.get("fingerprint"))
     levels: List[Dict[str, Any]] = []

@@ -11,7 +11,6 @@ from dataclasses import asdict, dataclass
 from typing import Any, Dict, List, Optional
 
 from hpceval.catalog import LaunchSpec
-from hpceval.levels import detect_levels
 from hpceval.runner.session import run_launch
 
 PROBE_MAX = 128 << 20          # the probe's largest working set, at most (it takes 2-3 s)
@@ -50,6 +49,7 @@ def judge(reported: int, levels_reported: int, sizes: List[int], latencies: List
     """The size to plan by, from the probe's curve. The detected last level counts only when
     the curve shows as many cache levels as the machine reports: fewer means the probe stopped
     short of the last edge (a genuinely large cache), not that the cache is small."""
+    from hpceval.levels import detect_levels     # numpy: only a run that probes loads it
     levels = detect_levels(sizes, latencies, "latency")
     caches = [lv["size"] for lv in levels if lv["size"]]
     detected = int(2 ** math.ceil(math.log2(caches[-1]))) if caches else None

@@ -21,7 +21,6 @@ from hpceval.slurm.clock import JobClock
 from hpceval.store import Store
 from hpceval.store.db import now
 from hpceval.trace.chrome import TraceError
-from hpceval.trace.merge import merge_dir
 from hpceval.trace.preload import trace_env
 
 
@@ -71,6 +70,7 @@ def collect_trace(trace_dir: str, out: Outcome) -> Optional[Dict[str, Any]]:
     if out.status != "ok":
         return None
     try:
+        from hpceval.trace.merge import merge_dir     # numpy: only a traced run loads it
         return merge_dir(trace_dir, out.command_line)
     except TraceError as exc:
         out.warnings.append(f"no trace kept: {exc}")

@@ -10,29 +10,19 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
-
-import jsonschema
 
 from hpceval import strictjson
 from hpceval.catalog import BENCHMARKS
 from hpceval.errors import UsageError
 from hpceval.infiles import read_regular
-from hpceval.records import stats_in_order
+from hpceval.records import schema_error, stats_in_order
 from hpceval.store.db import Store, insert_records, insert_trace
 from hpceval.trace.chrome import TraceError, check_ranks, validate
 
 
-@lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(resources.files("hpceval").joinpath("schemas/export-1.json").read_text())
-    return jsonschema.Draft202012Validator(schema)
-
-
-def _where(err: jsonschema.ValidationError) -> str:
+def _where(err) -> str:
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
     return path.lstrip(".") or "top level"
 
@@ -54,7 +44,7 @@ def parse_export(text: str, name: str = "input") -> List[Dict[str, Any]]:
     if isinstance(runs, dict) and "export_version" in runs:
         runs = [runs]                      # `hpceval show --json` writes a single run
     try:
-        err = jsonschema.exceptions.best_match(_validator().iter_errors(runs))
+        err = schema_error(runs, "export-1.json")
     except RecursionError:                 # parseable, but deeper than any export
         raise UsageError(f"{name}: nested too deeply; not an hpceval export") from None
     if err is not None:

@@ -5,7 +5,6 @@ piecewise Hockney fit (hpceval/analysis/modelsacross.py), and the pages the mess
 from hpceval.analysis.card import CardRow, Cell, register_card_row
 from hpceval.analysis.comm import barrier, mpi_point
 from hpceval.analysis.headlines import Headline, at, curve_point, register_headline, size_label
-from hpceval.analysis.modelsacross import card_n_half
 from hpceval.quality import field
 
 for _where, _section in (("intra", "MPI intra-node"), ("inter", "MPI inter-node")):
@@ -29,6 +28,7 @@ register_headline(Headline(curve_point("Ping-pong bandwidth, {}", "pingpong", "b
 def _n_half(run):
     """n_1/2 of the largest messages' region of the piecewise Hockney fit (SP2 Table 3's n_1/2),
     with that region's h and r_inf in the point."""
+    from hpceval.analysis.modelsacross import card_n_half   # numpy: when a card is drawn
     found = card_n_half(run)
     if found is None:
         return None

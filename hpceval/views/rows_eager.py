@@ -1,11 +1,11 @@
 """The eager limit's card rows (hpceval/analysis/eager.py), in the MPI sections: the largest
 size still sent eagerly, with the bracket and the late-receive times on either side."""
 from hpceval.analysis.card import CardRow, Cell, register_card_row
-from hpceval.analysis.eager import eager_limit
 
 
 def _cell(where: str):
     def get(run: dict):
+        from hpceval.analysis.eager import eager_limit     # numpy: when a card is drawn
         found = eager_limit(run, where)
         if found is None:
             return None

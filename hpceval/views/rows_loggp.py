@@ -5,7 +5,6 @@ from typing import Any, Dict
 
 from hpceval.analysis.card import CardRow, Cell, register_card_row
 from hpceval.analysis.headlines import Headline, register_headline, select, size_label
-from hpceval.analysis.loggp import loggp_params, summary_record
 
 
 def describe(p: Dict[str, Any]) -> str:
@@ -21,6 +20,7 @@ def describe(p: Dict[str, Any]) -> str:
 
 def _cell(where: str):
     def get(run: dict):
+        from hpceval.analysis.loggp import loggp_params, summary_record   # numpy: when drawn
         p = loggp_params(run, where)
         return None if p is None else Cell(p["L_us"], describe(p), summary_record(run, where))
     return get
