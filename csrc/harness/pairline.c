@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-enum { TRIPS_MAX = 2000, GROUP = 8, GROUPS_MIN = 16 };
+enum { TRIPS_MAX = 2000, GROUP = 8, GROUPS_MIN = 16, PROBE_ATTEMPTS = 6 };
 /* 200 us and GROUPS_MIN groups; when the ranks share their cores with other processes, more
  * groups until one ran without a time slice between, 20 ms at most. */
 static const double PROBE_SECONDS = 200e-6, PROBE_SECONDS_MAX = 20e-3;
@@ -120,6 +120,28 @@ static double round_trips(_Atomic long *flag)
     return fastest * 1e9;
 }
 
+/* One probe; returns how many times the pair's ranks were preempted while it ran. */
+static long probe(pair_line *p, MPI_Comm comm, int rank, double *trip)
+{
+    /* Reset before the barrier: rank 1 has seen the last call's stop by then (a reset after
+     * an eager broadcast could overwrite the stop before rank 1 saw it). */
+    if (rank == 0)
+        atomic_store(p->flag, 0);
+    MPI_Barrier(comm);
+    /* --inject far-pair: after the pair's first probe, answers 1 us late (a moved vCPU). */
+    double late = hpc_inject == HPC_INJECT_FAR_PAIR && p->best > 0 ? 1e-6 : 0;
+    long before = hpc_preemptions_self(), mine, all;
+    *trip = 0;
+    if (rank == 0)
+        *trip = round_trips(p->flag);
+    else
+        answer(p->flag, late);
+    mine = hpc_preemptions_self() - before;
+    MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, comm);
+    MPI_Bcast(trip, 1, MPI_DOUBLE, 0, comm);
+    return all;
+}
+
 int hpc_pairline(MPI_Comm comm, double *ns, double *best)
 {
 #ifdef HPC_SMPI
@@ -134,24 +156,13 @@ int hpc_pairline(MPI_Comm comm, double *ns, double *best)
     pair_line *p = line_of(comm, rank);
     if (!p->shared)
         return 0;
-    /* Reset before the barrier: rank 1 has seen the last call's stop by then (a reset after
-     * an eager broadcast could overwrite the stop before rank 1 saw it). */
-    if (rank == 0)
-        atomic_store(p->flag, 0);
-    MPI_Barrier(comm);
-    /* --inject far-pair: after the pair's first probe, answers 1 us late (a moved vCPU). */
-    double late = hpc_inject == HPC_INJECT_FAR_PAIR && p->best > 0 ? 1e-6 : 0;
-    long before = hpc_preemptions_self(), mine, all;
-    double trip = 0;
-    if (rank == 0)
-        trip = round_trips(p->flag);
-    else
-        answer(p->flag, late);
-    mine = hpc_preemptions_self() - before;
-    MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, comm);
-    MPI_Bcast(&trip, 1, MPI_DOUBLE, 0, comm);
-    if (all > 0)
-        return 0;  /* a rank preempted during the probe: it timed the scheduler (ms), not cores */
+    /* A rank preempted during a probe timed the scheduler (ms), not cores: probe again, a few
+     * times (20 ms each at most); beside other processes' ranks (the tests' two workers) one
+     * probe in two was preempted and a launch's points went without a probe. */
+    double trip;
+    for (int attempt = 0; probe(p, comm, rank, &trip) > 0; attempt++)
+        if (attempt + 1 == PROBE_ATTEMPTS)
+            return 0;
     *ns = trip;
     if (p->best == 0 || *ns < p->best)
         p->best = *ns;

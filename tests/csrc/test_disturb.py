@@ -25,13 +25,24 @@ def latencies(bindir, name, args, nranks=None):
     return [r for r in recs if r["type"] == "result" and r["metric"] == "latency"]
 
 
+def probed_latencies(bindir, args, want):
+    """A pair's latency records, and those with a cache-line probe (want of them at least).
+    A point whose probe was preempted in each of its attempts records none (pairline.c):
+    beside the other worker's ranks a launch can keep fewer, so launch again, 3 times at most."""
+    for _ in range(3):
+        recs = latencies(bindir, "pingpong", args)
+        probed = [r for r in recs if "pair_line_ns" in r["quiet"]]
+        if len(probed) >= want:
+            return recs, probed
+    raise AssertionError(f"{len(probed)} of {len(recs)} points probed in 3 launches: {recs}")
+
+
 def test_a_pair_on_one_node_records_its_core_speed_and_its_cache_line(bindir):
-    recs = latencies(bindir, "pingpong", ["--sizes", "8,8,8,8,4K,4K", "--refine", "0"])
+    recs, probed = probed_latencies(bindir, ["--sizes", "8,8,8,8,4K,4K", "--refine", "0"], 1)
     assert len(recs) == 6 and all(r["quiet"]["core_slower"] >= 1.0 for r in recs), recs
-    # a cache line between two cores of one node: tens of ns to a few us, never 0; a probe
-    # during which a rank was preempted (the tests' load) records none
-    lines = [r["quiet"]["pair_line_ns"] for r in recs if "pair_line_ns" in r["quiet"]]
-    assert lines and all(10 < ns < 1e5 for ns in lines), recs
+    # a cache line between two cores of one node: tens of ns to a few us, never 0
+    lines = [r["quiet"]["pair_line_ns"] for r in probed]
+    assert all(10 < ns < 1e5 for ns in lines), recs
 
 
 def test_one_rank_records_its_core_speed_and_no_pair(bindir):
@@ -50,10 +61,8 @@ def test_a_slowed_core_makes_every_point_disturbed_and_names_the_rank(bindir):
 
 
 def test_a_moved_pair_makes_the_points_after_the_move_disturbed(bindir):
-    recs = latencies(bindir, "pingpong", ["--sizes", "8,8,8,8,8,8", "--refine", "0",
-                                          "--inject", "far-pair"])
-    probed = [r for r in recs if "pair_line_ns" in r["quiet"]]
-    assert len(probed) >= 2, recs
+    recs, probed = probed_latencies(bindir, ["--sizes", "8,8,8,8,8,8", "--refine", "0",
+                                             "--inject", "far-pair"], 2)
     first, *later = [r["quiet"]["pair_line_ns"] for r in probed]
     # rank 1 answers 1 us late from the second probe on: the line goes round 1 us slower
     assert all(ns > first + 800 for ns in later), (first, later)
