@@ -30,8 +30,11 @@ def command_module(name: str) -> ModuleType:
 
 def _given(argv: Sequence[str]) -> List[str]:
     """The command the arguments name (the top level has options without values only), or
-    every command (`hpceval --help`, a misspelt command: argparse lists them all)."""
+    every command (`hpceval --help`, a misspelt command: argparse lists them all), or none
+    (`hpceval --version`)."""
     first = next((a for a in argv if not a.startswith("-")), None)
+    if first is None and "--version" in argv and not {"-h", "--help"} & set(argv):
+        return []                 # argparse prints the version before it needs a command
     return [first] if first in COMMANDS else list(COMMANDS)
 
 

@@ -17,12 +17,13 @@ except SystemExit as exc:
     code = exc.code
 heavy = [m for m in ("numpy", "jsonschema", "scipy", "matplotlib") if m in sys.modules]
 commands = sorted(m for m in sys.modules if m.startswith("hpceval.cli.cmd_"))
-print(code, ",".join(heavy) or "-", ",".join(commands))
+print(code, ",".join(heavy) or "-", ",".join(commands) or "-")
 """
 
 
-def _probe(tmp_path, *args):
-    p = subprocess.run([sys.executable, "-c", PROBE, *args, "--db", str(tmp_path / "r.sqlite")],
+def _probe(tmp_path, *args, db=True):
+    where = ["--db", str(tmp_path / "r.sqlite")] if db else []
+    p = subprocess.run([sys.executable, "-c", PROBE, *args, *where],
                        capture_output=True, text=True, cwd=ROOT, timeout=60)
     code, heavy, commands = p.stdout.splitlines()[-1].split()   # after what the command printed
     return int(code), heavy, commands.split(",")
@@ -42,3 +43,8 @@ def test_a_misspelt_command_still_lists_every_command(tmp_path):
                        cwd=ROOT, timeout=60)
     assert p.returncode == 2 and "invalid choice: 'rnu'" in p.stderr
     assert "'run'" in p.stderr and "'spec'" in p.stderr and "'experiment'" in p.stderr
+
+
+def test_the_version_loads_no_command(tmp_path):
+    code, heavy, commands = _probe(tmp_path, "--version", db=False)
+    assert (code, heavy, commands) == (0, "-", ["-"])

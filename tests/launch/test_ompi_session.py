@@ -29,7 +29,7 @@ def test_a_directory_per_launch_under_the_users_base(monkeypatch, tmp_path):
     l = OpenMPILauncher("/usr/bin/mpirun", ORTE, cores=2)
     a, b = _dir(l.command(1, ["x"], "core", {})), _dir(l.command(1, ["x"], "core", {}))
     assert a != b and a.parent == b.parent
-    assert a.parent.parent == tmp_path and a.parent.name.startswith(f"hpceval-ompi.{os.getpid()}.")
+    assert a.parent.parent == tmp_path and a.parent.name.startswith(f"{ompi_session._prefix()}{os.getpid()}.")
     assert a.parent.is_dir() and oct(a.parent.stat().st_mode & 0o777) == "0o700"
 
 
@@ -74,3 +74,26 @@ def test_concurrent_real_launches_and_the_directory_removed_at_exit(tmp_path):
     parent = Path(p.stdout.strip())
     assert parent.parent == tmp_path and not parent.exists()
     assert list(tmp_path.iterdir()) == []       # nothing of Open MPI's left in the base either
+
+
+def test_a_killed_drivers_directory_is_removed_by_the_next_and_nothing_else(monkeypatch,
+                                                                            tmp_path):
+    monkeypatch.setenv("OMPI_MCA_orte_tmpdir_base", str(tmp_path))
+    monkeypatch.setattr(ompi_session, "_parent", None)
+    prefix = ompi_session._prefix()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    live = subprocess.Popen(["sleep", "30"])
+    try:
+        keep = [f"{prefix}{live.pid}.ab12", f"hpceval-ompi.otherhost.{dead.pid}.ab12",
+                f"ompi.{dead.pid}.ab12", f"{prefix}{dead.pid}"]
+        for n in keep + [f"{prefix}{dead.pid}.x_9Z"]:
+            (tmp_path / n / "1").mkdir(parents=True)
+        (tmp_path / f"{prefix}{dead.pid}.file").write_text("a file, not a driver's directory")
+        ompi_session.launch_dir()
+        left = {p.name for p in tmp_path.iterdir()}
+        assert left - {Path(ompi_session._parent).name} == set(keep) | {
+            f"{prefix}{dead.pid}.file"}
+    finally:
+        live.kill()
+        live.wait()
