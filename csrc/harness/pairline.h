@@ -16,8 +16,8 @@
 /* Collective over comm. For a communicator of exactly two ranks on one node:
  * the round trip now [ns] into *ns and the fastest this pair has shown in this
  * launch into *best, returning 1; else (other sizes, two nodes, simulated
- * runs, or a rank preempted in each of a few probes: each would have timed
- * the scheduler) 0. */
+ * runs, or a rank preempted in every probe of 20 ms of attempts: each would
+ * have timed the scheduler) 0. */
 int hpc_pairline(MPI_Comm comm, double *ns, double *best);
 
 #endif

@@ -27,8 +27,9 @@ def latencies(bindir, name, args, nranks=None):
 
 def probed_latencies(bindir, args, want):
     """A pair's latency records, and those with a cache-line probe (want of them at least).
-    A point whose probe was preempted in each of its attempts records none (pairline.c):
-    beside the other worker's ranks a launch can keep fewer, so launch again, 3 times at most."""
+    A point whose probe was preempted in each of its attempts (20 ms in all) records none
+    (pairline.c): beside the other worker's ranks a launch can keep fewer, so launch again,
+    3 times at most."""
     for _ in range(3):
         recs = latencies(bindir, "pingpong", args)
         probed = [r for r in recs if "pair_line_ns" in r["quiet"]]
