@@ -12,8 +12,10 @@ from hpceval.store import Store
 FINAL = {"COMPLETED": None, "CANCELLED": "cancelled", "PREEMPTED": "cancelled",
          "TIMEOUT": "timeout", "DEADLINE": "timeout", "FAILED": "failed", "NODE_FAIL": "failed",
          "BOOT_FAIL": "failed", "OUT_OF_MEMORY": "failed", "SPECIAL_EXIT": "failed"}
-# Run states a job's end can still change ('interrupted': the job's hpceval got Slurm's SIGTERM).
-OPEN = ("queued", "running", "interrupted")
+# Run states a job's end can still change ('interrupted': the job's hpceval got Slurm's SIGTERM;
+# 'abandoned': it died without a word, SIGKILLed at the job's end or by a user, and the next
+# hpceval on its node said so before Slurm's word was read: a time-limit test in CI saw it).
+OPEN = ("queued", "running", "interrupted", "abandoned")
 
 
 def job_state(job_id: str) -> Optional[Tuple[str, str]]:

@@ -4,6 +4,8 @@ stored; bad input is refused in one line with Slurm's reason."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -76,6 +78,27 @@ def test_scancel_marks_the_run_cancelled(slurm):
     assert f"job={job}" in runs and "cancelled" in runs, runs
     (status, reason), = _query(db, "SELECT status, reason FROM runs")
     assert status == "cancelled" and "CANCELLED" in reason
+    assert _query(db, "SELECT count(*) FROM records r JOIN launches l ON l.id = r.launch_id"
+                      " WHERE l.benchmark = 'pingpong'")[0][0] > 0
+
+
+def test_a_killed_driver_s_run_takes_slurm_s_word_not_abandoned(slurm):
+    # The job's hpceval SIGKILLed (Slurm's KillWait at a time limit, a user): the next hpceval on
+    # its node marks the run abandoned; Slurm's final word on the job then says what happened.
+    db = _db(slurm, "killed")
+    proc = slurm.hpceval(db, "submit", "pingpong", "mem-latency", "--nodes", "2", *SHORT,
+                         *NEVER_ENDS)
+    assert proc.returncode == 0, proc.stderr
+    deadline = time.monotonic() + 60
+    while not _query(db, "SELECT 1 FROM launches WHERE benchmark = 'pingpong'"):
+        assert time.monotonic() < deadline, "the job's first launch never finished"
+        time.sleep(0.3)
+    (job, pid), = _query(db, "SELECT job_id, driver_pid FROM runs")
+    os.kill(pid, signal.SIGKILL)            # the nodes share this machine's process IDs
+    assert slurm.job_gone(job)
+    runs = slurm.hpceval(db, "runs").stdout
+    (status, reason), = _query(db, "SELECT status, reason FROM runs")
+    assert status == "failed" and f"Slurm job {job} FAILED" in reason, (status, reason, runs)
     assert _query(db, "SELECT count(*) FROM records r JOIN launches l ON l.id = r.launch_id"
                       " WHERE l.benchmark = 'pingpong'")[0][0] > 0
 
