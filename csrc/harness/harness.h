@@ -35,7 +35,8 @@ typedef enum {
     HPC_INJECT_HANG,     /* last rank sleeps forever at the first point */
     HPC_INJECT_DIE,      /* last rank calls _exit(7) at the first point */
     HPC_INJECT_SLOW_CORE, /* last rank's core probe does twice the work when a window closes */
-    HPC_INJECT_FAR_PAIR  /* a pair's rank 1 answers its cache line late after the first time */
+    HPC_INJECT_FAR_PAIR, /* a pair's rank 1 answers its cache line late after the first time */
+    HPC_INJECT_LATE_THREAD /* OpenMP thread 0 enters a parallel region 5 ms after the others */
 } hpc_inject_mode;
 
 extern int hpc_rank, hpc_nranks;     /* in MPI_COMM_WORLD */
@@ -74,6 +75,10 @@ hpc_grid *hpc_opt_pgrids(const char *name, int *n);
 
 /* Call when the first point is about to be measured: --inject hang/die. */
 void hpc_inject_first_point(void);
+
+/* First thing in an OpenMP parallel region, with omp_get_thread_num(): --inject late-thread
+ * holds thread 0 back, as a preemption would, so that the region's order is tested. */
+void hpc_inject_late_thread(int thread);
 
 /* Barrier that sleeps between polls, so waiting ranks leave the CPU to the
  * ones measuring (MPI_Barrier busy-polls in most MPI libraries). */

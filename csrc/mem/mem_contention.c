@@ -127,6 +127,7 @@ static void loaded(int k, double sample_s, char *chase_buf)
 #pragma omp parallel num_threads(k + 1)
     {
         int t = omp_get_thread_num();
+        hpc_inject_late_thread(t);
         bw_prepare(&w[t], t == 0 ? BW_READ : (bw_mode)stream_mode, bufs[t], ws, seed + (uint64_t)t);
 #pragma omp barrier
         if (t > 0) {
@@ -195,7 +196,12 @@ static void per_core(int cores, double sample_s)
 #pragma omp parallel num_threads(cores)
     {
         int t = omp_get_thread_num();
+        hpc_inject_late_thread(t);
         bw_prepare(&w[t], (bw_mode)stream_mode, bufs[t], ws, seed + (uint64_t)t);
+        /* The single may run on any thread: without this barrier, one that came before thread
+         * 0 had prepared w[0] timed an empty buffer and chose up to 10^6 passes a sample (CI's
+         * 78 s hang). */
+#pragma omp barrier
 #pragma omp single
         reps = passes_for(&w[0], sample_s);
         for (;;) {

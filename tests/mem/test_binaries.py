@@ -141,6 +141,18 @@ def test_contention_experiments(bindir):
     assert p.returncode == 1 and "check failed" in recs[-1]["message"]
 
 
+def test_contention_waits_for_every_thread_s_buffer(bindir):
+    # Thread 0 held back 5 ms in each parallel region: the passes per sample came from its
+    # buffer before it was prepared (up to 10^6 passes: CI's launch hung for its 78 s limit).
+    env = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores", "PATH": "/usr/bin:/bin"}
+    p, recs = run(bindir, "mem-contention", "--bytes", "4M", "--latency-bytes", "64K",
+                  "--threads", "2", *QUICK, "--inject", "late-thread", env=env, timeout=30)
+    assert p.returncode == 0, p.stderr
+    res = results(recs)
+    assert len(res) == 6 and all(r["check"] == "ok" for r in res)
+    assert recs[-1]["type"] == "end" and recs[-1]["elapsed_s"] < 10
+
+
 def test_stream_records_its_binding(bindir):
     env = {"OMP_PROC_BIND": "spread", "OMP_PLACES": "cores", "PATH": "/usr/bin:/bin"}
     p, recs = run(bindir, "stream", "--n", "100000", "--threads", "2", *QUICK, env=env)
