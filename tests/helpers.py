@@ -75,6 +75,13 @@ def one_line_error(stderr: str) -> str:
     return lines[-1]
 
 
+def single_line(stderr: str) -> str:
+    """The message of a refusal that must be exactly one line, without a traceback."""
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
+
+
 def skip_unless_required(reason: str, switch: str) -> None:
     """Skip a test this machine cannot run, with the reason; but where the switch is set (`make
     test` sets HPCEVAL_REQUIRE_CLUSTER and HPCEVAL_REQUIRE_SLURM: it installs what they need and

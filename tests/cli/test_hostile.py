@@ -3,50 +3,13 @@ one line on stderr (no traceback), and leave the database exactly as it was."""
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import BIN, CLI, FAST, db_digest
-
-
-def single_line(stderr: str) -> str:
-    lines = [l for l in stderr.splitlines() if l.strip()]
-    assert len(lines) == 1 and "Traceback" not in stderr, stderr
-    return lines[0]
-
-
-@pytest.fixture(scope="module")
-def seeded(tmp_path_factory, bindir) -> Path:
-    """A database holding one real (tiny) run, and its export next to it."""
-    d = tmp_path_factory.mktemp("seed")
-    cli = CLI(d / "results.sqlite")
-    p = cli("run", "pingpong", *FAST, "--set", "sizes=8,1K", "--tag", "seed")
-    assert p.returncode == 0, p.stderr
-    (d / "export.json").write_text(json.dumps(cli.export()))
-    return d
-
-
-@pytest.fixture
-def hostile(seeded, tmp_path):
-    """A private copy of the seeded database; probe(args, code, message) checks the contract."""
-    db = tmp_path / "results.sqlite"
-    shutil.copy(seeded / "results.sqlite", db)
-    cli = CLI(db)
-
-    def probe(*args, code=2, message="", timeout=120, **kw):
-        before = db_digest(db)
-        p = cli(*args, timeout=timeout, **kw)
-        assert p.returncode == code, (p.stdout, p.stderr)
-        line = single_line(p.stderr)
-        assert message in line, line
-        assert db_digest(db) == before, "the database changed"
-        return line
-    probe.cli, probe.db, probe.tmp, probe.export = cli, db, tmp_path, seeded / "export.json"
-    return probe
+from helpers import BIN, db_digest, single_line
 
 
 # -- run: settings that must be refused in Python before anything launches -----------------
