@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import BIN, CLI
+from helpers import BIN, CLI, clear_stale_clusters
 from hpceval.views import load_rows
 
 # In-process tests see every benchmark's card and headline rows, as the command line does
@@ -32,6 +33,21 @@ def pytest_collection_modifyitems(config, items):
         # "timeout" (a fresh-clone run).
         if rel.parts[0] in WHOLE_DIRECTORIES:
             item.add_marker(pytest.mark.alone)
+
+
+def pytest_sessionstart(session):
+    """A test session first removes the virtual clusters that killed sessions left (their
+    namespaces, processes and state), once, in the controller (not in each xdist worker)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or os.geteuid() != 0:
+        return
+    from hpceval.vcluster import VclusterError
+    try:
+        gone = clear_stale_clusters()
+    except VclusterError as exc:
+        sys.stderr.write(f"tests: could not clear a killed session's virtual cluster: {exc}\n")
+        return
+    for d in gone:
+        sys.stderr.write(f"tests: cleared {d}, left by a killed test session\n")
 
 
 @pytest.fixture(scope="session", autouse=True)

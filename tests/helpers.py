@@ -92,6 +92,34 @@ def skip_unless_required(reason: str, switch: str) -> None:
     pytest.skip(reason)
 
 
+# The tests' virtual clusters keep their state in /run/hpceval-vcluster-<name>-<pid of the test
+# session> (tests/cluster/conftest.py, tests/slurm/conftest.py); a session killed before its
+# teardown leaves them up, namespaces and processes included.
+CLUSTER_STATE_BASE = Path("/run")
+
+
+def stale_test_clusters(base: Path = CLUSTER_STATE_BASE) -> List[Path]:
+    """The tests' cluster state directories whose test session is no longer running."""
+    found = []
+    for d in base.glob("hpceval-vcluster-*-*"):
+        pid = d.name.rpartition("-")[2]
+        if d.is_dir() and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            found.append(d)
+    return sorted(found)
+
+
+def clear_stale_clusters(base: Path = CLUSTER_STATE_BASE) -> List[Path]:
+    """Tear down what killed test sessions left (only directories named as the tests name
+    theirs, whose session is gone; never a live session's nor a user's cluster)."""
+    import shutil
+    from hpceval import vcluster
+    gone = stale_test_clusters(base)
+    for d in gone:
+        vcluster.down(d)
+        shutil.rmtree(d, ignore_errors=True)    # a Slurm cluster's databases and job output
+    return gone
+
+
 def new_token() -> Dict[str, str]:
     """An environment variable unique to one test's launch (mpirun hands it to the ranks)."""
     import uuid

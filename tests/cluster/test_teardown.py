@@ -4,8 +4,10 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from pathlib import Path
 
 from cluster_helpers import VCLUSTER
+from helpers import clear_stale_clusters
 from hpceval import vcluster
 from hpceval.vcluster.net import listed_namespaces, ns_pids
 
@@ -47,3 +49,27 @@ def test_down_leaves_nothing(fresh_dir):
 
 def test_down_without_a_cluster_is_harmless(fresh_dir):
     assert vcluster.down(fresh_dir) == {"namespaces": 0, "processes": 0, "state": 0}
+
+
+def test_a_killed_session_s_cluster_is_cleared_and_a_live_one_kept(fresh_dir):
+    """What a killed test session left (its pid gone) is torn down at the next session's start;
+    a running session's cluster (this one's: fresh_dir carries our pid) stays up."""
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    stale_dir = Path(f"/run/hpceval-vcluster-killed-{ended.pid}")
+    try:
+        stale = vcluster.up(1, stale_dir)
+        live = vcluster.up(1, fresh_dir)
+        proc = subprocess.Popen([str(VCLUSTER), "exec", "node1", "sleep 300"],
+                                env={**os.environ, "HPCEVAL_VCLUSTER_DIR": str(stale_dir)})
+        deadline = time.monotonic() + 10
+        while not ns_pids(stale.nodes[0].ns) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ns_pids(stale.nodes[0].ns)
+        gone = clear_stale_clusters()
+        assert stale_dir in gone and fresh_dir not in gone
+        assert proc.wait(timeout=10) < 0                      # ended by a signal
+        assert listed_namespaces(stale.prefix) == [] and not stale_dir.exists()
+        assert set(listed_namespaces(live.prefix)) == set(live.namespaces())
+    finally:
+        vcluster.down(stale_dir)
