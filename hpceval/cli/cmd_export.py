@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from hpceval import strictjson
 from hpceval.cli.common import add_db, no_db_yet, open_store, resolve_runs
 from hpceval.outfiles import output_errors
 from hpceval.errors import UsageError
@@ -48,6 +49,18 @@ def _text(v):
     if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r"):
         return "'" + v
     return v
+
+
+def _refuse_nonfinite(runs) -> None:
+    """A NaN or infinity (only an old or damaged database holds one: the store takes finite
+    records only) is no measurement, and JSON cannot carry it: written as null it would make
+    a file that import refuses. Say which run and value instead of writing anything."""
+    for run in runs:
+        found = strictjson.first_nonfinite(run)
+        if found:
+            raise UsageError(f"run {run['id']}: {found[0]} is {found[1]}, not a finite number: no "
+                             "measurement, and an export cannot carry it; export the other "
+                             "runs by naming them")
 
 
 def _export_otf2(args: argparse.Namespace) -> int:
@@ -93,6 +106,7 @@ def execute(args: argparse.Namespace) -> int:
         store = open_store(args)
         runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=True)]
     if args.format == "json":
+        _refuse_nonfinite(runs)
         dump_json(runs, sys.stdout)
         return 0
     w = csv.writer(sys.stdout, lineterminator="\n")

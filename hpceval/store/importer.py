@@ -35,14 +35,19 @@ def parse_export(text: str, name: str = "input") -> List[Dict[str, Any]]:
         runs = strictjson.loads(text)
     except strictjson.OutOfRange as exc:
         raise UsageError(f"{name}: {exc}; an hpceval export holds finite numbers only") from None
+    except strictjson.DuplicateKey as exc:
+        raise UsageError(f"{name}: {exc}, so which value is meant is unknown; not an hpceval "
+                         "export") from None
     except RecursionError:
         raise UsageError(f"{name}: nested too deeply; not an hpceval export") from None
     except ValueError as exc:
         # A cut-off file fails here too ("Expecting ... line N"): say so in one line.
         raise UsageError(f"{name}: not valid JSON ({str(exc).splitlines()[0]}); "
                          "truncated or not an hpceval export") from None
-    if isinstance(runs, dict) and "export_version" in runs:
-        runs = [runs]                      # `hpceval show --json` writes a single run
+    if not isinstance(runs, list):
+        raise UsageError(f"{name}: not an hpceval export version 1: the top level is "
+                         f"{_JSON_TYPES.get(type(runs), 'a value')}, not a list of runs "
+                         "(what 'hpceval export' writes)")
     try:
         err = schema_error(runs, "export-1.json")
     except RecursionError:                 # parseable, but deeper than any export
@@ -50,11 +55,28 @@ def parse_export(text: str, name: str = "input") -> List[Dict[str, Any]]:
     if err is not None:
         msg = err.message if len(err.message) < 160 else err.message[:157] + "..."
         raise UsageError(f"{name}: not an hpceval export version 1: at {_where(err)}: {msg}")
+    _check_unique(runs, name)
     for i, run in enumerate(runs):
         problem = run_problem(run)
         if problem:
             raise UsageError(f"{name}: run [{i}] {run['uuid'][:36]}: {problem}; nothing imported")
     return runs
+
+
+# The top level of a file that is not an export, as the refusal names it.
+_JSON_TYPES = {dict: "one object", str: "a string", int: "a number", float: "a number",
+               bool: "true or false", type(None): "null"}
+
+
+def _check_unique(runs: List[Dict[str, Any]], name: str) -> None:
+    """A uuid names one run: a file holding two runs of one uuid is two different runs under
+    one name (imported, the second would be skipped as 'already present' without a word)."""
+    first: Dict[str, int] = {}
+    for i, run in enumerate(runs):
+        j = first.setdefault(run["uuid"], i)
+        if j != i:
+            raise UsageError(f"{name}: runs [{j}] and [{i}] have the same uuid {run['uuid']}; "
+                             "nothing imported")
 
 
 # Units whose values are durations or rates: a negative one is no measurement.

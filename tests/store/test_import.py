@@ -1,5 +1,6 @@
 """Import of export files: round trip, duplicates, and rejection of bad files as a whole."""
 import json
+import re
 
 import pytest
 
@@ -79,3 +80,48 @@ def test_digit_only_uuid_prefix_resolves(tmp_path):
     dst = Store(tmp_path / "b.sqlite")
     import_runs(dst, runs)
     assert dst.resolve("51464341") == dst.resolve("1") == 1
+
+
+# -- strict reading (#44): what json.loads lets through without a word ------------------------
+@pytest.mark.parametrize("mangle, reason", [
+    (lambda t: t.replace('"median": 1.5', '"median": 1.5, "median": 9.5', 1),
+     "duplicate key 'median' in one object"),
+    (lambda t: t.replace('"uuid": ', '"uuid": "0123456789", "uuid": ', 1),
+     "duplicate key 'uuid' in one object"),
+    (lambda t: t.replace('"ranks": "0-1"', '"ranks": "0-1", "ranks": "0-2"', 1),
+     "duplicate key 'ranks' in one object"),
+    (lambda t: json.dumps(json.loads(t)[0]), "the top level is one object, not a list of runs"),
+    (lambda t: "7", "the top level is a number, not a list of runs"),
+    (lambda t: json.dumps([json.loads(t)[0]] * 2), "runs [0] and [1] have the same uuid"),
+    (lambda t: json.dumps(json.loads(t) + [json.loads(t)[1]]), "runs [1] and [2] have the same"),
+    (lambda t: "\ufeff" + t, "Unexpected UTF-8 BOM"),
+    (lambda t: t + "{}", "Extra data"),
+    (lambda t: t.replace('"median": 1.5', '"median": -Infinity', 1), "non-finite number -Infinity"),
+])
+def test_strict_files_are_rejected_whole(tmp_path, mangle, reason):
+    text = json.dumps(export(make_db(tmp_path / "a.sqlite")))
+    with pytest.raises(UsageError, match=re.escape(reason)) as exc:
+        parse_export(mangle(text), "f.json")
+    assert "\n" not in str(exc.value) and str(exc.value).startswith("f.json: ")
+
+
+def test_binaries_records_with_a_key_twice_are_refused_too():
+    from hpceval.records import RecordError, parse_record
+    with pytest.raises(RecordError, match="duplicate key 'type'"):
+        parse_record('{"record_version": 1, "type": "meta", "type": "result"}')
+
+
+@pytest.mark.parametrize("obj, found", [
+    ({"records": [{"stats": {"median": 1.0}}, {"stats": {"median": float("inf")}}]},
+     ("records[1].stats.median", float("inf"))),
+    ([1.0, [2.0, float("-inf")]], ("[1][1]", float("-inf"))),
+    (float("nan"), None),
+    ({"a": 1, "b": "inf", "c": [None, True]}, None),
+])
+def test_first_nonfinite_names_where(obj, found):
+    from hpceval.strictjson import first_nonfinite
+    got = first_nonfinite(obj)
+    if obj != obj:                                 # nan: found, at the top level
+        assert got[0] == "top level" and got[1] != got[1]
+    else:
+        assert got == found
