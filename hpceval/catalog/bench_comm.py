@@ -19,7 +19,7 @@ from hpceval.catalog.common import (BUFFER_PAGES, DEFAULT_MEMORY_SHARE, REFINEME
                                     harness_bytes, launch_timeout, narrow_sizes, pair_ranks,
                                     pow2_sizes,
                                     repetition_args, spec_arg, words)
-from hpceval.catalog.params import Param
+from hpceval.catalog.params import Param, ascii_int
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,
                                       register_benchmark, register_study, register_suite)
 from hpceval.errors import UsageError
@@ -86,7 +86,7 @@ def _rank_counts(text: str, ctx: PlanContext, default: int, least: int, what: st
     else:
         words = [t.strip() for t in str(text).split(",") if t.strip()]
         try:
-            counts = sorted({ctx.nranks if t == "np" else int(t) for t in words
+            counts = sorted({ctx.nranks if t == "np" else ascii_int(t) for t in words
                              if t != "np" or ctx.nranks})
         except ValueError:
             raise UsageError(f"--set nranks: '{text}' is not a list of rank counts "

@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, launch_timeout,
                                     parallel_seconds, rank_counts, repetition_args, words)
-from hpceval.catalog.params import Param
+from hpceval.catalog.params import Param, ascii_float
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
@@ -26,7 +26,7 @@ def number_list(text: Any, what: str, lo: float, hi: float, open_lo: bool) -> Li
     out = []
     for item in words(text, None, what):
         try:
-            v = float(item)
+            v = ascii_float(item)
         except ValueError:
             raise UsageError(f"--set {what}: '{item}' is not a number") from None
         if not (lo < v if open_lo else lo <= v) or v > hi:

@@ -9,10 +9,11 @@ wire-up), plus the measuring time its planner budgeted (every point spending its
 an upper bound, as converged points stop early)."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpceval.catalog.common import planned_seconds
-from hpceval.catalog.params import item_text
+from hpceval.catalog.params import YEAR_S, item_text
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext
 from hpceval.errors import UsageError
 
@@ -61,17 +62,20 @@ def total_s(specs: Sequence[LaunchSpec]) -> float:
     return sum(estimate_s(s) for s in specs)
 
 
+# A duration: ASCII digits with an optional decimal point, then an optional unit (seconds by
+# default). float() would also take '1_0', '\uff11', '1e3', 'nan' and ' 10 '.
+_DURATION = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(s|m|min|h|d)?", re.IGNORECASE | re.ASCII)
+_UNIT_S = {"": 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}
+
+
 def parse_budget(text: str) -> float:
-    """'1h', '10m', '90s', '3600' -> seconds (positive, finite)."""
-    units = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}
-    t = str(text).strip().lower()
-    unit = next((u for u in sorted(units, key=len, reverse=True) if t.endswith(u)), "s")
-    number = t[: len(t) - len(unit)] if t.endswith(unit) else t
-    try:
-        value = float(number) * units[unit]
-    except ValueError:
-        raise UsageError(f"--budget {text}: expected a duration such as 90s, 10m or 1h") from None
-    if not 1 <= value <= 366 * 86400:
+    """'1h', '10m', '90s', '3600', '1.5h' -> seconds, from 1 s to a year."""
+    m = _DURATION.fullmatch(str(text))
+    if not m:
+        raise UsageError(f"--budget {text}: expected a duration such as 90s, 10m or 1h (ASCII "
+                         "digits, a decimal point, a unit s, m, min, h or d)")
+    value = float(m.group(1)) * _UNIT_S[(m.group(2) or "").lower()]
+    if not 1 <= value <= YEAR_S:
         raise UsageError(f"--budget {text}: between 1 s and a year")
     return value
 

@@ -5,7 +5,7 @@ import dataclasses
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from hpceval.catalog.params import INT_MAX, Param
+from hpceval.catalog.params import INT_MAX, Param, ascii_int
 from hpceval.catalog.registry import LaunchSpec, PlanContext
 from hpceval.errors import UsageError
 
@@ -133,7 +133,7 @@ def int_item(item: str, what: str, noun: str, lo: int = 1, hi: int = 4096,
              accepted: str = "") -> int:
     """One integer of a --set list, in [lo, hi]; accepted names the words allowed besides."""
     try:
-        n = int(item)
+        n = ascii_int(item)
     except ValueError:
         raise UsageError(f"--set {what}: '{item}' is not a {noun}{accepted}") from None
     if not lo <= n <= hi:
@@ -164,7 +164,7 @@ def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) 
 def int_tuple(text: str, what: str, form: str, n: int) -> Tuple[int, ...]:
     """'30x30x15' -> (30, 30, 15): a --set value of the form AxB(xC...) of n positive integers."""
     try:
-        items = tuple(int(x) for x in text.lower().split("x"))
+        items = tuple(ascii_int(x) for x in text.lower().split("x"))
     except ValueError:
         raise UsageError(f"--set {what}: '{text}' is not {form}") from None
     if len(items) != n:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 from typing import List, Optional
 
+from hpceval.catalog.params import ascii_int
 from hpceval.errors import UsageError
 
 WORDS = ("ladder", "node", "nodes", "cross", "full")
-_WORD = re.compile(r"(ladder|node|nodes|cross|full)(?:>=(\d+))?(?:<=(\d+))?")
+_WORD = re.compile(r"(ladder|node|nodes|cross|full)(?:>=([0-9]+))?(?:<=([0-9]+))?")
 
 
 def pow2_upto(top: int, start: int = 1) -> List[int]:
@@ -80,7 +81,7 @@ def expand(text: object, k: int, n: int, level: int = 0) -> Optional[List[int]]:
         m = _WORD.fullmatch(w)
         if m is None:
             try:
-                out.add(int(w))
+                out.add(ascii_int(w))
             except ValueError:
                 raise UsageError(f"--set ranks: '{w}' is not a rank count or one of "
                                  f"{', '.join(WORDS)}") from None

@@ -12,7 +12,28 @@ from hpceval.errors import UsageError
 LIST_KINDS = ("ints", "grids", "words")
 INT_MAX = 2**31 - 1            # a C int: what the binaries' options hold
 _SUFFIX = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-_SIZE_RE = re.compile(r"^\s*(\d+)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
+# re.ASCII: without it \d takes any script's digits and IGNORECASE takes the Kelvin sign for K.
+_SIZE_RE = re.compile(r"^\s*(\d+)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE | re.ASCII)
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                       r"|[+-]?(?:nan|inf|infinity)", re.IGNORECASE | re.ASCII)
+YEAR_S = 366 * 86400           # the longest duration an option takes: beyond it, a typo
+
+
+def ascii_int(text: Any) -> int:
+    """int() of a number a user typed, in ASCII digits with an optional sign: int() alone also
+    takes other scripts' digits ('\uff18' is 8), underscores ('1_0' is 10) and spaces."""
+    if not _INT_RE.fullmatch(str(text)):
+        raise ValueError(f"{str(text)[:40]!r} is not an integer in ASCII digits")
+    return int(text)
+
+
+def ascii_float(text: Any) -> float:
+    """float() of a number a user typed, restricted as ascii_int; nan and inf are still
+    spelt as float() spells them, for the caller to refuse with its own reason."""
+    if not _FLOAT_RE.fullmatch(str(text)):
+        raise ValueError(f"{str(text)[:40]!r} is not a number in ASCII digits")
+    return float(text)
 
 
 def parse_size(text: str) -> int:
@@ -89,12 +110,12 @@ class Param:
     def _convert(self, text: str) -> Any:
         if self.kind == "int":
             try:
-                return int(text)
+                return ascii_int(text)
             except ValueError:
                 raise ValueError(f"'{text}' is not an integer") from None
         if self.kind == "float":
             try:
-                value = float(text)
+                value = ascii_float(text)
             except ValueError:
                 raise ValueError(f"'{text}' is not a number") from None
             if not math.isfinite(value):    # nan passes every range check; inf is no setting
@@ -136,7 +157,7 @@ class Param:
 
     def _int(self, t: str) -> int:
         try:
-            return int(t)
+            return ascii_int(t)
         except ValueError:
             raise ValueError(f"'{t}' is not a {self.noun or 'whole number'}") from None
 
@@ -144,7 +165,7 @@ class Param:
         """'30x30x15' -> (30, 30, 15): `dims` positive integers."""
         form = self.noun or "x".join("N" * self.dims)
         try:
-            dims = [int(x) for x in t.lower().split("x")]
+            dims = [ascii_int(x) for x in t.lower().split("x")]
         except ValueError:
             raise ValueError(f"'{t}' is not {form}") from None
         if len(dims) != self.dims or min(dims) < 1:
@@ -164,7 +185,7 @@ class Param:
         out = []
         for t in items:
             try:
-                v = float(t)
+                v = ascii_float(t)
             except ValueError:
                 raise ValueError(f"'{t}' is not a number (in the comma list '{text}')") from None
             if not math.isfinite(v):

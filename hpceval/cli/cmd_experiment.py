@@ -3,9 +3,8 @@ differences are significant (docs/experiments.md)."""
 from __future__ import annotations
 
 import argparse
-import math
 
-from hpceval.cli.common import add_db, console, db_path, print_rows, tag_text
+from hpceval.cli.common import add_db, console, db_path, print_rows, tag_text, timeout_seconds
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES, find_launcher
 
@@ -40,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_db(p)
     p.add_argument("--launcher", choices=CHOICES, default="auto", help="MPI launcher")
     p.add_argument("--tag", action="append", default=[], type=tag_text, metavar="TEXT", help="label the run")
-    p.add_argument("--timeout", type=float, default=None, metavar="S",
+    p.add_argument("--timeout", type=timeout_seconds, default=None, metavar="S",
                    help="time limit per launch in seconds (default: from the plan)")
     p.add_argument("--figures", metavar="DIR", default=None,
                    help="also save the experiment's figure as SVG and PNG in DIR")
@@ -60,8 +59,6 @@ def _plan(args: argparse.Namespace):
                          f"{', '.join(sorted(BENCHMARKS))})")
     if args.np is not None and args.np < 1:
         raise UsageError(f"--np {args.np}: need at least 1 rank")
-    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
-        raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.figures:
         from hpceval.outfiles import check_output_dir
         check_output_dir(args.figures, "--figures")

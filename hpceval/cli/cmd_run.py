@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 
@@ -12,7 +11,8 @@ from rich.table import Table
 
 from hpceval import specsheet
 from hpceval.analysis.headlines import headline_records
-from hpceval.cli.common import add_db, console, db_path, headline_table, tag_text
+from hpceval.cli.common import (add_db, console, db_path, headline_table, tag_text,
+                                timeout_seconds)
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, plan_context, run_plan
@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tag", action="append", default=[], type=tag_text, metavar="TEXT", help="label the run (repeatable)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
                    help="set a benchmark parameter (BENCHMARK.NAME=VALUE for one benchmark)")
-    p.add_argument("--timeout", type=float, default=None, metavar="S",
+    p.add_argument("--timeout", type=timeout_seconds, default=None, metavar="S",
                    help="time limit per launch in seconds (default: from the plan)")
     p.add_argument("--llc", choices=LLC_CHOICES, default="probe",
                    help="last-level cache that sizes memory arrays: probe (check the reported "
@@ -77,9 +77,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
-        # nan compares false to everything and would disable the limit; inf is no limit either
-        raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.json and not args.dry_run:
         raise UsageError("--json is for --dry-run (a run's results: 'hpceval show RUN --json')")
     budget_s = _budget(args)

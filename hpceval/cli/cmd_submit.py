@@ -7,12 +7,14 @@ import sys
 from typing import List, Optional
 
 from hpceval.catalog import plan_targets
-from hpceval.cli.common import add_db, console, db_path, headline_table, tag_text
+from hpceval.cli.common import (add_db, console, db_path, headline_table, tag_text,
+                                timeout_seconds)
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.runner import LLC_CHOICES, plan_context
 from hpceval.catalog.budget import estimate_s
 from hpceval.runner.dryrun import fmt_duration
-from hpceval.slurm.clock import JobClock, parse_time_option
+from hpceval.catalog.params import YEAR_S
+from hpceval.slurm.clock import JobClock, slurm_seconds
 from hpceval.slurm.follow import follow
 from hpceval.slurm.script import JobRequest, job_name
 from hpceval.slurm.submit import dry_run, submit
@@ -26,8 +28,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("targets", nargs="+", metavar="SUITE|BENCHMARK", help="see 'hpceval list'")
     p.add_argument("--nodes", type=int, required=True, metavar="N", help="nodes of the job")
     p.add_argument("--ppn", type=int, default=None, metavar="K", help="tasks per node")
-    for name, what in (("partition", "P"), ("time", "T"), ("account", "A"), ("qos", "Q")):
+    for name, what in (("partition", "P"), ("account", "A"), ("qos", "Q")):
         p.add_argument(f"--{name}", default=None, metavar=what, help=f"sbatch --{name}")
+    p.add_argument("--time", type=slurm_time, default=None, metavar="T",
+                   help="sbatch --time: M, M:S, H:M:S, D-H, D-H:M or D-H:M:S (docs/slurm.md)")
     p.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                    dest="sbatch_args", help="one more sbatch option, e.g. --sbatch-arg=--exclusive")
     p.add_argument("--wait", action="store_true", help="follow the job and print its summary")
@@ -39,9 +43,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tag", action="append", default=[], type=tag_text, metavar="TEXT", help="label the run")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
                    help="set a benchmark parameter")
-    p.add_argument("--timeout", type=float, default=None, metavar="S", help="time limit per launch")
+    p.add_argument("--timeout", type=timeout_seconds, default=None, metavar="S",
+                   help="time limit per launch in seconds")
     p.add_argument("--llc", choices=LLC_CHOICES, default=None, help="as for run")
     p.add_argument("--no-remeasure", action="store_true", help="as for run")
+
+
+def slurm_time(text: str) -> str:
+    """argparse type of --time: one of sbatch's forms, as given (#SBATCH --time=TEXT). Refused
+    here rather than by sbatch, which a dry run never asks: text that is none of them; no limit
+    (0, UNLIMITED: a job that states no end cannot be backfilled, and the job's clock would
+    cap nothing; leave --time out for the partition's default); more than a year (a typo)."""
+    try:
+        seconds = slurm_seconds(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: {exc}") from None
+    if seconds is None or seconds == 0:
+        raise argparse.ArgumentTypeError(
+            f"{text}: Slurm reads it as no time limit; give the job one (or leave --time out "
+            "for the partition's default)")
+    if seconds > YEAR_S:
+        raise argparse.ArgumentTypeError(f"{text}: more than a year")
+    return text
 
 
 def _check(args: argparse.Namespace) -> float:
@@ -56,7 +79,7 @@ def _check(args: argparse.Namespace) -> float:
 
 def _time_note(time: Optional[str], estimate: float) -> Optional[str]:
     """A note when the plan's estimate does not fit in --time (the job leaves launches out)."""
-    limit = parse_time_option(time) if time else None
+    limit = slurm_seconds(time) if time else None
     margin = JobClock(job_id="").margin_s
     if limit is None or estimate <= limit - margin:
         return None

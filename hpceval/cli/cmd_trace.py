@@ -9,7 +9,6 @@ import argparse
 import json
 import os
 import shlex
-import math
 import shutil
 import signal
 import sys
@@ -17,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List
 
+from hpceval.cli.common import timeout_seconds
 from hpceval.outfiles import check_output_dir, check_output_file, output_errors, whole_file
 from hpceval.errors import HpcevalError, Interrupted, UsageError
 from hpceval.fingerprint import mem_available_bytes
@@ -53,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-events", type=int, default=None, metavar="N",
                    help="events kept per rank (default 2000000, 40 bytes each); more are counted "
                         "as dropped")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+    p.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT_S, metavar="S",
                    help="time limit in seconds, after which every process CMD started is ended "
                         f"(default {DEFAULT_TIMEOUT_S:g}; inside a Slurm job, before its end)")
     p.add_argument("--figures", metavar="DIR", default=None,
@@ -85,8 +85,6 @@ def _check_usage(args: argparse.Namespace) -> List[str]:
         raise UsageError("trace: no command given (hpceval trace [options] -- CMD [ARGS...])")
     if args.np is not None and args.np < 1:
         raise UsageError(f"--np {args.np}: must be at least 1")
-    if not (math.isfinite(args.timeout) and args.timeout > 0):
-        raise UsageError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.max_events is not None:
         _check_max_events(args.max_events, args.np or 1)
     if args.figures:

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from hpceval import paths
 from hpceval.analysis import headlines, value
+from hpceval.catalog.params import YEAR_S, ascii_float
 from hpceval.errors import UsageError
 from hpceval.quality import verdict
 from hpceval.store import Store
@@ -35,6 +36,24 @@ def tag_text(value: str) -> str:
         raise argparse.ArgumentTypeError("a tag is 1-100 characters")
     if any(not ch.isprintable() for ch in value):
         raise argparse.ArgumentTypeError(f"{value!r} holds control characters")
+    return value
+
+
+TIMEOUT_FLOOR_S = 1.0    # a launch given less cannot even start its ranks
+
+
+def timeout_seconds(text: str) -> float:
+    """argparse type of every --timeout: finite seconds in ASCII digits, from TIMEOUT_FLOOR_S to
+    a year (nan compares false to every deadline and would disable the limit; 1e-9 launches
+    only to be killed)."""
+    try:
+        value = ascii_float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text[:40]!r} (seconds in "
+                                         "ASCII digits: 60, 2.5, 1e3)") from None
+    if not TIMEOUT_FLOOR_S <= value <= YEAR_S:     # nan fails both comparisons
+        raise argparse.ArgumentTypeError(f"{text[:40]}: must be a positive number of seconds, "
+                                         f"from {TIMEOUT_FLOOR_S:g} s to a year")
     return value
 
 

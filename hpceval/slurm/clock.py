@@ -16,29 +16,43 @@ DEFAULT_MARGIN_S = 15.0
 MIN_LAUNCH_S = 5.0
 
 
+# Slurm's time formats (sbatch --time; squeue %L and %l print them too), each a pattern of
+# ASCII digits and the fields it names, as sbatch(1) lists them.
+_FIELDS = {"D": ("days", 86400, None), "H": ("hours", 3600, 24), "M": ("minutes", 60, 60),
+           "S": ("seconds", 1, 60)}       # name, seconds, the bound after a larger field
+_FORMS = {form: re.compile(re.sub("[DHMS]", "([0-9]+)", form))
+          for form in ("M", "M:S", "H:M:S", "D-H", "D-H:M", "D-H:M:S")}
+# What Slurm reads as no limit at all.
+UNLIMITED = ("UNLIMITED", "INFINITE", "-1")
+
+
+def slurm_seconds(text: str) -> Optional[int]:
+    """A Slurm time in seconds; None for unlimited. ValueError says why text is none of
+    Slurm's forms, or a field after a larger one is out of its range ('1:60', '1-24')."""
+    if text.upper() in UNLIMITED:
+        return None
+    for form, pattern in _FORMS.items():
+        m = pattern.fullmatch(text)
+        if m is None:
+            continue
+        names = [c for c in form if c in _FIELDS]
+        values = [int(g) for g in m.groups()]
+        for i, (c, v) in enumerate(zip(names, values)):
+            bound = _FIELDS[c][2]
+            if i > 0 and v >= bound:
+                raise ValueError(f"{_FIELDS[c][0]} {v} in {form} must be below {bound}")
+        return sum(_FIELDS[c][1] * v for c, v in zip(names, values))
+    raise ValueError("not one of Slurm's forms " + ", ".join(_FORMS) + " (ASCII digits)")
+
+
 def parse_left(text: str) -> Optional[float]:
     """squeue's %L ('1-02:03:04', '02:03:04', '03:04', 'UNLIMITED') in seconds; None when
-    unlimited or unknown."""
-    m = re.fullmatch(r"(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)", text.strip())
-    if not m:
+    unlimited or unknown ('INVALID')."""
+    try:
+        left = slurm_seconds(text.strip())
+    except ValueError:
         return None
-    days, hours, minutes, seconds = (int(g or 0) for g in m.groups())
-    return float(((days * 24 + hours) * 60 + minutes) * 60 + seconds)
-
-
-def parse_time_option(text: str) -> Optional[float]:
-    """sbatch's --time in seconds: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S; None when it is none of
-    them (sbatch judges) or unlimited."""
-    m = re.fullmatch(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?", text.strip())
-    if not m:
-        return None
-    days, a, b, c = m.groups()
-    if days is not None:                      # D-H[:M[:S]]
-        h, mi, sec = int(a), int(b or 0), int(c or 0)
-        return float(((int(days) * 24 + h) * 60 + mi) * 60 + sec)
-    if c is not None:                         # H:M:S
-        return float((int(a) * 60 + int(b)) * 60 + int(c))
-    return float(int(a) * 60 + int(b or 0))   # M or M:S
+    return None if left is None else float(left)
 
 
 class JobClock:

@@ -19,7 +19,7 @@ from helpers import FAST, one_line_error
     (["run", "mem-latency", "--set", "sizes=100T"], 2, "100T is out of range [256, 1024G]"),
     (["run", "mem-latency", "--set", "sizes=900G"], 2, "needs 900.0 GiB but only"),
     (["run", "pingpong", "--launcher", "poe"], 2, "invalid choice: 'poe'"),
-    (["run", "pingpong", "--timeout", "-1"], 2, "--timeout -1: must be a positive number"),
+    (["run", "pingpong", "--timeout", "-1"], 2, "--timeout: -1: must be a positive number"),
     (["show", "7"], 2, "no runs stored"),
     (["export", "--format", "xml"], 2, "invalid choice: 'xml'"),
     (["report", "-o", "/nonexistent/dir/r.html"], 2, "does not exist"),

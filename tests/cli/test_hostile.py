@@ -14,8 +14,8 @@ from helpers import BIN, db_digest, single_line
 
 # -- run: settings that must be refused in Python before anything launches -----------------
 @pytest.mark.parametrize("args,message", [
-    (["--timeout", "nan"], "--timeout nan: must be a positive number"),
-    (["--timeout", "inf"], "--timeout inf: must be a positive number"),
+    (["--timeout", "nan"], "--timeout: nan: must be a positive number"),
+    (["--timeout", "inf"], "--timeout: inf: must be a positive number"),
     (["--timeout=-inf"], "must be a positive number"),
     (["--timeout", "0"], "must be a positive number"),
     (["--timeout", "soon"], "invalid float value"),

@@ -3,7 +3,7 @@ launches it leaves out (no Slurm needed: these read what salloc/sbatch set and s
 from hpceval.catalog import LaunchSpec
 from hpceval.runner.jobtime import left_out, no_room
 from hpceval.slurm.alloc import Allocation, expand_counts, mpi_plugin
-from hpceval.slurm.clock import JobClock, parse_left, parse_time_option
+from hpceval.slurm.clock import JobClock, parse_left, slurm_seconds
 
 ENV = {"SLURM_JOB_ID": "7", "SLURM_JOB_PARTITION": "debug", "SLURM_JOB_NODELIST": "node[1-3]",
        "SLURM_JOB_NUM_NODES": "3", "SLURM_TASKS_PER_NODE": "2(x2),1",
@@ -43,6 +43,6 @@ def test_left_out_names_the_launches():
 
 
 def test_sbatch_time_option():
-    assert [parse_time_option(t) for t in ("1", "1:30", "1:00:00", "2-3", "2-3:04", "2-3:04:05")] \
+    assert [slurm_seconds(t) for t in ("1", "1:30", "1:00:00", "2-3", "2-3:04", "2-3:04:05")] \
         == [60, 90, 3600, 183600, 183840, 183845]
-    assert parse_time_option("1:xx") is None and parse_time_option("UNLIMITED") is None
+    assert slurm_seconds("UNLIMITED") is None

@@ -115,7 +115,8 @@ def test_bad_input_is_one_line_with_slurms_reason(slurm):
     assert "invalid partition specified: nope" in _refused(slurm, "--nodes", "1",
                                                            "--partition", "nope")
     assert "node configuration is not available" in _refused(slurm, "--nodes", "3")
-    assert "Invalid --time specification" in _refused(slurm, "--nodes", "1", "--time", "1:xx")
+    assert "--time: '1:xx': not one of Slurm's forms" in _refused(slurm, "--nodes", "1",
+                                                                  "--time", "1:xx")
     assert "unrecognized option '--bogus'" in _refused(slurm, "--nodes", "1",
                                                       "--sbatch-arg=--bogus")
     # The refused job's run says why.
