@@ -14,7 +14,7 @@ PACKAGE = ROOT / "hpceval"
 # Upstream first. A module's layer is its first package below hpceval (or the module itself).
 LAYERS = (
     {"errors", "paths", "outfiles", "infiles", "discover", "levels", "quality", "records",
-     "strictjson", "cbuild", "buildvariants", "vcluster", "cpupeak", "specsheet", "__init__"},
+     "strictjson", "cbuild", "buildvariants", "vcluster", "cpupeak", "specsheet", "limits", "__init__"},
     {"simulate"},                  # a simulated platform: what the launcher and plan read
     {"fingerprint"},               # this machine's, or the simulated platform's
     {"catalog"},

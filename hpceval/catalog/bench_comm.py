@@ -10,10 +10,12 @@ halo          2-D halo exchange: packed vs derived datatypes vs one-sided puts
 """
 from __future__ import annotations
 
+import bisect
 import random
+from collections.abc import Sequence
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, DEFAULT_MEMORY_SHARE, REFINEMENT,
+from hpceval.catalog.common import (BUFFER_PAGES, DEFAULT_MEMORY_SHARE, MAX_MESSAGE, REFINEMENT,
                                     REFINEMENT_NAMES, REPETITION,
                                     check_memory, fits_host, fits_memory,
                                     harness_bytes, launch_timeout, narrow_sizes, pair_ranks,
@@ -23,6 +25,7 @@ from hpceval.catalog.params import Param, ascii_int
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,
                                       register_benchmark, register_study, register_suite)
 from hpceval.errors import UsageError
+from hpceval.limits import MAX_RANKS, check_count
 
 PINGPONG_SIZES = sorted(set([0] + pow2_sizes(1, 4 << 20) + [3, 7, 1000, 65537, 1000000]))
 P2P_SIZES = [0] + pow2_sizes(1, 4 << 20)
@@ -60,7 +63,7 @@ def _plan_pingpong(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[La
 register_benchmark(Benchmark(
     "pingpong", "communication",
     "MPI_Send/MPI_Recv ping-pong between ranks 0 and 1: latency (half round trip) and bandwidth",
-    (Param("sizes", "sizes", PINGPONG_SIZES, "message sizes in bytes", 0, 1 << 30),
+    (Param("sizes", "sizes", PINGPONG_SIZES, "message sizes in bytes", 0, MAX_MESSAGE),
      *REFINEMENT,
      # osu: osu_latency's loop, to set hpceval beside OSU's figures (docs/compare.md)
      Param("method", "choice", "batch", "batch: calibrated batches, buffers prepared per "
@@ -91,6 +94,7 @@ def _rank_counts(text: str, ctx: PlanContext, default: int, least: int, what: st
         except ValueError:
             raise UsageError(f"--set nranks: '{text}' is not a list of rank counts "
                              "(or 'np')") from None
+    check_count("--set nranks", max(counts, default=0), MAX_RANKS, "rank", least=0)
     for n in counts:
         if n < least:
             raise UsageError(f"{what} needs at least {least} ranks, {n} given")
@@ -151,7 +155,7 @@ register_benchmark(Benchmark(
     "p2p", "communication",
     "point-to-point: ping-pong, swap, streaming (osu_bw window); every protocol; placement "
     "patterns with the slowest pair reported",
-    (Param("sizes", "sizes", P2P_SIZES, "message sizes in bytes", 0, (1 << 31) - 2),
+    (Param("sizes", "sizes", P2P_SIZES, "message sizes in bytes", 0, MAX_MESSAGE),
      Param("modes", "words", "pingpong,swap,stream,bistream", "pingpong, swap, stream, bistream, all",
            choices=MODES, every=True),
      Param("protocols", "words", "all", ", ".join(PROTOCOLS) + ", all (impossible pairs skipped)",
@@ -236,8 +240,27 @@ def distance_sample(n: int, per_node: int, randoms: int, seed: int) -> List[int]
         near |= {j * per_node, (nodes - j) * per_node}
         j *= 2
     near = {r for r in near if 0 < r < n}
-    rest = [r for r in range(1, n) if r not in near]
+    rest = _Others(n, near)
     return sorted(near | set(random.Random(seed).sample(rest, min(randoms, len(rest)))))
+
+
+class _Others(Sequence):
+    """Ranks 1..n-1 but `near`, indexed without listing them: random.sample draws by index, so
+    a sample costs its size, not n (a list of the ranks took 1 s a launch at 10^7 ranks), and
+    draws the same ranks as from the list."""
+
+    def __init__(self, n: int, near) -> None:
+        self.n, self.near = n, sorted(near)
+
+    def __len__(self) -> int:
+        return self.n - 1 - len(self.near)
+
+    def __getitem__(self, j: int) -> int:
+        if not 0 <= j < len(self):
+            raise IndexError(j)
+        # below near[i] lie near[i] - 1 - i others: the j-th other follows the first i of near
+        i = bisect.bisect_right(range(len(self.near)), j, key=lambda i: self.near[i] - 1 - i)
+        return j + 1 + i
 
 
 def _plan_distance(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -269,7 +292,7 @@ register_benchmark(Benchmark(
     "distance", "communication",
     "distance map: ping-pong latency and bandwidth from rank 0 to every rank (full=1: every "
     "pair), with each end's node and CPU",
-    (Param("sizes", "sizes", [8, 1 << 20], "message sizes in bytes", 0, (1 << 31) - 2),
+    (Param("sizes", "sizes", [8, 1 << 20], "message sizes in bytes", 0, MAX_MESSAGE),
      Param("full", "int", 0, "1: the full rank x rank matrix (opt-in)", 0, 1),
      Param("protocol", "choice", "send", "ping-pong protocol",
            choices=tuple(p for p in PROTOCOLS if p != "sendrecv")),
@@ -298,7 +321,7 @@ def _plan_hotspot(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Lau
 register_benchmark(Benchmark(
     "hotspot", "communication",
     "hot spot: k = 1..n-1 senders stream to rank 0; aggregate bandwidth vs k",
-    (Param("sizes", "sizes", [1024, 65536, 1 << 20], "message sizes in bytes", 1, (1 << 31) - 1),
+    (Param("sizes", "sizes", [1024, 65536, 1 << 20], "message sizes in bytes", 1, MAX_MESSAGE),
      Param("window", "int", 16, "messages in flight per sender", 1, 1024),
      NRANKS, BUFFER_PAGES) + REPETITION,
     _plan_hotspot, ranks=">=2",
@@ -324,7 +347,7 @@ register_benchmark(Benchmark(
     "random2", "communication",
     "random pairs (SP2 random2): evens ping-pong with a random odd, all at once; slowest pair",
     (Param("sizes", "sizes", [8, 1024, 65536, 1 << 20], "message sizes in bytes", 0,
-           (1 << 31) - 2),
+           MAX_MESSAGE),
      Param("seed", "int", 1, "seed of the random pairings", 0, (1 << 31) - 1),
      NRANKS, BUFFER_PAGES) + REPETITION,
     _plan_random2, ranks="even, >=2", memory=_two_buffers, tiny=("sizes=8",)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, REFINEMENT, REFINEMENT_NAMES, REPETITION,
+from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REFINEMENT, REFINEMENT_NAMES, REPETITION,
                                     harness_bytes, launch_timeout, narrow_sizes, pair_ranks,
                                     pow2_sizes, repetition_args)
 from hpceval.catalog.params import Param
@@ -32,7 +32,7 @@ register_benchmark(Benchmark(
     "eager", "communication",
     "eager limit between ranks 0 and 1: the time from posting a late receive until the "
     "sender's MPI_Send has returned, per size; the step where the protocol changes is bracketed",
-    (Param("sizes", "sizes", EAGER_SIZES, "message sizes in bytes", 0, (1 << 31) - 1),
+    (Param("sizes", "sizes", EAGER_SIZES, "message sizes in bytes", 0, MAX_MESSAGE),
      Param("late", "float", 20.0, "microseconds the receive is posted after the send started "
            "(long enough for an eager message to arrive)", 1.0, 1e6),
      *REFINEMENT, BUFFER_PAGES) + REPETITION,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, REPETITION, check_memory, harness_bytes,
+from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REPETITION, check_memory, harness_bytes,
                                     launch_timeout, narrow_whole, pair_ranks, repetition_args)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
@@ -37,7 +37,7 @@ register_benchmark(Benchmark(
     "LogGP parameters L, o_s, o_r, g, G between ranks 0 and 1 (netgauge: message trains with "
     "and without computation between messages); o_s, o_r, g and the round trip per size",
     (Param("sizes", "sizes", LOGGP_SIZES, "message sizes in bytes (the smallest gives L, o_s, "
-           "o_r, g; G is the gap's slope over the sizes >= the largest / 16)", 0, (1 << 31) - 1),
+           "o_r, g; G is the gap's slope over the sizes >= the largest / 16)", 0, MAX_MESSAGE),
      Param("train", "int", 32, "messages per train (n of PRTT(n, d, s))", 2, 100000),
      Param("delay", "float", 0.0, "computation between messages in us (0: twice the size's "
            "round trip)", 0.0, 1e7),

@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from hpceval.catalog.params import INT_MAX, Param, ascii_int
 from hpceval.catalog.registry import LaunchSpec, PlanContext
 from hpceval.errors import UsageError
+from hpceval.limits import MAX_RANKS
 
 REPETITION = (
     Param("warmup", "int", 2, "warm-up samples discarded before measuring", 0, 1000),
@@ -56,6 +57,12 @@ def repetition_args(bench, values: Dict[str, Any]) -> List[str]:
 
 TIMEOUT_FIXED_S = 60.0      # start-up allowance of every launch's time limit
 TIMEOUT_FACTOR = 3.0        # the limit allows the planned measuring time this many times over
+
+# The largest message a point-to-point benchmark times (its `sizes` maximum): what a launch can
+# time within the start-up allowance of its limit (TIMEOUT_FIXED_S), whatever its budget. A
+# point is warm-up + min-reps samples, each preparing, moving and checking the buffers: pingpong
+# at 64 MiB took 10 s on a loaded 2-core VM, at 256 MiB 57 s, at 1 GiB past its 135 s limit.
+MAX_MESSAGE = 64 << 20
 
 
 def launch_timeout(values: Dict[str, Any], points: int, fixed_s: float = TIMEOUT_FIXED_S) -> float:
@@ -139,9 +146,6 @@ def int_item(item: str, what: str, noun: str, lo: int = 1, hi: int = 4096,
     if not lo <= n <= hi:
         raise UsageError(f"--set {what}: {n} is out of range [{lo}, {hi}]")
     return n
-
-
-MAX_RANKS = 1 << 24          # a rank count beyond any machine: a typo, refused
 
 
 def counts(text: Any, cores: int, what: str, noun: str, *, sweep: bool = False) -> List[int]:

@@ -52,13 +52,13 @@ def _plan(args: argparse.Namespace):
     from hpceval.experiment import Setup, experiment
     from hpceval.experiment.plan import interleave, plan_variants
     from hpceval.runner import plan_context
+    from hpceval.runner.placement import check_request
 
     experiment(args.kind)
     if args.benchmark not in BENCHMARKS:
         raise UsageError(f"unknown benchmark '{args.benchmark}' (known: "
                          f"{', '.join(sorted(BENCHMARKS))})")
-    if args.np is not None and args.np < 1:
-        raise UsageError(f"--np {args.np}: need at least 1 rank")
+    check_request(None, None, args.np)
     if args.figures:
         from hpceval.outfiles import check_output_dir
         check_output_dir(args.figures, "--figures")

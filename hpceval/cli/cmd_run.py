@@ -17,7 +17,7 @@ from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, plan_context, run_plan
 from hpceval.runner.dryrun import describe, dry_run, fmt_duration, plan_json
-from hpceval.runner.placement import Placement, placement_from_args
+from hpceval.runner.placement import Placement, check_request, placement_from_args
 from hpceval.store import Store
 
 NAME = "run"
@@ -79,6 +79,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     if args.json and not args.dry_run:
         raise UsageError("--json is for --dry-run (a run's results: 'hpceval show RUN --json')")
+    check_request(args.nodes, args.ppn, args.np)   # before any host list, platform or plan
     budget_s = _budget(args)
     spec = specsheet.load(args.spec) if args.spec else None   # a bad sheet: refused before running
     if args.build:

@@ -39,7 +39,20 @@ def plan_variants(kind: str, variants: str, setup: Setup) -> List[Variant]:
     if len(kept) < 2:
         why = "; ".join(setup.notes) or "none"
         raise UsageError(f"--variants: fewer than two variants could be planned ({why})")
+    _check_np(kept, setup)
     return kept
+
+
+def _check_np(variants: List[Variant], setup: Setup) -> None:
+    """--np is honoured or refused: a kind measures the benchmark's own launches, and where
+    none of them runs --np ranks (stream: one rank of OpenMP threads) they would all run,
+    --np ignored (15 launches of 20 s for `binding stream --np 2`)."""
+    np = setup.ctx.nranks
+    ranks = sorted({s.nranks for v in variants for group in v.groups for s in group})
+    if np is not None and np not in ranks:
+        raise UsageError(f"--np {np}: no launch of {setup.benchmark} runs {np} ranks (its launches "
+                         f"run {', '.join(map(str, ranks))}); drop --np or set the benchmark's "
+                         "own counts with --set")
 
 
 def _expand(exp, variant: str, setup: Setup, asked: bool) -> List[List[LaunchSpec]]:

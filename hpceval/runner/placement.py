@@ -6,14 +6,18 @@ this module checks the request, says how each launch binds, and tags the records
 ranks ran."""
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import socket
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from hpceval.errors import UsageError
 from hpceval.infiles import read_regular
+from hpceval.limits import MAX_NODES, MAX_PPN, MAX_RANKS, check_count, check_ranks
 
 # Set by `scripts/vcluster exec` on every virtual node. Its nodes share one machine: each node's
 # MPI daemon believes it owns every CPU, so an explicit bind-to-core would put the first rank of
@@ -22,8 +26,6 @@ from hpceval.infiles import read_regular
 VCLUSTER_NODE_ENV = "HPCEVAL_VCLUSTER_NODE"
 
 Slots = List[Tuple[str, int]]
-MAX_NODES = 1_000_000       # a plan for up to this many nodes takes seconds and ~100 MB
-MAX_PPN = 100_000
 
 
 @dataclass(frozen=True)
@@ -37,27 +39,64 @@ class Placement:
 
     def slots(self, nranks: int) -> Slots:
         """(host, ranks) for a launch of `nranks`: K per node on the first nodes it fills."""
+        self.check(nranks)
+        full, part = divmod(nranks, self.ppn)
+        return [(h, self.ppn) for h in self.hosts[:full]] + (
+            [(self.hosts[full], part)] if part else [])
+
+    def check(self, nranks: int) -> None:
+        # without building the slots: a plan's check stays O(launches), not O(nodes) each
         if nranks > self.nranks:
             raise UsageError(f"a launch of {nranks} ranks does not fit {len(self.hosts)} nodes x "
                              f"{self.ppn} ranks per node (raise --nodes or --ppn)")
-        out: Slots = []
-        for host in self.hosts:
-            if nranks <= 0:
-                break
-            out.append((host, min(self.ppn, nranks)))
-            nranks -= self.ppn
-        return out
 
     def settings(self) -> Dict[str, Any]:
         return {"hosts": list(self.hosts), "nodes": len(self.hosts), "ppn": self.ppn}
 
 
-MAX_HOSTFILE_BYTES = 16 << 20       # a million hosts of 16 characters
+MAX_HOSTFILE_BYTES = 64 << 20       # MAX_NODES lines of a long name and slots=N, and comments
+
+# A host name (RFC 1123 labels; '_' too, as some sites name nodes) or an IP address, and on a
+# hostfile line Open MPI's slots=N / max_slots=N after it (ignored: the placement is --ppn's).
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+_NAME = rf"(?=[^\s#]{{1,253}}(?![^\s#])){_LABEL}(?:\.{_LABEL})*\.?"
+_NAME_RE = re.compile(_NAME, re.ASCII)
+_SLOTS_RE = re.compile(r"(?:slots|max_slots|max-slots)=([0-9]{1,18})", re.ASCII)
+# The grammar of a whole file, searched in one pass: the first line that is not blank, a
+# comment or HOST [slots=N]... (a million lines: 5.4 s on a loaded 2-core VM, 16.7 s with a
+# match per line)
+_BAD_LINE_RE = re.compile(rf"^(?![ \t]*(?:{_NAME}(?:[ \t]+{_SLOTS_RE.pattern})*)?[ \t\r]*"
+                          r"(?:#[^\n]*)?$)", re.M | re.ASCII)
+_FIRST_WORD_RE = re.compile(r"^[ \t]*([^\s#]+)", re.M)
+_VALUE_RE = re.compile(r"=([0-9]+)")
+GRAMMAR = "a host name [slots=N] (letters, digits, '-', '.'; or an IP address)"
+
+
+def is_host(word: str) -> bool:
+    if _NAME_RE.fullmatch(word):
+        return True
+    try:
+        return ":" in word and bool(ipaddress.IPv6Address(word))
+    except ValueError:
+        return False
+
+
+def host_of_line(words: Sequence[str], where: str) -> str:
+    """The host of one hostfile line (its words, comment dropped). A line that is not
+    `HOST [slots=N]` is refused naming its number only: the file may be anything (/etc/shadow),
+    and an error must not print what it holds."""
+    slots = [_SLOTS_RE.fullmatch(w) for w in words[1:]]
+    if not is_host(words[0]) or not all(slots):
+        raise UsageError(f"{where} is not {GRAMMAR}; not a hostfile?")
+    for m in slots:
+        check_count(f"{where}: {m.group(0)}", int(m.group(1)), MAX_PPN, "slot")
+    return words[0]
 
 
 def read_hostfile(path: str) -> List[str]:
     """Host names from a hostfile: the first word of each line, '#' comments and Open MPI's
-    'slots=' words ignored (the placement is --ppn's)."""
+    'slots=' words ignored (the placement is --ppn's). The hosts are counted before a line is
+    checked, every line's grammar checked before a name is used."""
     data = read_regular(path, f"--hostfile {path}", MAX_HOSTFILE_BYTES)
     try:
         text = data.decode("utf-8")
@@ -65,24 +104,49 @@ def read_hostfile(path: str) -> List[str]:
         raise UsageError(f"--hostfile {path}: not UTF-8 text; not a list of host names") from None
     if "\0" in text:
         raise UsageError(f"--hostfile {path}: holds NUL bytes; not a list of host names")
-    hosts = [line.split("#", 1)[0].split()[0] for line in text.splitlines()
-             if line.split("#", 1)[0].strip()]
+    hosts = _FIRST_WORD_RE.findall(text)
+    check_count(f"--hostfile {path}", len(hosts), MAX_NODES, "host")
+    if _BAD_LINE_RE.search(text) or max(map(int, _VALUE_RE.findall(text)), default=0) > MAX_PPN:
+        hosts = _hosts_line_by_line(text, path)     # IPv6, other blanks; or says which line
     if not hosts:
         raise UsageError(f"--hostfile {path}: no host names in it")
     return hosts
+
+
+def _hosts_line_by_line(text: str, path: str) -> List[str]:
+    lines = [(i, line.split("#", 1)[0].split()) for i, line in enumerate(text.splitlines(), 1)]
+    return [host_of_line(words, f"--hostfile {path}: line {i}") for i, words in lines if words]
+
+
+def _host_names(hosts: str) -> List[str]:
+    """--hosts h1,h2,...: counted, then each checked as a host name (named by position)."""
+    names = [h.strip() for h in hosts.split(",") if h.strip()]
+    if not names:
+        raise UsageError("--hosts: empty list")
+    check_count("--hosts", len(names), MAX_NODES, "host")
+    for i, name in enumerate(names, 1):
+        if not is_host(name):
+            raise UsageError(f"--hosts: item {i} is not a host name (letters, digits, '-', '.'; "
+                             "or an IP address)")
+    return names
 
 
 def _host_list(hosts: Optional[str], hostfile: Optional[str]) -> List[str]:
     if hosts is not None and hostfile is not None:
         raise UsageError("--hosts and --hostfile: give one of them")
     names = read_hostfile(hostfile) if hostfile is not None else \
-        [h.strip() for h in (hosts or "").split(",") if h.strip()]
-    if hosts is not None and not names:
-        raise UsageError("--hosts: empty list")
-    dup = sorted({h for h in names if names.count(h) > 1})
-    if dup:
-        raise UsageError(f"host {dup[0]} is listed twice (ranks per node are --ppn's)")
+        _host_names(hosts) if hosts is not None else []
+    dup = first_duplicate(names)
+    if dup is not None:
+        raise UsageError(f"host {dup} is listed twice (ranks per node are --ppn's)")
     return names
+
+
+def first_duplicate(names: Sequence[str]) -> Optional[str]:
+    """The first (in sorted order) name listed more than once: linear, a million hosts in
+    about a second (names.count per name took minutes at 10^5)."""
+    dups = [h for h, n in Counter(names).items() if n > 1]
+    return min(dups) if dups else None
 
 
 def check_resolves(hosts: Sequence[str]) -> None:
@@ -101,15 +165,7 @@ def placement_from_args(nodes: Optional[int], ppn: Optional[int], hosts: Optiona
     """The run's placement from the command line, or None for a one-node run (no host given).
     `plan_only` (--dry-run): --nodes N alone stands for N nodes named node1..nodeN, so that a
     big machine's run can be planned anywhere; nothing is resolved."""
-    if ppn is not None and ppn < 1:
-        raise UsageError(f"--ppn {ppn}: need at least 1 rank per node")
-    if nodes is not None and nodes < 1:
-        raise UsageError(f"--nodes {nodes}: need at least 1 node")
-    if nodes is not None and nodes > MAX_NODES:
-        raise UsageError(f"--nodes {nodes}: more than {MAX_NODES:,} nodes is beyond any machine; "
-                         "refused (a plan's memory and time grow with the nodes)")
-    if ppn is not None and ppn > MAX_PPN:
-        raise UsageError(f"--ppn {ppn}: more than {MAX_PPN:,} ranks per node is beyond any node")
+    check_request(nodes, ppn, np)
     names = _host_list(hosts, hostfile)
     if not names and plan_only and nodes is not None:
         names = [f"node{i + 1}" for i in range(nodes)]
@@ -119,15 +175,27 @@ def placement_from_args(nodes: Optional[int], ppn: Optional[int], hosts: Optiona
                              "(inside Slurm the allocation's nodes are used by srun)")
         return None
     if nodes is not None and nodes > len(names):
-        raise UsageError(f"--nodes {nodes}: only {len(names)} host(s) given ({', '.join(names)})")
+        raise UsageError(f"--nodes {nodes}: only {len(names)} host(s) given "
+                         f"({', '.join(names[:8])}{', ...' if len(names) > 8 else ''})")
     names = names[:nodes] if nodes is not None else names
     per = ppn if ppn is not None else _ppn_from_np(np, len(names))
+    check_ranks(f"{len(names):,} hosts x --ppn {per}", len(names), per)
     place = Placement(tuple(names), per)
     if np is not None and np != place.nranks:
         raise UsageError(f"--np {np} is not --nodes {len(names)} x --ppn {per} = {place.nranks}")
     if not plan_only:
         check_resolves(names)
     return place
+
+
+def check_request(nodes: Optional[int], ppn: Optional[int], np: Optional[int]) -> None:
+    """--nodes, --ppn and --np within their caps, and N x K within MAX_RANKS: checked before
+    anything of their size is built (a host list, a plan, a simulated platform's hosts)."""
+    check_count(f"--ppn {ppn}", ppn, MAX_PPN, "rank per node")
+    check_count(f"--nodes {nodes}", nodes, MAX_NODES, "node")
+    check_count(f"--np {np}", np, MAX_RANKS, "rank")
+    if nodes is not None and ppn is not None:
+        check_ranks(f"--nodes {nodes} --ppn {ppn}", nodes, ppn)
 
 
 def _ppn_from_np(np: Optional[int], nodes: int) -> int:
@@ -211,4 +279,4 @@ def check_plan(launcher, place: Optional[Placement], sizes: Sequence[int]) -> No
         return
     launcher.host_args(place.slots(1))
     for n in sizes:
-        place.slots(n)
+        place.check(n)

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from hpceval.errors import UsageError
+from hpceval.limits import MAX_NODES, MAX_PPN, check_count, check_ranks
 
 # Units of the description's values, to SI (seconds, bytes/s, flop/s, bytes).
 _UNITS = {
@@ -30,8 +31,6 @@ MODELS = ("ideal", "smpi")
 # so simulated time is the network's alone, free of the host's load (a loaded host's
 # preemptions, charged as computation, made ranks wait for each other: docs/simulate.md)
 COMPUTES = ("charged", "none")
-# The most nodes a description may ask for: far beyond what one process simulates (docs).
-MAX_NODES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -107,6 +106,8 @@ def parse_description(text: str) -> Description:
     if "nodes" not in values:
         raise UsageError("--simulate: nodes=N is required (e.g. nodes=64,ppn=4,latency=1.5us,"
                          "bandwidth=25GBps)")
+    ppn = values.get("ppn", Description.ppn)
+    check_ranks(f"--simulate nodes={values['nodes']},ppn={ppn}", values["nodes"], ppn)
     return Description(**values)
 
 
@@ -121,6 +122,11 @@ class Platform:
     description: Optional[Description] = None
     source: Optional[str] = None          # the --platform file's path
     cfg: List[str] = field(default_factory=list)   # SimGrid --cfg options of every launch
+
+    def __post_init__(self) -> None:
+        # hosts x ranks per host within the one cap before a hostfile of that many lines is
+        # written (a platform file's core= or --ppn times its hosts)
+        check_ranks(f"platform {self.source or self.name}", len(self.hosts), self.ppn)
 
     @property
     def cores_per_node(self) -> int:
@@ -140,32 +146,54 @@ def allocation(platform: Platform) -> Dict[str, Any]:
             "simulated": platform.name}
 
 
+def _radical_parts(radical: str) -> List[Tuple[str, Optional[int]]]:
+    """'0-3,7' -> [('0', 3), ('7', None)]: each part's first number, and a range's last."""
+    out: List[Tuple[str, Optional[int]]] = []
+    for part in radical.split(","):
+        lo, sep, hi = part.strip().partition("-")
+        if not lo.strip().isdecimal() or (sep and not hi.strip().isdecimal()):
+            raise ValueError(f"radical '{radical[:40]}'")
+        out.append((lo.strip(), int(hi) if sep else None))
+    return out
+
+
+def radical_count(radical: str) -> int:
+    """The hosts a radical names, counted without naming them: a typo's 0-999999999 is 10^9."""
+    return sum(1 if hi is None else max(hi - int(lo) + 1, 0) for lo, hi in _radical_parts(radical))
+
+
 def expand_radical(radical: str) -> List[str]:
     """SimGrid's cluster radical '0-3,7,9-10' -> ['0', '1', '2', '3', '7', '9', '10']."""
     out: List[str] = []
-    for part in radical.split(","):
-        lo, sep, hi = part.strip().partition("-")
-        if not lo.strip().isdigit() or (sep and not hi.strip().isdigit()):
-            raise ValueError(f"radical '{radical}'")
-        out += [str(i) for i in range(int(lo), int(hi) + 1)] if sep else [lo.strip()]
+    for lo, hi in _radical_parts(radical):
+        out += [lo] if hi is None else [str(i) for i in range(int(lo), hi + 1)]
     return out
+
+
+def _host_count(el) -> int:
+    """Hosts an element declares: a <host> one, a <cluster> or <cabinet> its radical's."""
+    if el.tag == "host" and el.get("id"):
+        return 1
+    if el.tag in ("cluster", "cabinet") and el.get("radical") is not None:
+        return radical_count(el.get("radical", ""))
+    return 0
+
+
+def _hosts(el) -> List[str]:
+    if el.tag == "host":
+        return [el.get("id", "")]
+    return [f"{el.get('prefix', '')}{i}{el.get('suffix', '')}"
+            for i in expand_radical(el.get("radical", ""))]
 
 
 def hosts_of(xml: str) -> Tuple[List[str], Optional[int]]:
     """The hosts a platform file declares, in document order (<host>, and the hosts of every
-    <cluster> and <cabinet>), and the core count of the first of them when stated."""
+    <cluster> and <cabinet>), and the core count of the first of them when stated. Both are
+    checked against their caps (hpceval/limits.py) before a host is named."""
     import xml.etree.ElementTree as ET
-    root = ET.fromstring(xml)
-    hosts: List[str] = []
-    cores: Optional[int] = None
-    for el in root.iter():
-        if el.tag == "host" and el.get("id"):
-            hosts.append(el.get("id", ""))
-        elif el.tag in ("cluster", "cabinet") and el.get("radical") is not None:
-            hosts += [f"{el.get('prefix', '')}{i}{el.get('suffix', '')}"
-                      for i in expand_radical(el.get("radical", ""))]
-        else:
-            continue
-        if cores is None and (el.get("core") or "").isdigit():
-            cores = int(el.get("core", "1"))
-    return hosts, cores
+    declaring = [el for el in ET.fromstring(xml).iter() if _host_count(el)]
+    check_count("the platform", sum(map(_host_count, declaring)), MAX_NODES, "host")
+    stated = [el.get("core", "") for el in declaring if el.get("core", "").isdecimal()]
+    cores = int(stated[0]) if stated else None
+    check_count(f"core={cores}", cores, MAX_PPN, "core per host")
+    return [h for el in declaring for h in _hosts(el)], cores

@@ -77,6 +77,8 @@ def _from_file(path: str, ppn: Optional[int]) -> Platform:
         raise UsageError(f"--platform {path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         hosts, cores = hosts_of(xml)
+    except UsageError as exc:          # beyond a cap (hpceval/limits.py): said as it is
+        raise UsageError(f"--platform {path}: {exc}") from None
     except Exception as exc:           # ElementTree's ParseError, a bad radical
         raise UsageError(f"--platform {path}: not a SimGrid platform file ({exc})") from None
     if not hosts:
@@ -126,7 +128,8 @@ def _write(plat: Platform) -> Path:
     where = paths.data_dir() / "simulated" / plat.name
     where.mkdir(parents=True, exist_ok=True)
     (where / "platform.xml").write_text(plat.xml)
-    (where / "hosts.txt").write_text("".join(f"{h}\n" for h in plat.hosts for _ in range(plat.ppn)))
+    with open(where / "hosts.txt", "w") as f:     # a host at a time: memory O(ppn), not O(ranks)
+        f.writelines(f"{h}\n" * plat.ppn for h in plat.hosts)
     info = {"name": plat.name, "platform_file": str(where / "platform.xml"),
             "hostfile": str(where / "hosts.txt"), "source": plat.source,
             "description": plat.description.settings() if plat.description else None,
@@ -197,7 +200,8 @@ def placement(info: Dict[str, Any], np: Optional[int]) -> Tuple[Tuple[str, ...],
     """The run's placement on the simulated hosts, (hosts, ranks per host) as the runner's
     Placement takes them: K ranks per host, in order; --np N takes the first N / K hosts
     (fewer than K: one host)."""
-    hosts: List[str] = [l for l in Path(info["hostfile"]).read_text().splitlines()[::info["ppn"]]]
+    with open(info["hostfile"]) as f:             # streamed: memory O(hosts), not O(ranks)
+        hosts: List[str] = [l.rstrip("\n") for i, l in enumerate(f) if i % info["ppn"] == 0]
     nodes, ppn = info["nodes"], info["ppn"]
     if np is None:
         return tuple(hosts), ppn

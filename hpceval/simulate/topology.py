@@ -13,6 +13,7 @@ description's `latency` between two nearest nodes:
   latency / 2 each."""
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Callable, Dict, List
 
 if TYPE_CHECKING:                  # platform.py reads TOPOLOGIES: no import back at run time
@@ -40,12 +41,17 @@ def factors(n: int, parts: int) -> List[int]:
     left = n
     for k in range(parts, 0, -1):
         target = round(left ** (1.0 / k))
-        best = min((f for f in range(1, left + 1) if left % f == 0),
-                   key=lambda f: (abs(f - target), -f))
+        best = min(divisors(left), key=lambda f: (abs(f - target), -f))
         out.append(best)
         left //= best
     out[-1] *= left
     return sorted(out, reverse=True)
+
+
+def divisors(n: int) -> List[int]:
+    """The divisors of n in O(sqrt n): a million nodes factor in milliseconds, not seconds."""
+    small = [f for f in range(1, math.isqrt(n) + 1) if n % f == 0]
+    return sorted(set(small + [n // f for f in small]))
 
 
 def flat(d: Description) -> str:

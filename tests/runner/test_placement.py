@@ -94,3 +94,79 @@ def test_records_say_where_they_ran():
     tag_records(recs, {"hosts": ["a", "a"], "cpus": [0, 1]}, True)
     assert recs[1]["where"]["placement"] == "emulated"
     assert emulates_nodes(["--ranks-per-node", "2"]) and not emulates_nodes(["--ranks-per-node", "0"])
+
+
+# -- sizes bounded before anything of their size is built (#44) -----------------------------
+def test_a_million_hosts_are_checked_for_duplicates_in_linear_time():
+    """names.count per name took 5.2 s at 10^4 hosts, 25.8 s at 2x10^4, minutes at 10^5."""
+    import time
+    from hpceval.runner.placement import first_duplicate
+    names = [f"n{i}" for i in range(1_000_000)]
+    start = time.monotonic()
+    assert first_duplicate(names) is None
+    assert first_duplicate(names + ["n999999", "n5"]) == "n5"
+    assert time.monotonic() - start < 20
+
+
+def test_a_hostfile_of_a_million_hosts_reads_and_checks_in_seconds(tmp_path):
+    import time
+    f = tmp_path / "hosts"
+    f.write_text("".join(f"node{i}.example.org slots=4\n" for i in range(1_000_000)))
+    start = time.monotonic()
+    place = placement_from_args(None, 16, None, str(f), None, plan_only=True)
+    assert place.nranks == 16_000_000 and place.hosts[-1] == "node999999.example.org"
+    assert time.monotonic() - start < 30
+
+
+@pytest.mark.parametrize("args, message", [
+    ((None, 100_001, "localhost", None, None), "100,001 ranks per node is more than the 100,000"),
+    ((1_000_001, 1, None, None, None), "1,000,001 nodes is more than the 1,000,000 allowed"),
+    ((1_000_000, 17, None, None, None), "17,000,000 ranks is more than the 16,777,216 allowed"),
+    ((None, None, None, None, 1 << 24 | 1), "16,777,217 ranks is more than the 16,777,216"),
+    ((None, 1, "localhost,bad host", None, None), "--hosts: item 2 is not a host name"),
+])
+def test_counts_refused_before_a_host_list_is_built(args, message):
+    with pytest.raises(UsageError, match=message):
+        placement_from_args(*args, plan_only=True)
+
+
+def test_many_hosts_times_ppn_is_within_the_rank_cap(tmp_path):
+    f = tmp_path / "hosts"
+    f.write_text("".join(f"n{i}\n" for i in range(200_000)))
+    with pytest.raises(UsageError, match="200,000 hosts x --ppn 100: 200,000 nodes x 100 ranks"):
+        placement_from_args(None, 100, None, str(f), None, plan_only=True)
+
+
+@pytest.mark.parametrize("line, ok", [
+    ("node1", True), ("node-1.cluster.example.org", True), ("127.0.0.1 slots=8", True),
+    ("::1", True), ("fe80::1 max_slots=4", True), ("n_1 slots=1 max_slots=2", True),
+    ("root:x:0:0:root:/root:/bin/bash", False), ("node1:4", False), ("-node", False),
+    ("node1 slots=four", False), ("node1 cpus=4", False), ("a" * 64, False),
+    ("n\u00f6de", False), ("node1 slots=-1", False),
+])
+def test_hostfile_line_grammar(tmp_path, line, ok):
+    f = tmp_path / "hosts"
+    f.write_text(f"# header\n{line}\n")
+    if ok:
+        assert read_hostfile(str(f)) == [line.split()[0]]
+        return
+    with pytest.raises(UsageError) as info:
+        read_hostfile(str(f))
+    said = str(info.value).split(str(f), 1)[1]
+    assert said.startswith(": line 2 is not a host name") and line.split()[-1] not in said
+
+
+def test_slots_beyond_a_node_are_refused(tmp_path):
+    f = tmp_path / "hosts"
+    f.write_text("node1 slots=100001\n")
+    with pytest.raises(UsageError, match="line 1: slots=100001: 100,001 slots is more than the "
+                                         "100,000 allowed"):
+        read_hostfile(str(f))
+
+
+def test_slots_without_building_them():
+    p = Placement(tuple(f"n{i}" for i in range(1_000_000)), 16)
+    p.check(16_000_000)
+    assert p.slots(35) == [("n0", 16), ("n1", 16), ("n2", 3)]
+    with pytest.raises(UsageError, match="16000001 ranks does not fit"):
+        p.check(16_000_001)

@@ -98,8 +98,9 @@ def test_bad_budgets(args, message):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--nodes", "1000000000", "--ppn", "16"], "more than 1,000,000 nodes"),
-    (["--nodes", "10", "--ppn", "1000000"], "more than 100,000 ranks per node"),
+    (["--nodes", "1000000000", "--ppn", "16"], "1,000,000,000 nodes is more than the 1,000,000"),
+    (["--nodes", "10", "--ppn", "1000000"], "ranks per node is more than the 100,000 allowed"),
+    (["--nodes", "100000", "--ppn", "1000"], "= 100,000,000 ranks is more than the 16,777,216"),
 ])
 def test_allocations_beyond_any_machine_are_refused_at_once(args, message):
     p = subprocess.run([sys.executable, "-m", "hpceval", "run", "comm", *args, "--dry-run"],

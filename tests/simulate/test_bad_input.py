@@ -96,3 +96,40 @@ def test_dry_run_plans_for_the_simulated_allocation(sim):
     assert p.returncode == 0, p.stderr
     # the distance map spans the allocation; a ping-pong needs two nodes at most (pair_ranks)
     assert "distance np=256" in p.stdout and "pingpong np=8" in p.stdout
+
+
+# -- sizes bounded before hosts are named (#44) -------------------------------------------
+def test_platform_hosts_counted_before_they_are_named():
+    """A radical of 10^9 hosts is counted, not expanded (it took GBs); core= is capped."""
+    from hpceval.errors import UsageError
+    from hpceval.simulate.platform import hosts_of, radical_count
+    assert radical_count("0-3,7,9-10") == 7 and radical_count("5-2") == 0
+    big = '<platform version="4.1"><cluster id="c" prefix="n" radical="0-999999999" core="2"/></platform>'
+    with pytest.raises(UsageError, match="1,000,000,000 hosts is more than the 1,000,000 allowed"):
+        hosts_of(big)
+    cores = big.replace("0-999999999", "0-3").replace('core="2"', 'core="100001"')
+    with pytest.raises(UsageError, match="core=100001: 100,001 cores per host is more than"):
+        hosts_of(cores)
+    hosts, core = hosts_of(big.replace("0-999999999", "0-2,7"))
+    assert hosts == ["n0", "n1", "n2", "n7"] and core == 2
+
+
+@pytest.mark.parametrize("desc,message", [
+    ("nodes=16385,ppn=1024", "16,778,240 ranks is more than the 16,777,216 allowed"),
+    ("nodes=1000001", "nodes=1000001: expected a whole number from 1 to 1000000"),
+])
+def test_descriptions_within_the_rank_cap(desc, message):
+    from hpceval.errors import UsageError
+    from hpceval.simulate.platform import parse_description
+    with pytest.raises(UsageError, match=message):
+        parse_description(desc)
+    assert parse_description("nodes=16384,ppn=1024").nodes == 16384      # at the cap
+
+
+def test_a_million_nodes_factor_in_milliseconds():
+    import time
+    from hpceval.simulate.topology import factors
+    start = time.monotonic()
+    assert factors(1_000_000, 3) == [100, 100, 100] and factors(999_983, 2) == [999_983, 1]
+    assert factors(1 << 20, 4) == [32, 32, 32, 32] and factors(12, 3) == [3, 2, 2]
+    assert time.monotonic() - start < 5
