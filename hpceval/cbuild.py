@@ -56,14 +56,46 @@ def find_mpicc(requested: Optional[str] = None) -> str:
     raise BuildError(f"no MPI compiler wrapper 'mpicc' on PATH: {_MPI_PACKAGES}, or set MPICC")
 
 
+# The build's guardian: the leader of the build's process group, it reads a pipe whose write
+# end only the driver holds. The read returns (EOF) when the driver closes it or dies, however
+# it dies (SIGKILL included, when no handler of ours runs); it then kills the whole group:
+# make, mpicc and the compilers' cc1, as, ld (PR_SET_PDEATHSIG would reach make alone).
+_GUARDIAN = "import os, sys; sys.stdin.buffer.read(); os.killpg(0, 9)"
+
+
+def run_guarded(argv: List[str], timeout: Optional[float] = None,
+                **kw) -> subprocess.CompletedProcess:
+    """subprocess.run for a build step (make, a compiler check): it runs in the guardian's
+    process group, away from the terminal's Ctrl-C, and every process of it ends with the
+    driver, or when the step ends, times out or is interrupted (then the exception goes on)."""
+    r, w = os.pipe()
+    try:
+        guard = subprocess.Popen([sys.executable, "-I", "-S", "-c", _GUARDIAN], stdin=r,
+                                 stdout=subprocess.DEVNULL, preexec_fn=os.setpgrp)
+    finally:
+        os.close(r)
+    proc = None
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                preexec_fn=lambda: os.setpgid(0, guard.pid), **kw)
+        out, err = proc.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+    finally:
+        os.close(w)                    # the guardian ends what is left of the group, itself last
+        guard.wait()
+        if proc is not None:
+            proc.wait()
+
+
 def _compiles(mpicc: str, source: str, flags: List[str], workdir: str,
               env: Optional[dict] = None) -> Optional[str]:
     """None when `source` compiles and links, else the compiler's first error line."""
     src = os.path.join(workdir, "probe.c")
     Path(src).write_text(source)
     try:
-        proc = subprocess.run([mpicc, *flags, src, "-o", os.path.join(workdir, "probe"), *flags],
-                              capture_output=True, text=True, timeout=120, env=env)
+        proc = run_guarded([mpicc, *flags, src, "-o", os.path.join(workdir, "probe"), *flags],
+                           timeout=120, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env=env)
     except OSError as exc:
         return str(exc)
     if proc.returncode == 0:
@@ -133,7 +165,7 @@ def build(csrc: str, target: str, objdir: str, mpicc: Optional[str] = None,
         + ([f"BLAS={blas}"] if blas else [])
     log = os.path.join(objdir, "build.log")
     with open(log, "w") as out:
-        proc = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
+        proc = run_guarded(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
     if proc.returncode != 0:
         raise BuildError(f"building the C core with {wrapper} failed ({_first_error(log)}): "
                          f"see {log}")

@@ -8,8 +8,9 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Callable, Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "build" / "bin"
@@ -126,9 +127,10 @@ def new_token() -> Dict[str, str]:
     return {"HPCEVAL_TEST_TOKEN": str(uuid.uuid4())}
 
 
-def processes_of(binary: Path, token: Dict[str, str]) -> List[int]:
-    """PIDs running `binary` with `token` in their environment: this test's launch (mpirun and
-    the ranks), never another test's on the other worker of `make test`."""
+def processes_of(binary: Optional[Path], token: Dict[str, str]) -> List[int]:
+    """PIDs running `binary` (None: any program) with `token` in their environment: this
+    test's launch (mpirun and the ranks) or build (make, mpicc, cc1), never another test's on
+    the other worker of `make test`."""
     [(name, value)] = token.items()
     want, found = f"{name}={value}".encode(), []
     for d in Path("/proc").iterdir():
@@ -138,9 +140,28 @@ def processes_of(binary: Path, token: Dict[str, str]) -> List[int]:
             cmdline, environ = (d / "cmdline").read_bytes(), (d / "environ").read_bytes()
         except OSError:
             continue
-        if str(binary).encode() in cmdline and want in environ.split(b"\0"):
+        if (binary is None or str(binary).encode() in cmdline) and want in environ.split(b"\0"):
             found.append(int(d.name))
     return found
+
+
+def wait_for(cond: Callable[[], object], limit_s: float) -> bool:
+    """Poll `cond` every 0.1 s until it holds or `limit_s` has passed; its last answer."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return bool(cond())
+
+
+def launches_stored(db: Path) -> int:
+    """Launches a running driver has stored so far (read-only; 0 before the database exists)."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as c:
+            return c.execute("SELECT count(*) FROM launches").fetchone()[0]
+    except sqlite3.Error:
+        return 0
 
 
 # ReFrame and EasyBuild, the centres' tools, live in a venv of their own (`make tools`:

@@ -9,6 +9,7 @@ import shutil
 
 from hpceval import cbuild, paths
 from hpceval.errors import UsageError
+from hpceval.runner.signals import stoppable
 
 NAME = "build"
 HELP = ("rebuild the C benchmarks with another MPI compiler wrapper into the user's data "
@@ -52,6 +53,7 @@ def _named(args: argparse.Namespace) -> int:
     return 0
 
 
+@stoppable        # a stop signal ends the build's processes (cbuild.run_guarded) and says so
 def execute(args: argparse.Namespace) -> int:
     try:
         cbuild.check_flags(args.cflags)

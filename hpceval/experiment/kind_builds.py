@@ -13,6 +13,7 @@ from hpceval.catalog import LaunchSpec
 from hpceval.cbuild import BuildError
 from hpceval.errors import UsageError
 from hpceval.experiment.registry import Experiment, Setup, plan_benchmark, register_experiment
+from hpceval.runner.signals import stoppable
 
 _RECIPES: Dict[str, bv.Recipe] = {}        # this command's variants, ad-hoc ones included
 
@@ -30,6 +31,7 @@ def _parse(text: str, ctx) -> List[str]:
     return names
 
 
+@stoppable        # while building: a stop signal ends the build (cbuild.run_guarded) and says so
 def _expand(variant: str, setup: Setup) -> List[List[LaunchSpec]]:
     specs = plan_benchmark(setup)
     try:

@@ -17,8 +17,8 @@ from hpceval.fingerprint import machine_fingerprint
 from hpceval.runner.execute import Outcome
 from hpceval.runner.procs import end_children
 from hpceval.runner.progress import ProgressDisplay
-from hpceval.runner.session import launch_record, run_launch
-from hpceval.runner.signals import driver_signals
+from hpceval.runner.session import in_run, launch_record, run_launch
+from hpceval.runner.signals import held, stoppable
 from hpceval.slurm import runs as slurm_runs
 from hpceval.store import Store
 
@@ -60,7 +60,8 @@ def run_group(launcher, group: List[LaunchSpec],
 def _store(store: Store, run_id: int, spec: LaunchSpec, out: Outcome, tag: Dict[str, Any]) -> None:
     for rec in out.results:
         rec["experiment"] = tag
-    store.add_launch(run_id, launch_record(spec, out), out.results)
+    with held():                        # stored whole, also when a stop signal comes
+        store.add_launch(run_id, launch_record(spec, out), out.results)
 
 
 def _steps(store: Store, run_id: int, launcher, steps: List[Step], timeout_s, kind: str,
@@ -85,23 +86,21 @@ def _steps(store: Store, run_id: int, launcher, steps: List[Step], timeout_s, ki
     return failures
 
 
+@stoppable
 def run_experiment(db: str, launcher, steps: List[Step], settings: Dict[str, Any],
                    tags: List[str], timeout_s: Optional[float]) -> tuple:
     """Open the run, measure every step, close the run: (run id, failures)."""
     kind = settings["kind"]
     store = Store(db)
-    run_id = slurm_runs.open_run(store, f"experiment {kind} {settings['benchmark']}",
-                                 [f"experiment:{kind}"] + tags,
-                                 machine_fingerprint(launcher.describe()), shlex.join(sys.argv),
-                                 {"experiment": settings, "launcher": launcher.flavour})
-    display = ProgressDisplay(launch_count(steps)[0])
-    try:
-        with display, driver_signals():
+
+    def opening() -> int:
+        return slurm_runs.open_run(store, f"experiment {kind} {settings['benchmark']}",
+                                   [f"experiment:{kind}"] + tags,
+                                   machine_fingerprint(launcher.describe()), shlex.join(sys.argv),
+                                   {"experiment": settings, "launcher": launcher.flavour})
+
+    def measuring(run_id: int):
+        with ProgressDisplay(launch_count(steps)[0]) as display:
             failures = _steps(store, run_id, launcher, steps, timeout_s, kind, display)
-    except KeyboardInterrupt:
-        store.finish_run(run_id, "interrupted")
-        store.close()
-        raise
-    store.finish_run(run_id, "failed" if failures else "ok")
-    store.close()
-    return run_id, failures
+        return "failed" if failures else "ok", None, (run_id, failures)
+    return in_run(store, opening, measuring)

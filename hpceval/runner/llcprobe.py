@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Dict, List, Optional
 
 from hpceval.catalog import LaunchSpec
+from hpceval.errors import Interrupted
 from hpceval.runner.session import run_launch
 
 PROBE_MAX = 128 << 20          # the probe's largest working set, at most (it takes 2-3 s)
@@ -76,6 +77,8 @@ def probe_llc(launcher, reported: int, levels_reported: int, mem_available: int)
     spec = LaunchSpec("mem-latency", "cache probe", "mem-latency", args, 1, "core",
                       timeout_s=PROBE_TIMEOUT_S)
     out = run_launch(launcher, spec, PROBE_TIMEOUT_S)      # the runner's one launch path
+    if out.status == "interrupted":        # a stop signal ends the command, not just the probe
+        raise Interrupted(out.signum)
     # The fastest sample: a probe on a busy machine must not mistake preemption for DRAM.
     pts = [(r["params"]["bytes"], r["stats"]["min"]) for r in out.results]
     if out.status != "ok" or len(pts) < 3:

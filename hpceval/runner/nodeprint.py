@@ -57,6 +57,9 @@ def _launch(command: List[str], timeout_s: float) -> Tuple[str, str, bool]:
         end_session(proc.pid)
         out, err = proc.communicate()
         return out, err, True
+    except KeyboardInterrupt:             # the driver's stop signal: the launch ends with it
+        end_session(proc.pid)
+        raise
 
 
 def gather(launcher, hosts: Tuple[str, ...], timeout_s: float) -> Dict[str, Any]:

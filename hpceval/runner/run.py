@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
@@ -19,8 +19,8 @@ from hpceval.runner.llcprobe import LLC, probe_llc
 from hpceval.runner.nodeprint import run_nodes
 from hpceval.runner.placement import Placement, check_plan
 from hpceval.runner.progress import ProgressDisplay
-from hpceval.runner.session import RunResult, Session, remeasure
-from hpceval.runner.signals import driver_signals
+from hpceval.runner.session import RunResult, Session, budget_cut, in_run, remeasure
+from hpceval.runner.signals import stoppable
 from hpceval.simulate.session import simulated_allocation
 from hpceval.slurm import runs as slurm_runs
 from hpceval.slurm.alloc import Allocation
@@ -70,7 +70,6 @@ def _built(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
 
 
 LLC_CHOICES = ("probe", "reported")
-BUDGET_SLACK = 1.25      # a --budget run may overrun its estimates by this much before stopping
 
 
 def _llc(choice: str, specs: List[LaunchSpec], launcher, ctx: PlanContext) -> Optional[LLC]:
@@ -91,6 +90,7 @@ def check_ranks(nranks: int, launcher) -> None:
                          f"at most {launcher.max_ranks()}")
 
 
+@stoppable
 def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Optional[int] = None,
              db: str, launcher_choice: str = "auto", tags: Sequence[str] = (),
              timeout_s: Optional[float] = None, progress: Optional[ProgressDisplay] = None,
@@ -99,7 +99,10 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
              budget_s: Optional[float] = None) -> RunResult:
     """Plan, launch and store; with `headlines` (records -> the headline records), re-measure
     the headline points that came out disturbed or unconverged. `llc`: 'probe' checks the
-    reported last-level cache before planning memory benchmarks, 'reported' trusts it."""
+    reported last-level cache before planning memory benchmarks, 'reported' trusts it. A stop
+    signal at any moment ends it (Interrupted): before the run is opened nothing is stored,
+    after it the run is marked interrupted. A --budget counts from here, probes included."""
+    deadline = None if budget_s is None else time.monotonic() + budget_s
     if nranks is not None and nranks < 1:
         raise UsageError(f"--np {nranks}: need at least 1 rank")
     if llc not in LLC_CHOICES:
@@ -139,25 +142,28 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
                 "budget_s": budget_s, "plan_notes": list(ctx.notes),
                 "allocation": {"nodes": ctx.nodes, "ppn": ctx.per_node},
                 **slurm_runs.job_settings()}
-    run_id = slurm_runs.open_run(store, suite, tags, fingerprint, shlex.join(sys.argv), settings)
-    result = RunResult(run_id, "ok")
     display = progress or ProgressDisplay(len(specs))
-    session = Session(store, run_id, launcher, ctx, display, timeout_s, place)
-    deadline = None if budget_s is None else time.monotonic() + BUDGET_SLACK * budget_s
-    try:
-        with display, driver_signals():
-            status = launch_all(session, specs, result, deadline)
-            if headlines is not None and status == "ok" and not _past(deadline):
-                status = remeasure(session, headlines, result)
-    except KeyboardInterrupt:
-        store.finish_run(run_id, "interrupted")
-        raise
+    return in_run(store, lambda: slurm_runs.open_run(store, suite, tags, fingerprint,
+                                                     shlex.join(sys.argv), settings),
+                  lambda run_id: _launch_run(Session(store, run_id, launcher, ctx, display,
+                                                     timeout_s, place, deadline),
+                                             specs, headlines))
+
+
+def _launch_run(session: Session, specs: List[LaunchSpec],
+                headlines: Optional[Callable]) -> Tuple[str, Optional[str], RunResult]:
+    """Every launch of the opened run and the re-measuring: its status, why it stopped short
+    (None when it did not), the result."""
+    run_id = session.run_id
+    result = RunResult(run_id, "ok")
+    with session.display:
+        status = launch_all(session, specs, result)
+        if headlines is not None and status == "ok" and not session.spent():
+            status = remeasure(session, headlines, result)
     if result.left_out:
-        store.set_settings(run_id, {"left_out": result.left_out})
-    store.finish_run(run_id, status, result.reason)
+        session.store.set_settings(run_id, {"left_out": result.left_out})
     result.status = status
-    store.close()
-    return result
+    return status, result.reason, result
 
 
 def _timed(fn):
@@ -165,28 +171,24 @@ def _timed(fn):
     return fn(), time.monotonic() - start
 
 
-def _past(deadline: Optional[float], need: float = 0.0) -> bool:
-    return deadline is not None and time.monotonic() + need > deadline
-
-
-def launch_all(session: Session, specs: List[LaunchSpec], result: RunResult,
-               deadline: Optional[float] = None) -> str:
+def launch_all(session: Session, specs: List[LaunchSpec], result: RunResult) -> str:
     """Every planned launch in order; the run's status. In a Slurm job it stops (timeout, the
     reason naming the launches left out) when the time left cannot hold the next launch's
     estimate, or when the job's end cut a launch short (hpceval/runner/jobtime.py). A run
     with a --budget stops (incomplete) when what is left of it cannot hold the next launch's
-    estimate: the plan was fitted to it, so only a machine slower than the estimates gets
-    there, and the run says what it left out."""
+    estimate (the plan was fitted to it, so only a machine slower than the estimates gets
+    there), or when its end cut a launch short (Session.launch); it says what it left out."""
     for i, spec in enumerate(specs):
-        if _past(deadline, estimate_s(spec)):
-            result.reason = jobtime.left_out(f"{spec.label} may take {estimate_s(spec):.0f} s",
-                                             specs[i:], "at the end of the --budget")
-            result.left_out = [s.label for s in specs[i:]]
-            return "incomplete"
+        if session.spent(estimate_s(spec)):
+            return _incomplete(result, f"{spec.label} may take {estimate_s(spec):.0f} s",
+                               specs[i:])
         why = jobtime.no_room(session.clock, spec)
         if why:
             return result.timed_out(jobtime.left_out(why, specs[i:]), specs[i:])
         out = session.launch(spec)
+        if budget_cut(out):
+            return _incomplete(result, f"{spec.label} was ended after {out.elapsed_s:.0f} s",
+                               specs[i + 1:])
         if out.status == "interrupted":
             raise Interrupted(out.signum)
         if out.status == "timeout" and session.clock.ending():   # the job's end, not a hang
@@ -196,3 +198,10 @@ def launch_all(session: Session, specs: List[LaunchSpec], result: RunResult,
             (result.usage_errors if out.usage_error else result.failures).append(
                 f"{spec.label}: {out.message}")
     return "failed" if result.failures or result.usage_errors else "ok"
+
+
+def _incomplete(result: RunResult, why: str, rest: List[LaunchSpec]) -> str:
+    """The --budget is spent: why, and the launches not made (kept in the run's settings)."""
+    result.reason = jobtime.left_out(why, rest, "at the end of the --budget")
+    result.left_out = [s.label for s in rest]
+    return "incomplete"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -17,6 +18,7 @@ from hpceval.runner.jobtime import no_room
 from hpceval.runner.execute import Outcome, execute
 from hpceval.runner.placement import Placement, emulates_nodes, launch_command, tag_records
 from hpceval.runner.progress import ProgressDisplay
+from hpceval.runner.signals import held
 from hpceval.slurm.clock import JobClock
 from hpceval.store import Store
 from hpceval.store.db import now
@@ -46,6 +48,30 @@ def launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:
             "env": spec.env, "nranks": spec.nranks, "started": out.started,
             "elapsed_s": round(out.elapsed_s, 3), "exit_code": out.exit_code, "status": out.status,
             "message": out.message, "warnings": out.warnings, "meta": out.meta}
+
+
+def in_run(store: Store, open_run: Callable[[], int],
+           body: Callable[[int], Tuple[str, Optional[str], Any]]) -> Any:
+    """Open a run (`open_run`: its id), measure (`body(run_id)`: status, reason, the value to
+    return) and close it with that status, or mark it interrupted when a stop signal ends it
+    (one while it opens: the row is made, then marked; one while it closes: it closes whole and
+    the signal is raised after). The store is closed."""
+    run_id: Optional[int] = None
+    try:
+        with held():
+            run_id = open_run()
+        status, reason, value = body(run_id)
+    except KeyboardInterrupt:
+        if run_id is not None:
+            store.finish_run(run_id, "interrupted")
+        store.close()
+        raise
+    try:
+        with held():
+            store.finish_run(run_id, status, reason)
+    finally:
+        store.close()
+    return value
 
 
 RUN_TRACE_MAX_EVENTS = 200_000   # per rank, for traces stored with a run
@@ -99,27 +125,58 @@ def run_launch(launcher, spec: LaunchSpec, timeout_s: float, place: Optional[Pla
     return out
 
 
+# Seconds a launch under way when the run's --budget runs out is given past it (to write its
+# point in progress and leave MPI_Finalize) before it is ended like a launch at its time limit.
+BUDGET_GRACE_S = 1.0
+
+
+def budget_cut(out: Outcome) -> bool:
+    """Whether the run's --budget, not a stop signal, ended the launch (Session.launch)."""
+    return out.status == "interrupted" and not out.signum
+
+
 class Session:
     """The launches of one run: each is executed, its records checked for spread and stored,
-    and kept (with its spec) so that headline points can be measured again."""
+    and kept (with its spec) so that headline points can be measured again. With a `deadline`
+    (the --budget's end, time.monotonic()), no launch runs past it by more than BUDGET_GRACE_S."""
 
     def __init__(self, store: Store, run_id: int, launcher, ctx: PlanContext,
                  display: ProgressDisplay, timeout_s: Optional[float],
-                 place: Optional[Placement] = None):
+                 place: Optional[Placement] = None, deadline: Optional[float] = None):
         self.store, self.run_id, self.launcher, self.ctx = store, run_id, launcher, ctx
         self.display, self.timeout_s, self.place = display, timeout_s, place
+        self.deadline = deadline
         self.done: List[Tuple[LaunchSpec, Outcome]] = []
         self.index = 0
         self.clock = JobClock()            # inside a Slurm job: launches end before the job
 
+    def spent(self, need: float = 0.0) -> bool:
+        """Whether what is left of the --budget cannot hold `need` seconds more."""
+        return self.deadline is not None and time.monotonic() + need > self.deadline
+
+    def _limit(self, spec: LaunchSpec) -> Tuple[float, bool]:
+        """The launch's time limit, and whether the budget's end (not its own limit) sets it."""
+        own = self.timeout_s or spec.timeout_s
+        if self.deadline is None:
+            return own, False
+        left = max(self.deadline - time.monotonic(), 0.0) + BUDGET_GRACE_S
+        return (left, True) if left < own else (own, False)
+
     def launch(self, spec: LaunchSpec, remeasure: Optional[int] = None) -> Outcome:
         self.index += 1
         self.display.start(self.index, spec.label, spec.expected_results)
-        out = run_launch(self.launcher, spec, self.timeout_s or spec.timeout_s, self.place,
-                         self.clock, self.display.advance)
+        limit, by_budget = self._limit(spec)
+        out = run_launch(self.launcher, spec, limit, self.place, self.clock,
+                         self.display.advance)
+        if by_budget and out.status == "timeout":
+            # Not a hang: the run's time was up. Its records so far are kept, as measured.
+            out.status = "interrupted"
+            out.message = (f"ended at the end of the run's --budget, after {out.elapsed_s:.0f} s "
+                           f"({len(out.results)} records kept)")
         for rec in out.results if remeasure else ():
             rec["remeasured"] = remeasure
-        self.store.add_launch(self.run_id, launch_record(spec, out), out.results, out.trace)
+        with held():                       # stored whole, also when a stop signal comes
+            self.store.add_launch(self.run_id, launch_record(spec, out), out.results, out.trace)
         out.trace = None                   # stored: not kept with the run's outcomes
         self.display.finish(self.index, spec.label, out.status, out.elapsed_s, len(out.results),
                             out.message)
@@ -156,10 +213,12 @@ def remeasure(session: Session, pick, result: "RunResult") -> str:
         todo = _to_remeasure(session, pick)
         session.display.total += len(todo)
         for spec in todo:
-            if no_room(session.clock, spec):
-                return "ok"            # no time left in the job: the first measurements stand
+            if no_room(session.clock, spec) or session.spent():
+                return "ok"            # no time left (job, budget): the first measurements stand
             out = session.launch(spec, remeasure=attempt)
             result.remeasured += 1
+            if budget_cut(out):
+                return "ok"            # the budget is spent: the first measurements stand
             if out.status == "interrupted":
                 raise Interrupted(out.signum)
             if out.status != "ok":

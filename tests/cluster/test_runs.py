@@ -5,7 +5,6 @@ answer) that fail the run cleanly and leave no process on any node."""
 from __future__ import annotations
 
 import re
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Dict, List
 import pytest
 
 from cluster_helpers import MPICH_BIN, VCLUSTER, VCluster
-from helpers import BIN, ROOT, one_line_error
+from helpers import BIN, ROOT, launches_stored, one_line_error
 from hpceval.analysis.card import machine_card
 from hpceval.views.figures_comm import distance_map
 from hpceval.store import Store
@@ -140,14 +139,6 @@ def test_inter_node_latency_is_the_network(cluster, one_node, db, bindir):
     assert inter > 5 * intra, (intra, inter)
 
 
-def _launches_stored(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as c:
-            return c.execute("SELECT count(*) FROM launches").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-
-
 def test_killed_node_fails_the_run_cleanly(cluster, db, bindir):
     proc = hpceval_on_node1(cluster, db, bindir, "pingpong", "p2p", *TINY, "--set", "sizes=8",
                             "--set", "pingpong.refine=0", "--set", "p2p.budget=5",
@@ -156,7 +147,7 @@ def test_killed_node_fails_the_run_cleanly(cluster, db, bindir):
                             "--set", "p2p.modes=pingpong", "--set", "p2p.protocols=isend",
                             "--hosts", "node1,node2", "--ppn", "1", "--timeout", "30")
     deadline = time.monotonic() + 60
-    while _launches_stored(db) < 1 and proc.poll() is None and time.monotonic() < deadline:
+    while launches_stored(db) < 1 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(1.5)                                   # the p2p launch is under way
     node2 = cluster.cluster.node("node2").ns

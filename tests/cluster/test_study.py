@@ -8,9 +8,10 @@ import time
 from test_runs import assert_nothing_left, bindir, db, finish, hpceval_on_node1, stored_run  # noqa: F401
 from hpceval.views.figures_scaling import scaling_figure
 
-BUDGET = "20s"        # `--budget 2m` by hand: docs/study.md; 20 s still plans hydro and sweep on
+BUDGET = "30s"        # `--budget 2m` by hand: docs/study.md; 20 s planned hydro and sweep on
                       # 1 and 2 nodes (the figures against processors), hotspot, random2, eager
-                      # (here 11-13 launches in 27-30 s; with 30 s, 15-16 launches in 35-37 s)
+                      # in 11-13 launches of 27-30 s, when a budget could be overrun by 25%;
+                      # kept since (#44), 30 s leaves the same time for launches
 
 
 def test_the_study_on_two_nodes(cluster, db, bindir):  # noqa: F811
@@ -28,7 +29,7 @@ def test_the_study_on_two_nodes(cluster, db, bindir):  # noqa: F811
     assert run["status"] in ("ok", "incomplete"), story
     assert run["status"] == "ok" or run["settings"].get("left_out"), story
     assert run["settings"]["allocation"] == {"nodes": 2, "ppn": 1}
-    assert run["settings"]["budget_s"] == 20 and run["settings"]["plan_notes"]
+    assert run["settings"]["budget_s"] == 30 and run["settings"]["plan_notes"]
     hosts = [tuple(l["meta"]["hosts"]) for l in run["launches"] if l.get("meta")]
     assert ("node1", "node2") in hosts and ("node1",) in hosts     # 1 rank, then every node
     benches = {r["benchmark"] for r in run["records"]}

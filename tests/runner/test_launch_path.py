@@ -35,7 +35,8 @@ def test_one_execute_and_one_command_builder():
     assert {f for f, _ in _calls("run_launch")} >= {"runner/session.py", "runner/llcprobe.py",
                                                     "experiment/run.py"}
     assert "cli/cmd_trace.py" in {f for f, _ in _calls("launch_command")}
-    assert {f for f, _ in _calls("Popen")} == {"runner/execute.py"}
+    # ... and a build's (make and its guardian, cbuild.run_guarded: setup.py's standard library)
+    assert {f for f, _ in _calls("Popen")} == {"runner/execute.py", "cbuild.py"}
     assert {f for f, _ in _calls("start")} >= {"runner/nodeprint.py", "runner/program.py"}
 
 
