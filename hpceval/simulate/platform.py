@@ -25,7 +25,7 @@ _UNITS = {
                "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12},
 }
 _KIND = {"latency": "latency", "intra_latency": "latency", "bandwidth": "bandwidth",
-         "intra_bandwidth": "bandwidth", "flops": "flops", "memory": "memory"}
+         "intra_bandwidth": "bandwidth", "flops": "flops", "memory": "memory", "eager": "memory"}
 MODELS = ("ideal", "smpi")
 # charged: computation runs on this host and is charged in simulated time; none: not charged,
 # so simulated time is the network's alone, free of the host's load (a loaded host's
@@ -46,6 +46,11 @@ class Description:
     intra_bandwidth: float = 20e9    # B/s, two ranks of one node
     model: str = "ideal"             # ideal: links as described; smpi: SMPI's calibrated factors
     compute: str = "charged"         # charged | none (COMPUTES)
+    # Messages below `eager` bytes leave when sent; from it up a rendezvous: the transfer waits
+    # for the receive, and pays `handshake` more one-way latencies (model=ideal; a real MPI's
+    # request and reply: 2). The default is the limit of a real MPI (session.EAGER_THRESH).
+    eager: int = 65536
+    handshake: int = 0
 
     def settings(self) -> Dict[str, Any]:
         return asdict(self)
@@ -64,10 +69,18 @@ def _number(key: str, text: str) -> float:
     return value
 
 
-def _count(key: str, text: str, top: int) -> int:
-    if not text.strip().isdigit() or not 1 <= int(text) <= top:
-        raise UsageError(f"--simulate {key}={text}: expected a whole number from 1 to {top}")
+def _count(key: str, text: str, top: int, low: int = 1) -> int:
+    if not text.strip().isdigit() or not low <= int(text) <= top:
+        raise UsageError(f"--simulate {key}={text}: expected a whole number from {low} to {top}")
     return int(text)
+
+
+def _whole_bytes(key: str, text: str) -> int:
+    """A size in bytes (units as memory's) that is a whole number: SimGrid's thresholds are."""
+    value = _number(key, text)
+    if value != int(value) or value > 1 << 40:
+        raise UsageError(f"--simulate {key}={text}: expected a whole number of bytes up to 1TiB")
+    return int(value)
 
 
 def _choice(key: str, text: str, choices) -> str:
@@ -84,6 +97,8 @@ def _parsers() -> Dict[str, Callable[[str, str], Any]]:
     out["topology"] = lambda k, t: _choice(k, t, tuple(TOPOLOGIES))
     out["model"] = lambda k, t: _choice(k, t, MODELS)
     out["compute"] = lambda k, t: _choice(k, t, COMPUTES)
+    out["eager"] = lambda k, t: _whole_bytes(k, t)
+    out["handshake"] = lambda k, t: _count(k, t, 16, low=0)
     return out
 
 
@@ -108,7 +123,11 @@ def parse_description(text: str) -> Description:
                          "bandwidth=25GBps)")
     ppn = values.get("ppn", Description.ppn)
     check_ranks(f"--simulate nodes={values['nodes']},ppn={ppn}", values["nodes"], ppn)
-    return Description(**values)
+    desc = Description(**values)
+    if desc.handshake and desc.model != "ideal":
+        raise UsageError(f"--simulate handshake={desc.handshake}: needs model=ideal (model=smpi "
+                         "keeps SMPI's own latency factors)")
+    return desc
 
 
 @dataclass

@@ -17,7 +17,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from hpceval import paths
 from hpceval.errors import UsageError
-from hpceval.simulate.platform import Platform, allocation, hosts_of, parse_description
+from hpceval.simulate.platform import (Description, Platform, allocation, hosts_of,
+                                       parse_description)
 
 ENV = "HPCEVAL_SIMULATION"
 # The speed this host's computation is taken to run at: SMPI charges a computation burst's real
@@ -47,7 +48,8 @@ COLL_SELECTOR = "mpich"
 # (Open MPI's TCP eager limit, 64 KiB; MPICH ch3's 128 KiB; SMPI's own detached-send limit,
 # smpi/send-is-detached-thresh, 64 KiB). SMPI's default, 0, starts a small message only when its
 # receive is posted: a 4 x 4 sweep launch took 144.0 us per iteration instead of 39.2 us.
-EAGER_THRESH = 65536
+# A description's `eager=` sets it (docs/simulate.md), as a test plants its answer.
+EAGER_THRESH = Description.eager
 MODEL_CFG = {"ideal": ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1"], "smpi": []}
 COMPUTE_CFG = {"charged": [], "none": ["--cfg=smpi/simulate-computation:no"]}
 
@@ -84,7 +86,24 @@ def _from_file(path: str, ppn: Optional[int]) -> Platform:
     if not hosts:
         raise UsageError(f"--platform {path}: declares no hosts (<host> or <cluster>)")
     return Platform(xml, hosts, ppn or cores or 1, f"{Path(path).stem}", source=str(path),
-                    cfg=[])
+                    cfg=eager_cfg(EAGER_THRESH))
+
+
+def eager_cfg(limit: int) -> List[str]:
+    """Messages below `limit` bytes sent eagerly: their transfer starts when sent
+    (async-small-thresh) and MPI_Send returns at once (send-is-detached-thresh); from it up the
+    transfer waits for the receive, as a rendezvous does."""
+    return [f"--cfg=smpi/async-small-thresh:{limit}", f"--cfg=smpi/send-is-detached-thresh:{limit}"]
+
+
+def model_cfg(d) -> List[str]:
+    """The network model's factors. A rendezvous' handshake (model=ideal) is its latency factor
+    from the eager limit up: 1 + handshake one-way latencies. SimGrid 3.32 applies a factor to
+    sizes over its key less 16 (key 4000: from 3985 B; 100, 1000, 65536 alike), hence eager + 15:
+    the ping-pong steps where the late receive does (tests/simulate/test_protocols.py)."""
+    if not d.handshake:
+        return MODEL_CFG[d.model]
+    return [MODEL_CFG["ideal"][0], f"--cfg=smpi/lat-factor:0:1;{d.eager + 15}:{1 + d.handshake}"]
 
 
 def _from_description(text: str) -> Platform:
@@ -92,7 +111,7 @@ def _from_description(text: str) -> Platform:
     d = parse_description(text)
     name = f"{d.topology}-{d.nodes}x{d.ppn}"
     return Platform(platform_xml(d), [f"node-{i}.sim" for i in range(d.nodes)], d.ppn, name,
-                    description=d, cfg=MODEL_CFG[d.model] + COMPUTE_CFG[d.compute])
+                    description=d, cfg=eager_cfg(d.eager) + model_cfg(d) + COMPUTE_CFG[d.compute])
 
 
 def platform_from_args(simulate: Optional[str], platform: Optional[str],
@@ -120,8 +139,7 @@ def _write(plat: Platform) -> Path:
     """The platform's directory under the data directory, named by its content (kept: the
     fingerprint names it, a later run on the same platform finds it)."""
     cfg = [f"--cfg=smpi/host-speed:{HOST_SPEED}", f"--cfg=smpi/cpu-threshold:{CPU_THRESHOLD}",
-           f"--cfg=smpi/coll-selector:{COLL_SELECTOR}",
-           f"--cfg=smpi/async-small-thresh:{EAGER_THRESH}", *plat.cfg]
+           f"--cfg=smpi/coll-selector:{COLL_SELECTOR}", *plat.cfg]
     digest = hashlib.sha256((plat.xml + "\n".join(plat.hosts) + str(plat.ppn)
                              + " ".join(cfg)).encode()).hexdigest()[:12]
     plat.name = f"{re.sub(r'[^A-Za-z0-9._-]', '_', plat.name)[:40]}-{digest}"

@@ -11,15 +11,6 @@ from hpceval.records import parse_record
 QUICK = ["--budget", "0.02", "--min-reps", "3", "--max-reps", "8", "--warmup", "1"]
 
 
-def openmpi() -> bool:
-    """Is the MPI on PATH Open MPI (whose shared-memory eager limit the tests set)?"""
-    try:
-        out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True, timeout=30)
-    except OSError:
-        return False
-    return "Open MPI" in out.stdout + out.stderr
-
-
 def launch(bindir, name: str, args: List[str], nranks: int = 2, timeout: float = 90):
     launcher = find_launcher("auto", 2)
     cmd = launcher.command(nranks, [str(bindir / f"hpceval-{name}"), *args],
@@ -48,3 +39,11 @@ def error_of(p) -> Tuple[int, str]:
     msgs = [json.loads(l)["message"] for l in p.stdout.splitlines()
             if l.startswith("{") and json.loads(l).get("type") == "error"]
     return p.returncode, msgs[0] if msgs else p.stderr
+
+
+def bracket_ok(switch, refined: set) -> bool:
+    """A bracket as the refinement leaves it: two close sizes (commmodel.brackets' width), one
+    of them added by the refinement."""
+    from hpceval.analysis.commmodel import BRACKET_BYTES, BRACKET_REL
+    close = switch.n_after - switch.n_before <= max(BRACKET_BYTES, BRACKET_REL * switch.n_before)
+    return close and bool({switch.n_before, switch.n_after} & refined)

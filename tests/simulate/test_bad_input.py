@@ -22,6 +22,10 @@ GOOD = "nodes=4,ppn=2,latency=1.5us,bandwidth=10GBps"
     ("nodes=4,,ppn=2", "expected NAME=VALUE"),
     ("nodes=4,ppn=0", "ppn=0: expected a whole number"),
     ("nodes=4,compute=some", "compute=some: expected one of charged, none"),
+    ("nodes=4,eager=0KiB", "eager=0KiB: must be positive"),
+    ("nodes=4,eager=1.5", "eager=1.5: expected a whole number of bytes"),
+    ("nodes=4,handshake=-1", "handshake=-1: expected a whole number from 0 to 16"),
+    ("nodes=4,handshake=2,model=smpi", "handshake=2: needs model=ideal"),
 ])
 def test_bad_description(sim, desc, message):
     p = sim("run", "pingpong", "--simulate", desc)
