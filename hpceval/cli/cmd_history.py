@@ -61,7 +61,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.figures:
         check_output_dir(args.figures, "--figures")
     if args.junit:
-        check_output_file(args.junit, "--junit")
+        check_output_file(args.junit, "--junit", "xml")
     if args.tag is not None and args.machine is not None:
         raise UsageError("--tag and --machine choose the runs two ways: give one")
     from hpceval.analysis.history import Settings, history, regressions   # numpy: only when run
@@ -109,7 +109,7 @@ def execute(args: argparse.Namespace) -> int:
         print(f"wrote {len(written)} figure files to {args.figures}")
     if args.junit:
         with output_errors("--junit"):
-            write_text_whole(args.junit, junit_xml(series, args.threshold))
+            write_text_whole(args.junit, junit_xml(series, args.threshold), "xml", "--junit")
     if args.check:
         bad = regressions(series)
         if bad:

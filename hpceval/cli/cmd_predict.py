@@ -116,7 +116,6 @@ def _figures(am, cfg, rows, m, out: Path) -> None:
     from hpceval.views.figures_models import draw
     near = [r for r in rows if r.nranks < EXTRAPOLATE[0]] or rows[:4]
     with output_errors("--figures"):
-        out.mkdir(parents=True, exist_ok=True)
         written = save(draw(am, near, rows, f"{am.name} on {m.fingerprint}"),
                        out / f"predict-{am.name}")
     print(f"wrote {len(written)} figure files to {out}")

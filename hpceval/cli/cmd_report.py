@@ -24,11 +24,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from hpceval.report import write_report   # matplotlib is slow to import; only here
-
     if args.pdf and not args.figures:
         raise UsageError("--pdf needs --figures DIR")
-    out = check_output_file(args.output, "-o")
+    out = check_output_file(args.output, "-o", "html")
     if args.figures:
         check_output_dir(args.figures, "--figures")
     spec = specsheet.load(args.spec) if args.spec else None
@@ -36,6 +34,7 @@ def execute(args: argparse.Namespace) -> int:
     runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=False)]
     for run in runs if spec else []:
         run["settings"] = {**(run.get("settings") or {}), "spec": spec}
+    from hpceval.report import write_report   # matplotlib: slow to import; after every check
     with output_errors("report"):
         write_report(runs, out, figure_dir=args.figures, pdf=args.pdf)
     print(f"wrote {out} ({len(runs)} run{'s' if len(runs) != 1 else ''})")

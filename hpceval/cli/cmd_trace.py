@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Dict, List
 
 from hpceval.cli.common import timeout_seconds
-from hpceval.outfiles import check_output_dir, check_output_file, output_errors, whole_file
+from hpceval.outfiles import (check_output_dir, check_output_file, make_dir, output_errors,
+                              whole_file)
 from hpceval.errors import HpcevalError, Interrupted, UsageError
 from hpceval.fingerprint import mem_available_bytes
 from hpceval.launch import CHOICES, find_launcher
@@ -94,13 +95,11 @@ def _check_usage(args: argparse.Namespace) -> List[str]:
     if args.format == "otf2":
         check_target(args.output)
     else:
-        check_output_file(args.output, "-o")
+        check_output_file(args.output, "-o", "json")
     if shutil.which(cmd[0]) is None:
         raise UsageError(f"{cmd[0]}: command not found (or not executable)")
     if args.keep_raw:
-        raw = Path(args.keep_raw)
-        if raw.exists() and not raw.is_dir():
-            raise UsageError(f"--keep-raw {raw}: not a directory")
+        raw = check_output_dir(args.keep_raw, "--keep-raw")
         if raw.is_dir() and any(raw.glob("rank-*.hpt")):
             raise UsageError(f"--keep-raw {raw}: already holds raw traces; use an empty directory")
     return cmd
@@ -175,15 +174,24 @@ def _write(trace: dict, out: Path, fmt: str) -> None:
     if fmt == "otf2":
         write_otf2(trace, out)
         return
-    with output_errors(f"-o {out}"), whole_file(out) as f:
+    with output_errors(f"-o {out}"), whole_file(out, "w", "json", "-o") as f:
         json.dump(trace, f, separators=(",", ":"))
         f.write("\n")
+
+
+def _raw_dir(keep: str | None) -> Path:
+    """Where the ranks write their raw files: the --keep-raw directory, made without following
+    a link (outfiles.make_dir), or a private temporary one."""
+    if keep is None:
+        return Path(tempfile.mkdtemp(prefix="hpceval-trace-"))
+    os.close(make_dir(keep, f"--keep-raw {keep}"))
+    return Path(keep)
 
 
 def execute(args: argparse.Namespace) -> int:
     cmd = user_cmd = _check_usage(args)
     out = Path(args.output)
-    raw_dir = Path(args.keep_raw) if args.keep_raw else Path(tempfile.mkdtemp(prefix="hpceval-trace-"))
+    raw_dir = _raw_dir(args.keep_raw)
     try:
         launch = _launch(args, cmd, trace_env(raw_dir, args.max_events))
         rc = launch.exit_code

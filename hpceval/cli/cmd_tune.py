@@ -42,7 +42,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.np is not None and args.np < 1:
         raise UsageError(f"--np {args.np}: need at least 1 rank")
     out = Path(args.output or f"tuned-{args.proxy}.json")
-    check_output_file(out, "-o")
+    check_output_file(out, "-o", "json")
     t = TUNABLE[args.proxy]
     ranks = args.ranks or str(args.np or 2)
     sets = [f"{args.proxy}.{s}" for s in t.sweep] + \
@@ -59,7 +59,7 @@ def execute(args: argparse.Namespace) -> int:
     table = {"tuned_table_version": 1, "benchmark": args.proxy, "run": run["id"],
              "machine": (run.get("fingerprint") or {}).get("hash"), "rows": rows}
     with output_errors(f"-o {out}"):
-        write_text_whole(out, json.dumps(table, indent=1) + "\n")
+        write_text_whole(out, json.dumps(table, indent=1) + "\n", "json", "-o")
     _print(rows, run["id"], out)
     return 0
 

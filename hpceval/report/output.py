@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpceval.outfiles import write_text_whole
+from hpceval.outfiles import outputs
 
 from .areas import FIGURES
 from hpceval.views.plot import make_figure
@@ -29,14 +29,16 @@ def write_report(runs: list[dict], path, *, figure_dir=None, title: str | None =
     """Write the report to `path`; with `figure_dir`, also every figure as <stem>.svg and
     <stem>.png, and <stem>.pdf with `pdf` (stems like run3-pingpong_latency,
     compare-memory_latency, history-headline). Returns the paths written, the HTML first.
-    The figures are written first and the HTML last, whole (outfiles.write_text_whole), so a
-    failure leaves an older report as it was."""
+    The figures and the HTML are renamed into place together (outfiles.Outputs), so a failure
+    or a refusal leaves an older report and its figures as they were."""
     html, made = _build(list(runs), title)
     path = Path(path)
     written = [path]
-    if figure_dir is not None:
-        written += save_all(made, Path(figure_dir), pdf)
-    write_text_whole(path, html)
+    with outputs("-o") as batch:
+        if figure_dir is not None:
+            written += save_all(made, Path(figure_dir), pdf, batch)
+        with batch.open(path, "w", "html") as f:
+            f.write(html)
     return written
 
 

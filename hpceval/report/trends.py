@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from matplotlib.figure import Figure
 
-from hpceval.outfiles import whole_file
+from hpceval.outfiles import Outputs, outputs
 from hpceval.analysis.significance import NOT_COMPARABLE, SAME
 
 from hpceval.views.plot import SIZE, new_figure, plain_log_y, safe_text, legend, save, style
@@ -98,15 +98,17 @@ def history_figure(series: Sequence[Any], title: str = "History") -> Optional[Fi
     return fig
 
 
-def save_all(figs: List[tuple], directory: Path, pdf: bool = False) -> List[Path]:
-    """(stem, Figure) pairs as SVG and PNG, and PDF on request."""
-    directory.mkdir(parents=True, exist_ok=True)
+def save_all(figs: List[tuple], directory: Path, pdf: bool = False,
+             batch: Optional[Outputs] = None) -> List[Path]:
+    """(stem, Figure) pairs as SVG and PNG, and PDF on request, into the --figures directory:
+    all renamed into place together (outfiles.Outputs), or none."""
     out: List[Path] = []
-    for stem, fig in figs:
-        out += save(fig, directory / stem)
-        if pdf:
-            path = (directory / stem).with_suffix(".pdf")
-            with style(), whole_file(path, "wb") as f:
-                fig.savefig(f, format="pdf", metadata={"CreationDate": None})
-            out.append(path)
+    with outputs("--figures", into=batch) as b:
+        for stem, fig in figs:
+            out += save(fig, directory / stem, b)
+            if pdf:
+                path = (directory / stem).with_suffix(".pdf")
+                with style(), b.open(path, "wb", "pdf", "--figures", named_dir=True) as f:
+                    fig.savefig(f, format="pdf", metadata={"CreationDate": None})
+                out.append(path)
     return out

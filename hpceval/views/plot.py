@@ -13,6 +13,7 @@ import math
 import re
 import textwrap
 from contextlib import contextmanager
+from typing import Optional
 
 
 import matplotlib as mpl
@@ -22,7 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatter, NullLocator
 
-from hpceval.outfiles import whole_file
+from hpceval.outfiles import Outputs, outputs
 from hpceval.quality import at_floor, disturbed
 
 from .data import cache_marks, converged, records, fig_label, value
@@ -295,10 +296,12 @@ def to_svg(fig: Figure, id_prefix: str) -> str:
     return re.sub(r"url\(#([^)]+)\)", rf"url(#{id_prefix}\1)", svg).strip()
 
 
-def save(fig: Figure, stem) -> list:
-    """Write `stem`.svg and `stem`.png (stem: a pathlib.Path without suffix)."""
+def save(fig: Figure, stem, batch: Optional[Outputs] = None) -> list:
+    """Write `stem`.svg and `stem`.png (stem: a pathlib.Path without suffix) into the --figures
+    directory (outfiles: never through a link; with `batch`, renamed into place with the rest)."""
     out = [stem.with_suffix(".svg"), stem.with_suffix(".png")]
-    with style(), whole_file(out[0], "wb") as svg, whole_file(out[1], "wb") as png:
-        fig.savefig(svg, format="svg", metadata={"Date": None})
-        fig.savefig(png, format="png", dpi=150)
+    with style(), outputs("--figures", into=batch) as b:
+        for path, fmt, extra in zip(out, ("svg", "png"), ({"metadata": {"Date": None}}, {"dpi": 150})):
+            with b.open(path, "wb", fmt, "--figures", named_dir=True) as f:
+                fig.savefig(f, format=fmt, **extra)
     return out

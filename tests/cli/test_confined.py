@@ -111,7 +111,7 @@ def test_outputs_refuse_what_is_not_a_regular_file(cli, specials, command):
 
 def test_whole_file_refuses_devices_and_keeps_the_old_content(tmp_path, specials):
     for target in specials:
-        with pytest.raises(UsageError, match="not a regular file"):
+        with pytest.raises(UsageError, match="not a regular file|is a symbolic link|is a directory"):
             write_text_whole(target, "x")
         assert _is_special(target)
     f = tmp_path / "kept.txt"
@@ -123,8 +123,9 @@ def test_whole_file_refuses_devices_and_keeps_the_old_content(tmp_path, specials
     assert f.read_text() == "old" and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     link = tmp_path / "link"
     link.symlink_to(f)
-    write_text_whole(link, "new")
-    assert link.is_symlink() and f.read_text() == "new"
+    with pytest.raises(UsageError, match="is a symbolic link"):
+        write_text_whole(link, "new")
+    assert link.is_symlink() and f.read_text() == "old"
 
 
 def test_csv_export_neutralises_formulas(cli, tmp_path):

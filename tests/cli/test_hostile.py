@@ -130,11 +130,12 @@ def test_report_output_refused(hostile, target, message):
 
 def test_figures_onto_a_file_leaves_the_old_report(hostile):
     old = hostile.tmp / "old.html"
-    old.write_text("the old report")
+    old.write_text("<!doctype html>the old report")
     (hostile.tmp / "afile").write_text("x")
     hostile("report", "-o", str(old), "--figures", str(hostile.tmp / "afile"),
             message="--figures")
-    assert old.read_text() == "the old report" and (hostile.tmp / "afile").read_text() == "x"
+    assert old.read_text() == "<!doctype html>the old report"
+    assert (hostile.tmp / "afile").read_text() == "x"
 
 
 @pytest.mark.parametrize("args,message", [
@@ -244,7 +245,7 @@ def test_import_hostile_files(hostile, content, message):
 @pytest.mark.parametrize("path,message", [
     ("/proc/version", "not valid JSON"),
     ("/nonexistent.json", "No such file or directory"),
-    ("/tmp", "Is a directory"),
+    ("/tmp", "not a regular file (a directory)"),
     ("/bin/sh", "not UTF-8"),
 ])
 def test_import_odd_paths(hostile, path, message):
