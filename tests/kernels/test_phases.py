@@ -1,6 +1,10 @@
-"""Phase timers of the proxies (csrc/harness/phases.h): every rank reports every phase, the phases
-cover the timed loop (their sum is each rank's own time, warm-up samples left out), and the kinds
-say what the overhead breakdown adds them into."""
+"""Phase timers of the proxies (csrc/harness/phases.h) on this machine: every rank reports every
+phase, the phases lie within the timed loop (their sum is at most each rank's own time, whatever
+the load), the kinds say what the overhead breakdown adds them into, and the counted work splits
+as the decomposition says. That the phases cover the loop, and the idle collective holds nothing,
+is held where nothing but the planted network enters the time
+(tests/simulate/test_phases_planted.py): here a time slice lost to another test between two
+phase timers broke a 2% cover (6.7% beside the other worker)."""
 import os
 import subprocess
 
@@ -8,22 +12,9 @@ import pytest
 
 from helpers import BIN
 from hpceval.records import parse_record
-from kernel_helpers import results, run
-
-# The phases' sum is each rank's loop time within 2%: a time slice lost to another test between
-# two phase timers breaks that (6.7% beside the other worker), so these run with the machine alone.
-pytestmark = pytest.mark.alone
+from kernel_helpers import assert_phases_within_loop, results, run
 
 SAMPLES = ["--min-reps", "3", "--max-reps", "3", "--warmup", "2"]
-
-
-def covered(rec):
-    """Per rank: (sum of the phases, the rank's own loop time), us per step."""
-    phases = rec["phases"]
-    n = len(rec["wall_per_rank"])
-    assert all(len(p["per_rank"]) == n for p in phases.values())
-    return [(sum(p["per_rank"][r] for p in phases.values()), rec["wall_per_rank"][r])
-            for r in range(n)]
 
 
 def test_sst_phases(bindir):
@@ -33,10 +24,7 @@ def test_sst_phases(bindir):
     [step] = results(recs, "step_time")
     assert set(step["phases"]) == {"legendre", "fft", "grid", "spectral"}
     assert {p["kind"] for p in step["phases"].values()} == {"compute"}
-    [(phases, wall)] = covered(step)
-    assert phases == pytest.approx(wall, rel=0.02)
-    # the mean over the kept samples is near their median (not three times it: warm-up excluded)
-    assert wall == pytest.approx(step["stats"]["mean"] * 1e6, rel=0.5)
+    assert_phases_within_loop(step)
     [days] = results(recs, "sim_days_per_day")
     assert days["stats"]["median"] > 0
 
@@ -57,12 +45,8 @@ def test_psst_phases(fft):
     for t in times:
         kinds = {k: v["kind"] for k, v in t["phases"].items()}
         assert kinds["transpose"] == kinds["global_sum"] == "comm" and kinds["pack"] == "copy"
-        for phases, wall in covered(t):
-            assert phases == pytest.approx(wall, rel=0.02)
+        assert_phases_within_loop(t)
         grid = (t["params"]["P"], t["params"]["Q"])
-        # a 2x1 grid has no transpose, a 1x2 grid no global sum
-        idle = "transpose" if grid == (2, 1) else "global_sum"
-        assert max(t["phases"][idle]["per_rank"]) < 0.05 * max(t["wall_per_rank"])
         # counted work: the transposes split it exactly, except the spectral update that every
         # rank of a column repeats (P copies); the distributed FFT does complex transforms
         work = sum(t["flops_per_rank"]) / t["serial_flops"]

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from helpers import BIN
+from kernel_helpers import assert_phases_within_loop
 from hpceval.records import parse_record
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
@@ -113,10 +114,8 @@ def test_records_and_weak_scaling():
     assert gr["global_grind_time_median"] == pytest.approx(gr["stats"]["median"] / 2, rel=1e-5)
     assert "max_rel_diff_vs_serial" not in it  # above --ref-max
     assert {n: v["kind"] for n, v in it["phases"].items()} == PHASES
-    for r in range(2):
-        total = sum(it["phases"][n]["per_rank"][r] for n in PHASES)
-        assert total == pytest.approx(it["wall_per_rank"][r], rel=0.05)
-        assert it["phases"]["compute"]["per_rank"][r] > 0
+    assert_phases_within_loop(it, PHASES)
+    assert all(t > 0 for t in it["phases"]["compute"]["per_rank"])
 
 
 def test_corrupt_flux_fails():
