@@ -2,8 +2,10 @@
 smpirun; a private data directory so platforms and named builds stay in the test's."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,18 @@ class SimCLI(CLI):
     def env(self, extra: dict | None = None) -> dict:
         return super().env({"XDG_DATA_HOME": str(self.data), "HPCEVAL_BINDIR": str(self.bindir),
                             "COLUMNS": "200", **(extra or {})})
+
+    def smpirun(self, run: dict, np: int, argv: list) -> subprocess.CompletedProcess:
+        """A program launched by hand on a run's simulated platform, with its SMPI settings: a
+        launch `hpceval run` would not make (sizes repeated, a foreign program)."""
+        name = run["fingerprint"]["simulated"]["name"]
+        info = json.loads((self.data / "hpceval" / "simulated" / name / "simulation.json")
+                          .read_text())
+        return subprocess.run(["smpirun", "-np", str(np), "-platform", info["platform_file"],
+                               "-hostfile", info["hostfile"], *info["cfg"],
+                               "--log=root.thres:critical", *map(str, argv)],
+                              capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture
