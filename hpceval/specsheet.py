@@ -24,7 +24,7 @@ import tomllib
 from typing import Any, Dict, Tuple
 
 from hpceval.errors import UsageError
-from hpceval.infiles import read_regular
+from hpceval.infiles import parse_nested, read_text
 
 # key: (unit, least, most, integer): a value outside (least, most] is absurd
 FIGURES: Dict[str, Tuple[str, float, float, bool]] = {
@@ -42,8 +42,9 @@ CONSISTENT = 0.01        # peak vs clock x flops/cycle x cores: 1% apart at most
 
 
 def _parse(text: str, path: str) -> Any:
+    parse = json.loads if text.lstrip().startswith("{") else tomllib.loads
     try:
-        return json.loads(text) if text.lstrip().startswith("{") else tomllib.loads(text)
+        return parse_nested(parse, text, f"spec {path}")
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"spec {path}: neither JSON nor TOML ({str(exc).splitlines()[0]})") from None
 
@@ -86,9 +87,4 @@ def check(doc: Any, path: str) -> Dict[str, Any]:
 
 def load(path: str) -> Dict[str, Any]:
     """A spec sheet from a file (TOML, or JSON when it starts with '{')."""
-    data = read_regular(path, f"spec {path}", LIMIT)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError(f"spec {path}: not UTF-8 text") from None
-    return check(_parse(text, path), path)
+    return check(_parse(read_text(path, f"spec {path}", LIMIT), path), path)

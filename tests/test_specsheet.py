@@ -51,7 +51,7 @@ def test_refused_in_one_line(tmp_path, text, msg):
 
 
 def test_not_a_file(tmp_path):
-    with pytest.raises(UsageError, match="Is a directory"):
+    with pytest.raises(UsageError, match="not a regular file \\(a directory\\)"):
         specsheet.load(str(tmp_path))
     with pytest.raises(UsageError, match="No such file"):
         specsheet.load(str(tmp_path / "missing.toml"))

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from hpceval import paths
 from hpceval.errors import UsageError
+from hpceval.infiles import read_text
 from hpceval.simulate.platform import (Description, Platform, allocation, hosts_of,
                                        parse_description)
 
@@ -72,11 +73,11 @@ def simulated_allocation() -> Optional[Dict[str, Any]]:
     return None if sim is None else dict(sim["allocation"])
 
 
+PLATFORM_LIMIT = 64 << 20      # a platform file of 10^5 hosts is a few MiB
+
+
 def _from_file(path: str, ppn: Optional[int]) -> Platform:
-    try:
-        xml = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--platform {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    xml = read_text(path, f"--platform {path}", PLATFORM_LIMIT)   # never /dev/zero or a FIFO
     try:
         hosts, cores = hosts_of(xml)
     except UsageError as exc:          # beyond a cap (hpceval/limits.py): said as it is

@@ -8,6 +8,7 @@ import math
 import os
 import socket
 import sqlite3
+import stat
 import time
 import uuid as uuidlib
 import zlib
@@ -18,6 +19,7 @@ from typing import IO, Any, Dict, Iterator, List, Optional, Sequence
 
 from hpceval import __version__
 from hpceval.errors import UsageError
+from hpceval.outfiles import file_type, what_it_is
 from hpceval.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 STATS = ("n", "min", "median", "mean", "max", "stddev", "ci_low", "ci_high")
@@ -131,6 +133,36 @@ def _loads(cell: Optional[str], what: str, path: Path) -> Any:
         raise UsageError(f"database {path} is damaged: {what} is not valid JSON") from None
 
 
+SQLITE_MAGIC = b"SQLite format 3\0"
+
+
+def check_db_file(path: Path) -> None:
+    """Refuse, before SQLite opens it, a database path that is not absent, empty or a SQLite
+    database (through a link or not): SQLite would read a device or wait on a FIFO, and leave
+    PATH-journal or PATH-wal beside it (/dev/null-journal)."""
+    try:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode) and st.st_size:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            try:
+                head = os.read(fd, 512)
+            finally:
+                os.close(fd)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise UsageError(f"database {path}: a symbolic link to nothing; hpceval does not "
+                             "create a database through a link") from None
+        return
+    except OSError as exc:
+        raise UsageError(f"database {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"database {path}: not a regular file ({file_type(st.st_mode)}); a "
+                         "database is a file")
+    if st.st_size and not head.startswith(SQLITE_MAGIC):
+        raise UsageError(f"database {path}: file is not a database ({what_it_is(head)}, no "
+                         "SQLite header)")
+
+
 class Store:
     def __init__(self, path: Path | str, create: bool = True):
         """Open (with create, make) the database; a read-only command passes create=False so
@@ -138,6 +170,7 @@ class Store:
         self.path = Path(path)
         if not create and not self.path.exists():
             raise UsageError(f"no runs stored in {self.path}: no database there")
+        check_db_file(self.path)
         try:
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

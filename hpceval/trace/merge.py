@@ -17,9 +17,15 @@ from typing import Dict, List, Tuple, Union
 
 import numpy as np
 
+from hpceval.errors import UsageError
+from hpceval.infiles import read_regular
 from hpceval.trace.chrome import TraceError
 
 VERSION = 1
+# The ranks sized their event buffers against this machine's memory (cmd_trace --max-events):
+# the cap only keeps a file that is not theirs from being read without end.
+RAW_LIMIT = 1 << 40
+HEADER_LIMIT = 1 << 20         # a raw file's JSON header line is a few hundred bytes
 KIND_CALL, KIND_PHASE_BEGIN, KIND_PHASE_END = 0, 1, 2
 
 # MPI calls that block waiting for other ranks (formats.md 3, the POP paper's "idle");
@@ -46,7 +52,10 @@ def state(call: str) -> str:
 def read_raw(path: Union[str, Path]) -> Tuple[dict, np.ndarray]:
     """(header, events) of one rank's raw file."""
     path = Path(path)
-    data = path.read_bytes()
+    try:
+        data = read_regular(str(path), str(path), RAW_LIMIT)   # never a planted FIFO or device
+    except UsageError as exc:
+        raise TraceError(f"broken raw trace: {exc}") from None
     nl = data.find(b"\n")
     try:
         header = json.loads(data[:nl])
@@ -73,9 +82,9 @@ def every_rank_written(directory: Union[str, Path]) -> bool:
     if not files:
         return False
     try:
-        with open(files[0], "rb") as f:
-            nranks = json.loads(f.readline())["nranks"]
-    except (OSError, ValueError, KeyError, TypeError):
+        head = read_regular(str(files[0]), str(files[0]), first=HEADER_LIMIT)
+        nranks = json.loads(head.split(b"\n", 1)[0])["nranks"]
+    except (UsageError, ValueError, KeyError, TypeError):
         return False
     return {p.name.split(".")[0] for p in files} >= {f"rank-{r}" for r in range(nranks)}
 
