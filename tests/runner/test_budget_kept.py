@@ -16,7 +16,7 @@ BUDGET_S = 10.0
 # From the command's start to run_plan's first line (Python's start-up, imports, arguments:
 # 0.4-0.9 s here), and after the end of the budget: the grace, ending the launch (mpirun takes
 # 0.1-1.1 s to go after SIGTERM) and storing it. The limit itself is a timer and a kill, not the
-# machine's speed, so load lengthens only these: 11.8-13.1 s in 10 runs beside a busy loop and
+# machine's speed, so load lengthens only these: 11.8-14.4 s in 20 runs beside a busy loop and
 # the other worker's tests. Uncut, the launch would take 18 s at the very least.
 SLACK_S = 5.0
 # An 8-byte point (a sample: a 50 us batch; 3 ms beside a busy pair of ranks, so 3 s), then
