@@ -24,7 +24,11 @@ def measured(tmp_path_factory, bindir):
     return cli
 
 
-@pytest.mark.alone          # predictions held to 5% of measurements
+# What predict does with real runs: rows, parts, sources and the error it states. How close the
+# prediction comes is no bound here (this VM's states move the measured side by 1.3x:
+# docs/repeatability.md); it is benchmarks/real_predict.py's figure (docs/models.md), and the
+# models are held against simulated runs, where nothing but the planted platform enters the
+# time (tests/simulate/test_predict16.py).
 @pytest.mark.parametrize("proxy,args", [("barotropic", ["--grid", "48x32"]),
                                         ("psst", ["--set", "truncation=21", "--set", "levels=1"])])
 def test_prediction_against_measurement(measured, proxy, args):
@@ -33,7 +37,9 @@ def test_prediction_against_measurement(measured, proxy, args):
     out = json.loads(p.stdout)
     assert [r["ranks"] for r in out["rows"]] == [1, 2]
     for r in out["rows"]:
-        assert r["measured"] and r["predicted"] > 0 and abs(r["error"]) < 5, r
+        assert r["measured"] > 0 and r["predicted"] > 0 and r["measured_in_run"] == 1, r
+        # the error is (predicted - measured) / measured, of the figures beside it
+        assert r["error"] == pytest.approx(r["predicted"] / r["measured"] - 1, rel=1e-6), r
         assert abs(sum(r["parts"].values()) - r["predicted"]) < 1e-9 * r["predicted"]
     assert "message time" in out["sources"] and out["rows"][1]["grid"] in ("1x2", "2x1")
     table = measured("predict", proxy, "--ranks", "1,2", *args).stdout

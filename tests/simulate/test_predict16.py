@@ -11,7 +11,8 @@ a burst the CPU time it took on this host, so on a loaded host a preempted rank 
 others at the next global sum. Charged: simulated 31.0, model 18.2 (-41%), with the distance
 map 26.0 (-16%). compute=none: simulated 22.1, model 15.7 (-29%: the fat tree alone), with the
 distance map 23.5 (+6%). The test runs compute=none, so the host's load does not reach
-simulated time, and reads the distance map: 20% bounds it.
+simulated time, and reads the distance map: the prediction is then the same in every run,
+held to 2% (-0.8%; #53: the real-machine tests' 5% moved here).
 
 sweep (32x32x16, S4, mk 4, mmi 3) the same way, with LogGP (its two faces leave at once): the
 code's 4x4 grid simulated 57.0 us per iteration, the model 63.6 (+11.5%, its best grid 8x2);
@@ -45,7 +46,8 @@ def test_barotropic_and_sweep_predicted_at_16_simulated_ranks(sim):
     assert "LogGP" in out["sources"]["message time"], out["sources"]
     assert out["sources"]["ranks apart"].startswith("distance map (8 B, rank 0 to 15 ranks)")
     assert out["sources"]["allreduce at 16 ranks"] == "modelled from the message time"
-    assert math.isfinite(row["error"]) and abs(row["error"]) < 0.2, row
+    # simulated time is deterministic: the model's own miss, -0.8%, held to 2%
+    assert math.isfinite(row["error"]) and abs(row["error"]) < 0.02, row
     # communication dominates at 16 ranks: the model says so too
     assert row["parts"]["global sums"] > row["parts"]["compute"], row
     # sweep: the octant order's fills (3 east, 4 north) on the 4x4 grid the code picks, its
@@ -54,5 +56,6 @@ def test_barotropic_and_sweep_predicted_at_16_simulated_ranks(sim):
             "--set", "mmi=3", "--ranks", "16", "--json")
     assert p.returncode == 0, p.stderr[-2000:]
     row, = json.loads(p.stdout)["rows"]
-    assert math.isfinite(row["error"]) and abs(row["error"]) < 0.2, row
+    # the model's grid is not the code's (above): +11.5%, held to 15%
+    assert math.isfinite(row["error"]) and abs(row["error"]) < 0.15, row
     assert row["parts"]["pipeline fill"] > row["parts"]["messages"], row
