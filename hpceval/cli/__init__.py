@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import List, Optional, Sequence
 
 from hpceval import __version__
-from hpceval.errors import HpcevalError
+from hpceval.errors import HpcevalError, Interrupted
 
 # The commands, in `hpceval --help`'s order: each is the module hpceval.cli.cmd_<name> (NAME,
 # HELP, add_arguments, execute). Only the command given is imported: importing every one (and
@@ -59,8 +59,31 @@ def build_parser(argv: Optional[Sequence[str]] = None) -> argparse.ArgumentParse
     return parser
 
 
+def _raise_on_stop(signum: int, _frame) -> None:
+    raise Interrupted(signum)
+
+
+def _stop_signals_end_the_command() -> None:
+    """SIGTERM and SIGHUP end any command as Ctrl-C does (one line, exit 128 + the signal) from
+    here on, also while its modules load or its summary prints; commands that start processes
+    set hpceval/runner/signals.py's handlers over these, which end those processes first. A
+    signal the caller chose to ignore (nohup) stays ignored."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, _raise_on_stop)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    _stop_signals_end_the_command()
+    try:
+        return _main(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        sys.stderr.write(f"hpceval: interrupted by {signal.Signals(signum).name}\n")
+        return 128 + signum
+
+
+def _main(argv: List[str]) -> int:
     args = build_parser(argv).parse_args(argv)
     from hpceval.discover import BROKEN, PATH_ENV
     from hpceval.views import load_rows
@@ -78,10 +101,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     except sqlite3.DatabaseError as exc:    # a damaged database is bad input, not a bug
         sys.stderr.write(f"hpceval: error: database: {exc}\n")
         return 2
-    except KeyboardInterrupt as exc:
-        signum = getattr(exc, "signum", signal.SIGINT)
-        sys.stderr.write(f"hpceval: interrupted by {signal.Signals(signum).name}\n")
-        return 128 + signum
     except BrokenPipeError:       # `hpceval export | head`: the reader has all it wanted
         _drop_stdout()
         return 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from hpceval.cli.common import add_db, console, db_path, print_rows, tag_text, timeout_seconds
+from hpceval.cli.common import (add_db, console, db_path, print_rows, tag_text, timeout_seconds,
+                                 whole_number)
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES, find_launcher
 
@@ -27,10 +28,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the variants, the baseline first (binding: consecutive,alternating,"
                         "default,none; copies: counts, 'max', 'sweep'; sharing: one and "
                         "P:block|interleaved|default; pages: base,thp,huge)")
-    p.add_argument("--rounds", type=int, default=5, metavar="R",
+    p.add_argument("--rounds", type=whole_number, default=5, metavar="R",
                    help="times every variant is measured, interleaved A B C A B C ... (default 5; "
                         "at least 4 for a significance test at p < 0.05)")
-    p.add_argument("--np", type=int, default=None, metavar="N",
+    p.add_argument("--np", type=whole_number, default=None, metavar="N",
                    help="MPI ranks (binding, pages; copies and sharing choose their own)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
                    help="set a benchmark parameter")

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hpceval.cli.cardview import pct
-from hpceval.cli.common import add_db, console, fmt_value, open_store
+from hpceval.cli.common import add_db, ascii_number, console, fmt_value, open_store
 from hpceval.cli.junit import junit_xml
 from hpceval.outfiles import check_output_dir, check_output_file, output_errors, write_text_whole
 from hpceval.errors import HpcevalError, UsageError
@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="only points with this parameter value (repeatable)")
     p.add_argument("--tag", metavar="T", help="the runs carrying this tag (default: the latest run's machine)")
     p.add_argument("--machine", metavar="HASH", help="fingerprint hash (prefix) of the machine")
-    p.add_argument("--threshold", type=float, default=0.10, metavar="FRACTION",
+    p.add_argument("--threshold", type=ascii_number, default=0.10, metavar="FRACTION",
                    help="relative change that counts as a step or regression (default 0.10)")
     p.add_argument("--check", action="store_true", help="exit 1 if the latest run regressed beyond the threshold")
     p.add_argument("--junit", metavar="FILE", default=None,

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hpceval.cli.common import add_db, console, declared, fmt_value, one_of, open_store
+from hpceval.catalog.params import ascii_int
 from hpceval.outfiles import check_output_dir, output_errors
 from hpceval.errors import UsageError
 
@@ -40,7 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _ranks(text: str) -> list:
     try:
-        ranks = [int(x) for x in text.split(",") if x.strip()]
+        ranks = [ascii_int(x.strip()) for x in text.split(",") if x.strip()]
     except ValueError:
         raise UsageError(f"--ranks {text}: expected positive integers, comma-separated") from None
     if not ranks or min(ranks) < 1 or max(ranks) > 10**7:

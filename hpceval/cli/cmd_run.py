@@ -12,7 +12,7 @@ from rich.table import Table
 from hpceval import specsheet
 from hpceval.analysis.headlines import headline_records
 from hpceval.cli.common import (add_db, console, db_path, headline_table, tag_text,
-                                timeout_seconds)
+                                timeout_seconds, whole_number)
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, plan_context, run_plan
@@ -26,11 +26,11 @@ HELP = "run suites or benchmarks on this machine and store the results"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("targets", nargs="+", metavar="SUITE|BENCHMARK", help="see 'hpceval list'")
-    p.add_argument("--np", type=int, default=None, metavar="N",
+    p.add_argument("--np", type=whole_number, default=None, metavar="N",
                    help="MPI ranks for communication benchmarks (default: 2)")
-    p.add_argument("--nodes", type=int, default=None, metavar="N",
+    p.add_argument("--nodes", type=whole_number, default=None, metavar="N",
                    help="nodes to run on: the first N of --hosts/--hostfile (default: all)")
-    p.add_argument("--ppn", type=int, default=None, metavar="K",
+    p.add_argument("--ppn", type=whole_number, default=None, metavar="K",
                    help="ranks per node (ranks = N x K; default: --np / N, else 1)")
     p.add_argument("--hosts", default=None, metavar="H1,H2,...",
                    help="the nodes, comma-separated (outside Slurm; launched with mpirun/mpiexec)")

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 from hpceval.catalog import plan_targets
 from hpceval.cli.common import (add_db, console, db_path, headline_table, tag_text,
-                                timeout_seconds)
+                                timeout_seconds, whole_number)
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.runner import LLC_CHOICES, plan_context
 from hpceval.catalog.budget import estimate_s
@@ -26,8 +26,8 @@ HELP = "run suites or benchmarks as a Slurm batch job (sbatch); results land in 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("targets", nargs="+", metavar="SUITE|BENCHMARK", help="see 'hpceval list'")
-    p.add_argument("--nodes", type=int, required=True, metavar="N", help="nodes of the job")
-    p.add_argument("--ppn", type=int, default=None, metavar="K", help="tasks per node")
+    p.add_argument("--nodes", type=whole_number, required=True, metavar="N", help="nodes of the job")
+    p.add_argument("--ppn", type=whole_number, default=None, metavar="K", help="tasks per node")
     for name, what in (("partition", "P"), ("account", "A"), ("qos", "Q")):
         p.add_argument(f"--{name}", default=None, metavar=what, help=f"sbatch --{name}")
     p.add_argument("--time", type=slurm_time, default=None, metavar="T",
@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the job script, submit nothing")
     add_db(p)
     # Passed on to the job's `hpceval run`.
-    p.add_argument("--np", type=int, default=None, metavar="N",
+    p.add_argument("--np", type=whole_number, default=None, metavar="N",
                    help="MPI ranks (default: the job's tasks)")
     p.add_argument("--tag", action="append", default=[], type=tag_text, metavar="TEXT", help="label the run")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",

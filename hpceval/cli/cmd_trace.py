@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List
 
-from hpceval.cli.common import timeout_seconds
+from hpceval.cli.common import timeout_seconds, whole_number
 from hpceval.outfiles import (check_output_dir, check_output_file, make_dir, output_errors,
                               whole_file)
 from hpceval.errors import HpcevalError, Interrupted, UsageError
@@ -44,14 +44,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("chrome", "otf2"), default="chrome",
                    help="chrome: Chrome trace-event JSON (Perfetto; default); otf2: an OTF2 "
                         "archive (Vampir; needs the otf2 Python package)")
-    p.add_argument("--np", type=int, default=None, metavar="N",
+    p.add_argument("--np", type=whole_number, default=None, metavar="N",
                    help="launch CMD (a plain program) with N ranks through hpceval's launcher; "
                         "without it CMD is run as given, e.g. mpirun -np 4 ./prog")
     p.add_argument("--launcher", choices=CHOICES, default="auto",
                    help="MPI launcher for --np (auto: srun inside Slurm, else mpirun/mpiexec)")
     p.add_argument("--keep-raw", metavar="DIR", default=None,
                    help="write the per-rank raw files to DIR and keep them")
-    p.add_argument("--max-events", type=int, default=None, metavar="N",
+    p.add_argument("--max-events", type=whole_number, default=None, metavar="N",
                    help="events kept per rank (default 2000000, 40 bytes each); more are counted "
                         "as dropped")
     p.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT_S, metavar="S",

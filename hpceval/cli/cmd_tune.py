@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from hpceval.cli.common import add_db, console, db_path, declared, fmt_value, one_of
+from hpceval.cli.common import add_db, console, db_path, declared, fmt_value, one_of, whole_number
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.outfiles import check_output_file, output_errors, write_text_whole
 
@@ -22,7 +22,7 @@ HELP = (f"measure every algorithm choice of {one_of(declared('tunes'))} (halo, s
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_db(p)
     p.add_argument("proxy", help=one_of(declared("tunes")))
-    p.add_argument("--np", type=int, default=None, metavar="N", help="ranks (default: 2)")
+    p.add_argument("--np", type=whole_number, default=None, metavar="N", help="ranks (default: 2)")
     p.add_argument("--ranks", default=None, metavar="LIST", help="several rank counts, e.g. "
                    "1,2,4 (instead of --np): shows where the best choice changes")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from hpceval import paths
 from hpceval.analysis import headlines, value
-from hpceval.catalog.params import YEAR_S, ascii_float
+from hpceval.catalog.params import YEAR_S, ascii_float, ascii_int
 from hpceval.errors import UsageError
 from hpceval.quality import verdict
 from hpceval.store import Store
@@ -55,6 +55,26 @@ def timeout_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text[:40]}: must be a positive number of seconds, "
                                          f"from {TIMEOUT_FLOOR_S:g} s to a year")
     return value
+
+
+def whole_number(text: str) -> int:
+    """argparse type of every integer option (--np, --nodes, --ppn, --rounds, ...): ASCII digits
+    only. argparse's int() also reads other scripts' digits ('\uff18' is 8) and '1_0' as 10."""
+    try:
+        return ascii_int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r} (an integer in "
+                                         "ASCII digits)") from None
+
+
+def ascii_number(text: str) -> float:
+    """argparse type of a real-valued option (history's --threshold): ASCII digits only, as
+    whole_number; the command checks its range."""
+    try:
+        return ascii_float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text[:40]!r} (a number in "
+                                         "ASCII digits)") from None
 
 
 def printable(text: str) -> str:

@@ -280,3 +280,28 @@ def test_export_then_import_agree(hostile, tmp_path):
     p = hostile.cli("import", str(out), "--db", str(tmp_path / "new.sqlite"))
     assert p.returncode == 0 and "imported 1 run" in p.stdout, p.stderr
 
+
+
+# -- integer and real options: ASCII digits only (argparse's int() reads '\uff18' as 8) ----------
+@pytest.mark.parametrize("args", [
+    ["run", "pingpong", "--np", "\uff12"],
+    ["run", "pingpong", "--np", "1_0"],
+    ["run", "pingpong", "--nodes", "\u0662", "--dry-run"],
+    ["run", "pingpong", "--ppn", "\uff12", "--dry-run"],
+    ["submit", "pingpong", "--nodes", "\uff11", "--dry-run"],
+    ["submit", "pingpong", "--nodes", "1", "--ppn", "2_0", "--dry-run"],
+    ["experiment", "binding", "pingpong", "--rounds", "\uff15"],
+    ["experiment", "binding", "pingpong", "--np", "\uff12"],
+    ["tune", "allreduce", "--np", "\uff12"],
+    ["trace", "--np", "\uff12", "--", "true"],
+    ["trace", "--max-events", "1_000", "--", "true"],
+])
+def test_integer_options_in_other_scripts_refused(hostile, args):
+    option = args[next(i for i, a in enumerate(args) if not a.isascii() or "_" in a) - 1]
+    line = hostile(*args, message="(an integer in ASCII digits)")
+    assert f"argument {option}: invalid int value" in line
+
+
+def test_real_and_list_options_in_other_scripts_refused(hostile):
+    hostile("history", "--threshold", "\uff10.1", message="argument --threshold: invalid float")
+    hostile("predict", "sweep", "--ranks", "1,\uff12", message="expected positive integers")
