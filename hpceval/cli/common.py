@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -57,24 +57,22 @@ def timeout_seconds(text: str) -> float:
     return value
 
 
-def whole_number(text: str) -> int:
-    """argparse type of every integer option (--np, --nodes, --ppn, --rounds, ...): ASCII digits
-    only. argparse's int() also reads other scripts' digits ('\uff18' is 8) and '1_0' as 10."""
-    try:
-        return ascii_int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r} (an integer in "
-                                         "ASCII digits)") from None
+def _ascii_type(parse: Callable[[str], Any], kind: str, what: str) -> Callable[[str], Any]:
+    """An argparse type reading ASCII digits only: argparse's int() and float() also read other
+    scripts' digits ('\uff18' is 8) and '1_0' as 10. The refusal keeps argparse's wording."""
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid {kind} value: {text[:40]!r} ({what} in "
+                                             "ASCII digits)") from None
+    return convert
 
 
-def ascii_number(text: str) -> float:
-    """argparse type of a real-valued option (history's --threshold): ASCII digits only, as
-    whole_number; the command checks its range."""
-    try:
-        return ascii_float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid float value: {text[:40]!r} (a number in "
-                                         "ASCII digits)") from None
+# Every integer option (--np, --nodes, --ppn, --rounds, ...); a real one (history's --threshold,
+# whose range the command checks).
+whole_number = _ascii_type(ascii_int, "int", "an integer")
+ascii_number = _ascii_type(ascii_float, "float", "a number")
 
 
 def printable(text: str) -> str:
