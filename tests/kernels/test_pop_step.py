@@ -95,9 +95,12 @@ def test_records_match_the_format():
     # years per day = dt / step time / 365, sample by sample
     assert ypd["stats"]["max"] == pytest.approx(1920 / (st["stats"]["min"] * 1e-3) / 365,
                                                 rel=1e-4)
-    # the share is the barotropic part of the two phases' rank-mean times
-    assert share["stats"]["median"] == pytest.approx(
-        100 * bt["stats"]["median"] / (bt["stats"]["median"] + bc["stats"]["median"]), rel=0.2)
+    # the share is the barotropic part of the two phases' rank-mean times, sample by sample:
+    # each sample's share lies within what the phases' extremes allow, and so does its median
+    # (the ratio of the medians is no bound: a preempted sample moves one phase, not the other)
+    b, c = bt["stats"], bc["stats"]
+    low, high = 100 * b["min"] / (b["min"] + c["max"]), 100 * b["max"] / (b["max"] + c["min"])
+    assert low * (1 - 1e-9) <= share["stats"]["median"] <= high * (1 + 1e-9)
     assert 0 < share["stats"]["min"] <= share["stats"]["max"] < 100
     for name, kind in PHASES.items():
         assert st["phases"][name]["kind"] == kind and len(st["phases"][name]["per_rank"]) == 2
