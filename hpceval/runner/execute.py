@@ -179,6 +179,18 @@ def reap(proc: subprocess.Popen, out: Outcome, t0: float) -> None:
     out.elapsed_s = time.monotonic() - t0
 
 
+def _reap_keeping_records(proc: subprocess.Popen, out: Outcome, t0: float) -> None:
+    """reap(); a stop signal while waiting for the launcher's exit (its output all read) ends
+    the launch as interrupted with its records, which the caller stores, instead of leaving
+    execute() with them."""
+    try:
+        reap(proc, out, t0)
+    except KeyboardInterrupt as exc:
+        _kill(proc)
+        interrupted(out, exc)
+        out.exit_code, out.elapsed_s = proc.poll(), time.monotonic() - t0
+
+
 def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: str,
             on_record: Callable[[Dict[str, Any]], None] = lambda r: None) -> Outcome:
     out = Outcome(command=command, started=started)
@@ -196,7 +208,7 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
         _kill(proc)
         interrupted(out, exc)
     finally:
-        reap(proc, out, t0)
+        _reap_keeping_records(proc, out, t0)
     if (out.status == "ok" or out.status == "invalid") and not hung_in_finalize:
         if out.exit_code != 0:
             out.status = "failed"

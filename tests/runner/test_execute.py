@@ -1,10 +1,15 @@
 """execute(): a launch that hangs after its end record (MPICH/UCX in MPI_Finalize) is ended and
 kept as ok with a warning; one that hangs before it times out; either way nothing it started,
 even in a process group of its own, is left."""
+import json
+import os
+import signal
 import subprocess
+import sys
 import time
 
 from hpceval.runner.execute import FINALIZE_GRACE_S, execute
+from test_records import RESULT
 
 END = '{"record_version": 1, "type": "end", "benchmark": "x", "status": "ok", "elapsed_s": 0.1}'
 
@@ -45,3 +50,49 @@ def test_a_banner_that_ends_in_a_colon_says_what_it_refers_to(tmp_path):
     assert out.status == "failed"
     assert out.message == ("A call to mkdir was unable to create the desired directory: "
                            "Directory: /tmp/x/ompi.vm.0/jf.0 Error: No such file or directory")
+
+
+# A driver that launches a program which writes its records, closes its output and lingers; it
+# prints what execute() returned, or the exception that left it.
+DRIVER = """
+import json, sys
+from hpceval.runner.execute import execute
+from hpceval.runner.signals import driver_signals
+try:
+    with driver_signals():
+        out = execute(sys.argv[1:], {}, 60, "now")
+    print(json.dumps({"status": out.status, "signum": out.signum,
+                      "metrics": [r["metric"] for r in out.results]}))
+except BaseException as exc:
+    print(json.dumps({"escaped": type(exc).__name__}))
+"""
+
+
+def test_a_stop_while_waiting_for_the_launcher_s_exit_keeps_its_records(tmp_path):
+    """The launch's output is all read and the driver waits for the launcher to exit when the
+    stop signal comes: the launch is interrupted with its records (its caller stores them),
+    where the signal used to leave execute() and take the records with it."""
+    records = tmp_path / "records"
+    records.write_text(json.dumps(RESULT) + "\n" + END + "\n")
+    launch = ["sh", "-c", f"cat {records}; exec >&- 2>&-; exec sleep 644"]
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER, *launch], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not _waiting_for_a_child(driver.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _waiting_for_a_child(driver.pid) and _left("sleep 644")
+        driver.send_signal(signal.SIGTERM)
+        said = json.loads(driver.communicate(timeout=30)[0])
+    finally:
+        driver.kill()
+    assert said == {"status": "interrupted", "signum": signal.SIGTERM, "metrics": ["latency"]}
+    assert not _left("sleep 644")
+
+
+def _waiting_for_a_child(pid: int) -> bool:
+    """The driver is in reap: its output readers are gone (one thread left) and its main thread
+    sleeps between Popen.wait's polls (queue.get in _read waits on a futex instead)."""
+    with open(f"/proc/{pid}/task/{pid}/wchan") as f:
+        sleeping = f.read() == "hrtimer_nanosleep"
+    return sleeping and len(os.listdir(f"/proc/{pid}/task")) == 1
