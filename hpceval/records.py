@@ -42,13 +42,38 @@ def parse_record(line: str) -> Dict[str, Any]:
         raise RecordError(f"not a JSON object: {line[:80]!r}")
     if rec.get("record_version") != RECORD_VERSION:
         raise RecordError(f"unknown record_version {rec.get('record_version')!r} (expected {RECORD_VERSION})")
-    err = schema_error(rec)
+    # A record's samples (up to 1000 numbers) are checked here: the schema's check of every
+    # number cost 30 ms a record, the rest of the record 1 ms.
+    if "samples" in rec:
+        samples = rec.pop("samples")
+        err = samples_error(samples) or schema_error(rec)
+        rec["samples"] = samples
+    else:
+        err = schema_error(rec)
     if err is not None:
         where = "/".join(str(p) for p in err.absolute_path) or "record"
         raise RecordError(f"invalid {rec.get('type', '?')} record at {where}: {err.message}")
     if rec["type"] == "result" and not stats_in_order(rec["stats"]):
         raise RecordError(f"inconsistent stats for {rec['benchmark']} {rec['metric']}: {rec['stats']}")
     return rec
+
+
+class _SamplesError:
+    """A refusal of a record's samples, shaped as the jsonschema error parse_record reports."""
+    absolute_path = ("samples",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+def samples_error(samples: Any) -> Optional[_SamplesError]:
+    """What is wrong with a record's `samples` (record-1.json), or None: a non-empty list of
+    numbers (strictjson has already refused NaN, Infinity and overflowing literals)."""
+    if not isinstance(samples, list) or not samples:
+        return _SamplesError("not a non-empty list of numbers")
+    if not all(type(x) in (int, float) for x in samples):
+        return _SamplesError("holds something that is not a number")
+    return None
 
 
 def stats_in_order(s: Dict[str, Any]) -> bool:

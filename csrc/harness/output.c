@@ -448,6 +448,12 @@ void hpc_result_stats(hpc_json *j, const hpc_stats *s, int converged)
     if (d.pair_line_ns > 0)
         hpc_json_num(j, "pair_line_ns", d.pair_line_ns);
     hpc_json_close(j);
+    if (s->nkept > 0) {  /* the stats' own samples (stats.h): percentiles, bootstraps */
+        hpc_json_array(j, "samples");
+        for (int i = 0; i < s->nkept; i++)
+            hpc_json_num(j, NULL, s->kept[i]);
+        hpc_json_close(j);
+    }
 }
 
 void hpc_warn(const char *fmt, ...)

@@ -81,6 +81,14 @@ void hpc_stats_compute(const double *x, int n, hpc_stats *s)
     s->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
     s->ci_low = v[lo - 1];
     s->ci_high = v[hi - 1];
+    if (n <= HPC_STATS_KEEP) {
+        memcpy(s->kept, x, (size_t)n * sizeof *x);
+        s->nkept = n;
+    } else {  /* rank i (n - 1) / (KEEP - 1), rounded: the first is the min, the last the max */
+        for (int i = 0; i < HPC_STATS_KEEP; i++)
+            s->kept[i] = v[(int)(((double)i * (n - 1)) / (HPC_STATS_KEEP - 1) + 0.5)];
+        s->nkept = HPC_STATS_KEEP;
+    }
     free(v);
 }
 

@@ -5,7 +5,8 @@
  * stdin: "warmup min_reps max_reps ci_target budget_s" then samples.
  * Feeds the samples to a sampler until it says stop (or input ends) and
  * prints one JSON line: how many samples it consumed, whether it converged,
- * the stats of the kept samples and the CI ranks for n = 1..200.
+ * the stats of the kept samples, the CI ranks for n = 1..200 and the samples the stats keep
+ * for the record (stats.h, HPC_STATS_KEEP).
  */
 #include "sampler.h"
 #include "stats.h"
@@ -40,6 +41,9 @@ int main(void)
         hpc_median_ci_ranks(n, &lo, &hi);
         printf("%s[%d, %d]", n > 1 ? ", " : "", lo, hi);
     }
+    printf("], \"kept\": [");
+    for (int i = 0; i < st.nkept; i++)
+        printf("%s%.17g", i ? ", " : "", st.kept[i]);
     printf("]}\n");
     hpc_sampler_free(&s);
     return 0;

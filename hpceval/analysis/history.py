@@ -62,6 +62,7 @@ class Series:
     changes: List[Change] = field(default_factory=list)
     latest: Optional[Dict[str, Any]] = None       # verdict on the latest run
     label_params: str = ""                         # params that tell same-named series apart
+    stat: Optional[str] = None                     # --stat: followed instead of `statistic`
 
 
 # ---------------------------------------------------------------- selecting runs and points
@@ -82,12 +83,26 @@ def machine_runs(runs: Sequence[Dict[str, Any]], fingerprint: Optional[str] = No
     return [r for r in runs if str((r.get("fingerprint") or {}).get("hash") or "").startswith(fingerprint or "")]
 
 
-def _point(run: Dict[str, Any], rec: Dict[str, Any]) -> Dict[str, Any]:
+def stat_value(rec: Dict[str, Any], stat: Optional[str] = None) -> Optional[float]:
+    """The record's own statistic (its `statistic`: the median for most, STREAM's max), or
+    `stat` of store.samples.POINT_STATS (`history --stat`): p50 is the median, p90 and p99 were
+    computed from the samples when stored, cv is stddev / mean (lower better whatever the
+    metric). None where the point has none: p90 of a point stored before samples were kept."""
+    if stat is None:
+        return value(rec)
+    s = rec.get("stats") or {}
+    if stat == "cv" and s.get("cv") is None:     # a record not read from the store
+        ok = s.get("mean") and s.get("stddev") is not None
+        return float(s["stddev"]) / abs(s["mean"]) if ok else None
+    return s.get("median" if stat == "p50" else stat)
+
+
+def _point(run: Dict[str, Any], rec: Dict[str, Any], stat: Optional[str] = None) -> Dict[str, Any]:
     s = rec["stats"]
     best = s.get("min") if rec.get("better") == "lower" else s.get("max")
     mean = s.get("mean") or 0.0
     return {"run": run.get("id"), "uuid": run.get("uuid"), "started": run.get("started"),
-            "tags": list(run.get("tags") or []), "value": float(value(rec)),
+            "tags": list(run.get("tags") or []), "value": float(stat_value(rec, stat)),
             "best": best, "min": s.get("min"), "max": s.get("max"), "n": s.get("n"),
             "ci_low": s.get("ci_low"), "ci_high": s.get("ci_high"),
             "converged": rec.get("converged", True), "disturbed": disturbed(rec),
@@ -101,9 +116,11 @@ def _has(rec: Dict[str, Any], params: Optional[Dict[str, Any]]) -> bool:
 
 
 def collect(runs: Sequence[Dict[str, Any]], benchmark: Optional[str] = None,
-            metric: Optional[str] = None, params: Optional[Dict[str, Any]] = None) -> List[Series]:
+            metric: Optional[str] = None, params: Optional[Dict[str, Any]] = None,
+            stat: Optional[str] = None) -> List[Series]:
     """Series over `runs` (already in time order). Without a benchmark: the headline figures
-    (machine-card rows); with one: every params point of that benchmark (and metric)."""
+    (machine-card rows); with one: every params point of that benchmark (and metric). With
+    `stat`, each point's `stat` is followed, and points without it are left out."""
     found: Dict[str, Series] = {}
 
     def add(label: str, run: Dict[str, Any], rec: Dict[str, Any]) -> None:
@@ -112,13 +129,14 @@ def collect(runs: Sequence[Dict[str, Any]], benchmark: Optional[str] = None,
         ident = json.dumps([rec["benchmark"], rec["metric"], rec.get("params") or {}], sort_keys=True)
         if ident not in found:
             found[ident] = Series(label, rec["benchmark"], rec["metric"], dict(rec.get("params") or {}),
-                                  rec.get("unit") or "", rec.get("better") or "lower",
-                                  rec.get("statistic") or "median")
-        found[ident].points.append(_point(run, rec))
+                                  "1" if stat == "cv" else rec.get("unit") or "",
+                                  "lower" if stat == "cv" else rec.get("better") or "lower",
+                                  rec.get("statistic") or "median", stat=stat)
+        found[ident].points.append(_point(run, rec, stat))
 
     for run in runs:
         recs = [r for r in run.get("records") or [] if isinstance(r.get("stats"), dict)
-                and value(r) is not None]
+                and stat_value(r, stat) is not None]
         if benchmark is None:
             # the headline figures, narrowed by --metric and --param like any other point
             for h in headlines(recs):
@@ -254,6 +272,10 @@ def _significant(series: Series, base: List[Dict[str, Any]],
         return None
     last = _as_record(series.points[-1], series.better)
     why = sig.why_not_comparable(last)
+    if not why and len(base) < 3 and series.stat not in (None, series.statistic):
+        # the stored CIs are the median's: with no scatter of 3 earlier runs to guard with,
+        # nothing says whether a change of another statistic is noise
+        why = f"fewer than 3 earlier runs, and no CI of the {series.stat}"
     if not why and len(base) < 3:
         prev = [_as_record(p, series.better) for p in base]
         why = next((w for w in map(sig.why_not_comparable, prev) if w), None)
@@ -268,10 +290,11 @@ def _significant(series: Series, base: List[Dict[str, Any]],
 def history(runs: Sequence[Dict[str, Any]], *, benchmark: Optional[str] = None,
             metric: Optional[str] = None, params: Optional[Dict[str, Any]] = None,
             fingerprint: Optional[str] = None, tag: Optional[str] = None,
-            settings: Settings = Settings()) -> List[Series]:
-    """Series of one machine's runs, analysed."""
+            settings: Settings = Settings(), stat: Optional[str] = None) -> List[Series]:
+    """Series of one machine's runs, analysed; `stat` (POINT_STATS) follows that statistic of each
+    point instead of its own."""
     chosen = machine_runs(runs, fingerprint, tag)
-    return [analyse(x, settings) for x in collect(chosen, benchmark, metric, params)]
+    return [analyse(x, settings) for x in collect(chosen, benchmark, metric, params, stat)]
 
 
 def regressions(series: Sequence[Series]) -> List[Series]:

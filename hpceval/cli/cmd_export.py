@@ -18,13 +18,14 @@ from hpceval.cli.common import add_db, no_db_yet, open_store, resolve_runs
 from hpceval.outfiles import output_errors
 from hpceval.errors import UsageError
 from hpceval.store import STATS, dump_json
+from hpceval.store.samples import SHAPE
 
 NAME = "export"
 HELP = ("export runs (all by default) as JSON or CSV on stdout, or their stored traces as OTF2 "
         "archives (--format otf2 -o DIR)")
 
 CSV_COLUMNS = ("run_id", "run_uuid", "started", "suite", "status", "hostname", "benchmark", "params",
-               "metric", "unit", "statistic", "better") + STATS + ("converged",)
+               "metric", "unit", "statistic", "better") + STATS + ("converged",) + SHAPE
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -104,7 +105,8 @@ def execute(args: argparse.Namespace) -> int:
         runs = []                      # nothing stored yet: an empty export, and no new file
     else:
         store = open_store(args)
-        runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=True)]
+        runs = [store.get_run(i, samples=args.format == "json")
+                for i in resolve_runs(store, args.runs, default_all=True)]
     if args.format == "json":
         _refuse_nonfinite(runs)
         dump_json(runs, sys.stdout)
@@ -117,5 +119,6 @@ def execute(args: argparse.Namespace) -> int:
                                      run["status"], run["fingerprint"].get("hostname"),
                                      r["benchmark"], json.dumps(r["params"], sort_keys=True),
                                      r["metric"], r["unit"], r["statistic"], r["better"])),
-                        *(_cell(r["stats"][k]) for k in STATS), int(r["converged"])])
+                        *(_cell(r["stats"][k]) for k in STATS), int(r["converged"]),
+                        *(_cell(r["stats"].get(k)) for k in SHAPE)])
     return 0

@@ -14,6 +14,7 @@ from hpceval.cli.junit import junit_xml
 from hpceval.outfiles import check_output_dir, check_output_file, output_errors, write_text_whole
 from hpceval.errors import HpcevalError, UsageError
 from hpceval.store import dump_json
+from hpceval.store.samples import POINT_STATS
 
 NAME = "history"
 HELP = ("one machine's metrics over its runs: value, best and spread per run, steps and "
@@ -32,6 +33,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="only points with this parameter value (repeatable)")
     p.add_argument("--tag", metavar="T", help="the runs carrying this tag (default: the latest run's machine)")
     p.add_argument("--machine", metavar="HASH", help="fingerprint hash (prefix) of the machine")
+    p.add_argument("--stat", choices=POINT_STATS, default=None,
+                   help="follow this statistic of each point instead of its own (the median for "
+                        "most): p50, p90, p99 (from the stored samples), cv (stddev / mean), "
+                        "min, max, mean")
     p.add_argument("--threshold", type=ascii_number, default=0.10, metavar="FRACTION",
                    help="relative change that counts as a step or regression (default 0.10)")
     p.add_argument("--check", action="store_true", help="exit 1 if the latest run regressed beyond the threshold")
@@ -70,12 +75,15 @@ def execute(args: argparse.Namespace) -> int:
     if not runs:
         raise UsageError(f"no runs stored in {store.path}")
     series = history(runs, benchmark=args.benchmark, metric=args.metric, params=_params(args.param),
-                     fingerprint=args.machine, tag=args.tag, settings=Settings(threshold=args.threshold))
+                     fingerprint=args.machine, tag=args.tag, settings=Settings(threshold=args.threshold),
+                     stat=args.stat)
     if not series:
         wanted = " ".join([f"--benchmark {args.benchmark}"] * bool(args.benchmark)
                           + [f"--metric {args.metric}"] * bool(args.metric)
                           + [f"--param {p}" for p in args.param])
         what = (f"matches {wanted}" if wanted else "has a headline figure")
+        if args.stat:
+            what += f" with a {args.stat} (p90 and p99: points stored with their samples)"
         raise UsageError(f"no point in the chosen machine's runs {what} (see 'hpceval show')")
     if args.json:
         dump_json([{**x.__dict__, "changes": [c.as_dict() for c in x.changes]} for x in series],
@@ -83,7 +91,8 @@ def execute(args: argparse.Namespace) -> int:
     else:
         con = console()
         nruns = len({p["run"] for x in series for p in x.points})
-        t = Table(title=f"history over {nruns} run{'s' if nruns != 1 else ''} (threshold "
+        t = Table(title=f"history over {nruns} run{'s' if nruns != 1 else ''} ("
+                  + (f"the {args.stat} of each point; " if args.stat else "") + "threshold "
                   f"{100 * args.threshold:g}%; 'latest vs before': against the median of earlier runs)",
                   title_justify="left")
         for col in ("metric", "unit", "runs", "first", "latest", "best ever", "spread (CV)",

@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     store = open_store(args)
-    run = store.get_run(store.resolve(args.run), traces=args.json)
+    run = store.get_run(store.resolve(args.run), traces=args.json, samples=args.json)
     if args.json:
         dump_json(run, sys.stdout, indent=2)
         return 0
@@ -69,10 +69,14 @@ def execute(args: argparse.Namespace) -> int:
         params = " ".join(f"{k}={v}" for k, v in r["params"].items())
         rows.append([r["benchmark"], params, r["metric"], r["unit"] + mark.tag(r), r["statistic"],
                      str(s["n"]),
-                     *(fmt_value(s[k]) for k in ("min", "median", "mean", "max")),
+                     *(fmt_value(s[k]) if s.get(k) is not None else "-"
+                       for k in ("min", "median", "p90", "p99", "max", "mean")),
+                     "-" if s.get("cv") is None else f"{100 * s['cv']:.1f}%",
                      f"{fmt_value(s['ci_low'])}..{fmt_value(s['ci_high'])}", verdict(r)])
-    print_rows(con, "results", ["benchmark", "params", "metric", "unit", "stat", "n", "min", "median",
-                                "mean", "max", "95% CI", "quality"], rows)
+    print_rows(con, "results (p50: the median; p90, p99 from the stored samples, '-' for a point "
+               "stored without them; CV: stddev / mean)",
+               ["benchmark", "params", "metric", "unit", "stat", "n", "min", "p50", "p90", "p99",
+                "max", "mean", "CV", "95% CI", "quality"], rows)
     for l in run["launches"]:
         line = f"{l['label']}: {l['status']} ({l['elapsed_s']} s) $ {l['command']}"
         if l["message"]:

@@ -20,13 +20,14 @@ from typing import IO, Any, Dict, Iterator, List, Optional, Sequence
 from hpceval import __version__
 from hpceval.errors import UsageError
 from hpceval.outfiles import file_type, what_it_is
+from hpceval.store import samples as point_samples
 from hpceval.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 STATS = ("n", "min", "median", "mean", "max", "stddev", "ci_low", "ci_high")
 EXPORT_VERSION = 1
 # Keys of a result record that have columns of their own; every other key goes to "extra".
 _COLUMNS = {"record_version", "type", "benchmark", "params", "metric", "unit", "statistic",
-            "better", "stats", "converged", "extra"}
+            "better", "stats", "converged", "extra", "samples"}
 TRACE_FORMAT = "chrome-json+zlib"
 
 
@@ -39,14 +40,16 @@ def record_extra(rec: Dict[str, Any]) -> Dict[str, Any]:
 
 def insert_records(c: sqlite3.Connection, run_id: int, launch_id: Optional[int],
                    records: List[Dict[str, Any]]) -> None:
+    """Store result records; each one's p90, p99 and cv are computed here (store/samples.py)."""
     c.executemany(
         "INSERT INTO records (run_id, launch_id, benchmark, params, metric, unit, statistic,"
-        " better, n, min, median, mean, max, stddev, ci_low, ci_high, converged, extra)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " better, n, min, median, mean, max, stddev, ci_low, ci_high, converged, extra,"
+        " samples, p90, p99, cv) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(run_id, launch_id, r["benchmark"], json.dumps(r["params"], sort_keys=True), r["metric"],
           r["unit"], r["statistic"], r["better"], *(r["stats"][k] for k in STATS),
           int(bool(r.get("converged", True))),
-          json.dumps(record_extra(r), sort_keys=True) if record_extra(r) else None)
+          json.dumps(record_extra(r), sort_keys=True) if record_extra(r) else None,
+          point_samples.encode(r.get("samples")), *point_samples.shape(r).values())
          for r in records])
 
 
@@ -386,9 +389,11 @@ class Store:
         return {"status": status[0] if status else None, "launches": last[2] if last else 0,
                 "last": f"{last[0]} ({last[1]})" if last else None}
 
-    def get_run(self, run_id: int, traces: bool = True) -> Dict[str, Any]:
+    def get_run(self, run_id: int, traces: bool = True, samples: bool = False) -> Dict[str, Any]:
         """One run in the export format (docs/export.md). traces=False leaves the stored traces
-        out ("traces": []): they can be large, and only the report and the export need them."""
+        out ("traces": []): they can be large, and only the report and the export need them.
+        samples=True adds each record's stored samples ("samples", when it has them): the
+        export and the comparisons' intervals need them, the rest reads the stats."""
         r = self.conn.execute(
             "SELECT r.*, f.data AS fp FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id"
             " WHERE r.id = ?", (run_id,)).fetchone()
@@ -407,8 +412,10 @@ class Store:
         records = [{
             "benchmark": x["benchmark"], "params": j(x["params"], "record params"), "metric": x["metric"],
             "unit": x["unit"], "statistic": x["statistic"], "better": x["better"],
-            "converged": bool(x["converged"]), "stats": {k: x[k] for k in STATS},
+            "converged": bool(x["converged"]),
+            "stats": {**{k: x[k] for k in STATS}, **point_samples.stats_shape(x)},
             **({"extra": j(x["extra"], "record extra")} if x["extra"] else {}),
+            **({"samples": self._samples(x)} if samples and x["samples"] is not None else {}),
         } for x in self.conn.execute("SELECT * FROM records WHERE run_id = ? ORDER BY id", (run_id,))]
         return {
             "export_version": EXPORT_VERSION, "id": r["id"], "uuid": r["uuid"], "started": r["started"],
@@ -418,6 +425,13 @@ class Store:
             "launches": launches, "records": records,
             "traces": self._traces(run_id) if traces else [],
         }
+
+    def _samples(self, row: sqlite3.Row) -> List[float]:
+        try:
+            return point_samples.decode(row["samples"])
+        except ValueError:
+            raise UsageError(f"database {self.path} is damaged: record {row['id']}'s samples are "
+                             "not zlib-compressed float64 values") from None
 
     def _traces(self, run_id: int) -> List[Dict[str, Any]]:
         out = []

@@ -108,6 +108,20 @@ def _record_problem(rec: Dict[str, Any]) -> Optional[str]:
         return f"{what}: ci_low {s['ci_low']:g} is above ci_high {s['ci_high']:g}"
     if _not_negative(rec["unit"]) and min(s["min"], s["ci_low"]) < 0:
         return f"{what}: a negative {rec['unit']} value"
+    return _samples_problem(rec, what)
+
+
+def _samples_problem(rec: Dict[str, Any], what: str) -> Optional[str]:
+    """Samples and percentiles that cannot be the point's: more samples than n, one outside
+    [min, max], or p90 / p99 out of order."""
+    s, samples = rec["stats"], rec.get("samples") or []
+    if len(samples) > s["n"]:
+        return f"{what}: {len(samples)} samples for n = {s['n']}"
+    if samples and not s["min"] <= min(samples) <= max(samples) <= s["max"]:
+        return f"{what}: a sample outside [min, max]"
+    tail = [s[k] for k in ("p90", "p99") if k in s]
+    if tail != sorted(tail) or any(not s["min"] <= v <= s["max"] for v in tail):
+        return f"{what}: p90 and p99 not in order between min and max"
     return None
 
 

@@ -1,6 +1,6 @@
 """Database schema, versioned. A new version adds a migration; never edit an old one."""
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 MIGRATIONS = {
     1: """
@@ -134,5 +134,16 @@ DROP TABLE runs;
 ALTER TABLE runs_v4 RENAME TO runs;
 CREATE INDEX runs_fingerprint ON runs(fingerprint_id);
 CREATE INDEX runs_job ON runs(job_id);
+""",
+    # 5: a point's samples (zlib of little-endian float64, as the record carried them) and the
+    # percentiles and coefficient of variation computed from them when stored (p50 is the
+    # median column). Points stored before have no samples: their p90 and p99 stay NULL, and
+    # their cv is computed here from stddev and mean, as the store computes it.
+    5: """
+ALTER TABLE records ADD COLUMN samples BLOB;
+ALTER TABLE records ADD COLUMN p90 REAL;
+ALTER TABLE records ADD COLUMN p99 REAL;
+ALTER TABLE records ADD COLUMN cv REAL;
+UPDATE records SET cv = stddev / abs(mean) WHERE mean IS NOT NULL AND mean != 0
 """,
 }

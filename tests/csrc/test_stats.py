@@ -67,3 +67,14 @@ def test_budget_never_cuts_a_point_below_min_reps():
     # on n = 1), and not one sample more
     r = probe("2 10 1000 0.001 0", np.random.default_rng(3).uniform(1, 2, 100))
     assert r["n"] == 10 and r["consumed"] == 12 and r["converged"] == 0
+
+
+def test_the_stats_keep_their_samples_for_the_record():
+    # up to 1000 samples: every one, in the order taken (the record's "samples")
+    x = np.random.default_rng(3).lognormal(0.0, 0.5, 50)
+    assert probe("0 50 50 0 1e9", x)["kept"] == x.tolist()
+    # more: 1000 order statistics spread evenly over the sorted samples, min and max among them
+    x = np.random.default_rng(4).lognormal(0.0, 0.5, 2500)
+    kept = probe("0 2500 2500 0 1e9", x)["kept"]
+    ranks = np.floor(np.arange(1000) * 2499 / 999 + 0.5).astype(int)
+    assert kept == np.sort(x)[ranks].tolist() and kept[0] == x.min() and kept[-1] == x.max()
