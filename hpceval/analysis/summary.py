@@ -53,16 +53,17 @@ def _names(runs: List[Run]) -> List[str]:
 
 
 def comparison_lines(result: Dict[str, Any], runs: List[Run]) -> List[Dict[str, str]]:
-    """[{text, kind}] saying, per run after the first, how many shared points are better, worse,
-    not significantly different or not comparable, which runs were disturbed, and when every
-    significant difference goes one way on one machine (the slower run was disturbed)."""
+    """[{text, kind}] saying, per run after the first, how many shared points are faster, slower,
+    the same within the tolerance or undecided, which runs were disturbed, and when every
+    decided difference goes one way on one machine (the slower run was disturbed)."""
     names = _names(runs)
     lines = []
     for name, s in zip(names, result["summary"]):
         q = s["quality"]
         if q["disturbed"]:
             lines.append({"kind": "bad", "text": f"Run {name} was disturbed: {q['disturbed']} of "
-                          f"{q['points']} points ({', '.join(q['reasons'])}); those are not compared."})
+                          f"{q['points']} points ({', '.join(q['reasons'])}); they are compared "
+                          "by their samples, which show what the disturbance did."})
     real = [n for n, r in zip(names, runs) if not mark.platform(r)]
     for name, run in zip(names, runs):
         if mark.platform(run) and real:
@@ -74,14 +75,17 @@ def comparison_lines(result: Dict[str, Any], runs: List[Run]) -> List[Dict[str, 
         if i == 0:
             continue
         v = s["verdicts"]
+        tol = f"±{100 * result.get('tolerance', 0.05):g}%"
         lines.append({"kind": "info", "text": (
-            f"Run {name} against {names[0]}, {s['shared']} shared points: {v[sig.BETTER]} better, "
-            f"{v[sig.WORSE]} worse, {v[sig.SAME]} with no significant change (95% CIs overlap), "
-            f"{v[sig.NOT_COMPARABLE]} not comparable (unconverged or disturbed).")})
+            f"Run {name} against {names[0]}, {s['shared']} shared points: {v['faster']} faster, "
+            f"{v['slower']} slower, {v['same']} the same (the ratio's 95% interval inside "
+            f"{tol}), {v['undecided']} undecided"
+            + (f", {v['not comparable']} not comparable (simulated against real)"
+               if v.get("not comparable") else "") + ".")})
         if s["uniform"]:
-            slow = names[0] if s["uniform"] == sig.BETTER else name
+            slow = names[0] if s["uniform"] == "faster" else name
             lines.append({"kind": "bad", "text": (
-                f"On the same machine every significant difference goes against run {slow}, "
+                f"On the same machine every decided difference goes against run {slow}, "
                 "across benchmarks: most likely that run was slowed by other load (a disturbed "
                 "run), not a regression.")})
     return lines

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from hpceval.analysis import significance as sig
+from hpceval.analysis import decide as dec
 from hpceval.analysis.compare import deficits
 from hpceval.analysis.headlines import select, value
 from hpceval.analysis.scaling import nranks
@@ -56,10 +56,12 @@ def _ratio(rec: Dict[str, Any], ref: Optional[Dict[str, Any]]) -> Optional[float
     return value(rec) / value(ref) if ref is not None and value(ref) else None
 
 
-def tuned_best(runs: List[Run], reference: int = 0) -> List[Dict[str, Any]]:
+def tuned_best(runs: List[Run], reference: int = 0,
+               tolerance: float = dec.TOLERANCE) -> List[Dict[str, Any]]:
     """One row per (benchmark, problem, ranks) measured by at least two runs: {benchmark,
     problem, ranks, metric, unit, cells: [None, or {variant, value, candidates, ratio, verdict}
-    per run]}; ratio = the run's best / the reference's best, verdict by the CIs."""
+    per run]}; ratio = the run's best / the reference's best, verdict as `compare` gives it
+    (analysis/decide.py)."""
     per_run = [variants(r) for r in runs]
     groups = sorted({k for v in per_run for k in v}, key=lambda k: (k[0], k[1], k[2]))
     rows = []
@@ -75,7 +77,7 @@ def tuned_best(runs: List[Run], reference: int = 0) -> List[Dict[str, Any]]:
                 cells.append(None)
                 continue
             verdict = "reference" if i == reference else (
-                sig.judge(ref, b[1]) if ref is not None else None)
+                dec.decide(ref, b[1], tolerance)["verdict"] if ref is not None else None)
             cells.append({"variant": b[0], "value": value(b[1]), "candidates": len(f),
                           "ratio": None if i == reference else _ratio(b[1], ref),
                           "verdict": verdict})

@@ -31,7 +31,9 @@ def execute(args: argparse.Namespace) -> int:
         check_output_dir(args.figures, "--figures")
     spec = specsheet.load(args.spec) if args.spec else None
     store = open_store(args)
-    runs = [store.get_run(i) for i in resolve_runs(store, args.runs, default_all=False)]
+    ids = resolve_runs(store, args.runs, default_all=False)
+    # several runs are compared, from their samples (analysis/decide.py)
+    runs = [store.get_run(i, samples=len(ids) > 1) for i in ids]
     for run in runs if spec else []:
         run["settings"] = {**(run.get("settings") or {}), "spec": spec}
     from hpceval.report import write_report   # matplotlib: slow to import; after every check

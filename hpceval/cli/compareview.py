@@ -8,12 +8,9 @@ from typing import Any, Dict, List, Optional
 
 from rich.console import Console
 
-from hpceval.analysis import significance as sig
 from hpceval.cli.cardview import cell_text, pct
 from hpceval.cli.common import fmt_value, print_rows
 from hpceval.simulate import mark
-
-WORD = {sig.SAME: "same", sig.NOT_COMPARABLE: "n/c", "reference": "reference"}
 
 
 def _names(runs: List[Dict[str, Any]], reference: int) -> List[str]:
@@ -24,7 +21,7 @@ def _names(runs: List[Dict[str, Any]], reference: int) -> List[str]:
 def _judged(ratio: Optional[float], verdict: Optional[str]) -> str:
     parts = [] if ratio is None else [f"x{ratio:.3g}"]
     if verdict and verdict != "reference":
-        parts.append(WORD.get(verdict, verdict))
+        parts.append(verdict)        # a word already: analysis/decide.py, or same/differs
     return " ".join(parts)
 
 
@@ -41,8 +38,8 @@ def print_side_by_side(con: Console, card: Dict[str, Any], runs: List[Dict[str, 
     names = _names(runs, card["reference"])
     rows = [[f"{r['section']}: {r['quantity']}", r["unit"], *(_card_cell(c) for c in r["cells"])]
             for r in card["rows"]]
-    print_rows(con, "machine cards side by side (xR: value / reference; better/worse/same by the "
-               "95% CIs and the row's direction; [..]: measured differently from the reference)",
+    print_rows(con, "machine cards side by side (xR: value / reference; faster/slower/same/"
+               "undecided as every shared point; [..]: measured differently from the reference)",
                ["quantity", "unit", *names], rows, right=names)
 
 

@@ -7,14 +7,14 @@ from typing import Any, Dict, List
 from rich.markup import escape
 from rich.table import Table
 
-from hpceval.analysis import significance as sig
+from hpceval.analysis import decide as dec
 from hpceval.analysis.summary import comparison_lines, machine_line, summary_rows
 from hpceval.analysis.warnings import warnings
 from hpceval.cli.common import fmt_value
 from hpceval.simulate import mark
 
-STYLE = {sig.BETTER: "green", sig.WORSE: "red", sig.SAME: "dim", sig.NOT_COMPARABLE: "yellow",
-         "baseline": "dim"}
+STYLE = {dec.FASTER: "green", dec.SLOWER: "red", dec.SAME: "dim", dec.UNDECIDED: "yellow",
+         dec.NOT_COMPARABLE: "yellow", "baseline": "dim"}
 
 
 def _ci(lo: Any, hi: Any) -> str:
@@ -46,7 +46,8 @@ def warning_lines(run: Dict[str, Any]) -> List[str]:
 
 def comparison_table(result: Dict[str, Any], runs: List[Dict[str, Any]], rows: List[Dict[str, Any]],
                      title: str) -> Table:
-    """One column per run: value, and for the later runs the verdict against the first."""
+    """One column per run: value, and for the later runs the verdict against the first with the
+    ratio and its 95% interval."""
     t = Table(title=title, title_justify="left")
     t.add_column("quantity", overflow="fold")
     t.add_column("unit")
@@ -56,14 +57,13 @@ def comparison_table(result: Dict[str, Any], runs: List[Dict[str, Any]], rows: L
         sims = r.get("simulated") or [False] * len(r["values"])
         label = r["label"] if not r.get("show_params") else f"{r['label']} " + " ".join(
             f"{k}={v}" for k, v in r["params"].items())
+        ratios = r.get("ratios") or [None] * len(r["values"])
+        intervals = r.get("intervals") or [None] * len(r["values"])
         cells = []
         for i, (v, verdict) in enumerate(zip(r["values"], r["verdicts"])):
-            base = r["values"][0]
-            change = (f" {100 * (v / base - 1):+.0f}%" if verdict in (sig.BETTER, sig.WORSE) and base
-                      else "")
-            word = "" if i == 0 else {sig.SAME: "same", sig.NOT_COMPARABLE: "n/c"}.get(verdict, verdict)
-            cells.append(f"{fmt_value(v)}{mark.SUFFIX if sims[i] else ''}" + (f" [{STYLE.get(verdict, '')}]{word}{change}[/]"
-                                              if word else ""))
+            word = "" if i == 0 else f"{verdict} {dec.ratio_text(ratios[i], intervals[i])}".rstrip()
+            cells.append(f"{fmt_value(v)}{mark.SUFFIX if sims[i] else ''}"
+                         + (f" [{STYLE.get(verdict, '')}]{escape(word)}[/]" if word else ""))
         t.add_row(escape(label), escape(r["unit"]), *cells)
     return t
 

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from matplotlib.figure import Figure
 
 from hpceval.outfiles import Outputs, outputs
-from hpceval.analysis.significance import NOT_COMPARABLE, SAME
+from hpceval.analysis.decide import FASTER, SLOWER
 
 from hpceval.views.plot import SIZE, new_figure, plain_log_y, safe_text, legend, save, style
 
@@ -16,10 +16,11 @@ LABEL_WIDTH = 48      # characters of a metric's name in a legend or on an axis
 
 
 def _significant(row: Dict[str, Any], j: int) -> bool:
-    """Run j differs significantly from the baseline (the baseline: from some other run)."""
+    """Run j was decided faster or slower than the baseline (the baseline: some other run
+    than it was)."""
     v = row.get("verdicts") or []
     pairs = v[1:] if j == 0 else v[j:j + 1]
-    return any(x not in (SAME, NOT_COMPARABLE) for x in pairs)
+    return any(x in (FASTER, SLOWER) for x in pairs)
 
 
 def comparison_figure(result: Dict[str, Any], names: Sequence[str]) -> Optional[Figure]:
@@ -40,7 +41,7 @@ def comparison_figure(result: Dict[str, Any], names: Sequence[str]) -> Optional[
                     bar.set_alpha(0.35)
                     bar.set_hatch("///")
         ax.barh([0], [0], 0, color="#bbbbbb", hatch="///", alpha=0.35,
-                label="within noise or not comparable")
+                label="same or undecided")
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([safe_text(textwrap.shorten(r["label"], LABEL_WIDTH, placeholder="…"))
                             for r in rows])

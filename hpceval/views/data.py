@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 
 from hpceval.analysis import headlines, select, value
 from hpceval.analysis.headlines import size_label
+from hpceval.analysis import decide as dec
 from hpceval.analysis import significance as sig
 from hpceval.analysis.nodes import node_lines
 from hpceval.analysis.summary import machine_line, summary_rows
@@ -253,29 +254,29 @@ def card_rows(card: list[dict]) -> list[dict]:
 
 
 VERDICT_CLASS = {sig.BETTER: "better", sig.WORSE: "worse", sig.SAME: "same",
-                 sig.NOT_COMPARABLE: "nc", "baseline": "base"}
+                 sig.NOT_COMPARABLE: "nc", "baseline": "base",
+                 dec.FASTER: "better", dec.SLOWER: "worse", dec.UNDECIDED: "nc"}
 
 
-def _change(v: float, base: float, verdict: str, why: str | None) -> str:
-    """'+12.3% better' only for a significant difference; otherwise the verdict alone."""
-    if verdict in (sig.BETTER, sig.WORSE) and base:
-        return f"{100 * (v / base - 1):+.1f}% {verdict}"
-    if verdict == sig.NOT_COMPARABLE and why:
-        return f"not comparable ({why.split(':')[0]})"
-    return verdict
+def _change(row: dict, i: int) -> str:
+    """'slower x1.210 (1.190-1.230)', 'undecided x1.020 (0.910-1.160): why'; '' for the
+    reference."""
+    verdict = row["verdicts"][i]
+    if verdict == "baseline":
+        return ""
+    text = f"{verdict} {dec.ratio_text(row['ratios'][i], row['intervals'][i])}".rstrip()
+    why = row["why"][i]
+    return text + (f": {why}" if why else "")
 
 
 def compare_rows(rows: list[dict]) -> list[dict]:
     out = []
     for r in rows:
-        base, whys = r["values"][0], r.get("why") or [None] * len(r["values"])
-        why = lambda i: whys[0] or whys[i]      # either side makes a pair not comparable
         sims = r.get("simulated") or [False] * len(r["values"])
         out.append({"label": r["label"], "point": fmt_params(r["params"]), "unit": r["unit"],
                     "better": r["better"],
                     "cells": [{"value": fmt_num(v) + (mark.SUFFIX if sims[i] else ""),
-                               "change": _change(v, base, verdict, why(i)),
-                               "cls": VERDICT_CLASS.get(verdict, "")}
+                               "change": _change(r, i), "cls": VERDICT_CLASS.get(verdict, "")}
                               for i, (v, verdict) in enumerate(zip(r["values"], r["verdicts"]))]})
     return out
 

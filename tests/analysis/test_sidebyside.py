@@ -2,11 +2,11 @@
 import json
 
 from helpers import one_line_error
-from hpceval.analysis import significance as sig
+from hpceval.analysis import decide as dec
 from hpceval.analysis.howmeasured import differences, method
 from hpceval.analysis.sidebyside import machines, ratio, side_by_side
 
-VERDICTS = set(sig.VERDICTS)
+VERDICTS = set(dec.VERDICTS)
 
 
 def _row(card, quantity):
@@ -39,7 +39,7 @@ def test_a_simulated_record_is_named_and_not_compared(two_mpis):
         r.setdefault("extra", {}).setdefault("where", {})["placement"] = "simulated"
     card = side_by_side([ompi, sim])
     lat = next(r for r in card["rows"] if r["quantity"] == "Latency")
-    assert lat["cells"][1]["verdict"] == sig.NOT_COMPARABLE
+    assert lat["cells"][1]["verdict"] == dec.NOT_COMPARABLE
     assert "simulated: simulated (reference real)" in lat["cells"][1]["differs"]
     assert differences(method(ompi, None), method(sim, None)) == []
 

@@ -1,6 +1,6 @@
 """Tuned best against tuned best and the ORNL Fig. 4 view, on a real Open MPI run and a real
 MPICH run of the barotropic proxy's three halo updates (conftest.py)."""
-from hpceval.analysis import significance as sig
+from hpceval.analysis import decide as dec
 from hpceval.analysis.headlines import value
 from hpceval.analysis.tune import choice_name
 from hpceval.analysis.tunedbest import over_best, speedup_by_size, tuned_best, variants
@@ -21,7 +21,7 @@ def test_each_machine_at_its_own_best(two_mpis):
             assert cell["value"] == value(best) and cell["candidates"] == 3
         ref, other = row["cells"]
         assert ref["verdict"] == "reference" and ref["ratio"] is None
-        assert other["ratio"] == other["value"] / ref["value"] and other["verdict"] in sig.VERDICTS
+        assert other["ratio"] == other["value"] / ref["value"] and other["verdict"] in dec.VERDICTS
     # EV7 Fig. 4.2: the speed-up over the reference against problem size
     speed = speedup_by_size(rows)
     assert [r["problem"] for r in speed] == [r["problem"] for r in rows]

@@ -1,0 +1,98 @@
+"""compare, show --all, export and history --stat on planted runs imported from a generated
+export (in-process: the command line's own code, no subprocess): a 20%-slower point is called
+slower with its interval, an identical one the same, a wide one undecided with the reason; the
+percentiles are shown, exported and followed."""
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+import scipy.stats  # noqa: F401  (a second to import: at collection, not in the first test)
+
+from hpceval.cli import _main
+from hpceval.cli.common import fmt_value
+
+RNG = np.random.default_rng(7)
+QUIET = 2.5 * RNG.lognormal(0.0, 0.02, 200)
+WIDE = 80.0 * RNG.lognormal(0.0, 0.3, 30)
+# (benchmark, bytes): the reference's samples, and the other run's
+POINTS = {("pingpong", 8): (QUIET, 1.2 * RNG.permutation(QUIET)),          # 20% slower
+          ("pingpong", 1024): (4 * QUIET, 4 * RNG.permutation(QUIET)),     # identical
+          ("mem-latency", 4096): (WIDE, 1.03 * RNG.permutation(WIDE))}     # wide, overlapping
+
+
+def record(bench, size, x):
+    s = np.sort(x)
+    n = len(x)
+    return {"benchmark": bench, "params": {"bytes": size}, "metric": "latency",
+            "unit": "us" if bench == "pingpong" else "ns", "statistic": "median",
+            "better": "lower", "converged": True,
+            "stats": {"n": n, "min": s[0], "median": float(np.median(x)), "mean": x.mean(),
+                      "max": s[-1], "stddev": x.std(ddof=1), "ci_low": s[n // 2 - 8],
+                      "ci_high": s[n // 2 + 8]},
+            "samples": x.tolist(), "extra": {"disturbed": "preempted 9 times"}}
+
+
+def run(i):
+    return {"export_version": 1, "uuid": f"{i}{i}{i}{i}aaaa-bbbb-cccc-dddd-eeeeffff0000",
+            "started": f"2026-12-0{i}T00:00:00+00:00", "suite": "quick", "status": "ok",
+            "tags": [], "fingerprint": {"hash": "ab" * 8, "hostname": "planted"}, "launches": [],
+            "records": [record(b, n, xs[i - 1]) for (b, n), xs in POINTS.items()]}
+
+
+@pytest.fixture
+def cli(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")
+    db = tmp_path / "r.sqlite"
+    f = tmp_path / "planted.json"
+    f.write_text(json.dumps([run(1), run(2)]))
+
+    def call(*args):
+        code = _main([*args, "--db", str(db)])
+        out = capsys.readouterr()
+        assert code == 0, out.err
+        return out.out
+    call("import", str(f))
+    return call
+
+
+def test_compare_decides_the_planted_points(cli):
+    out = json.loads(cli("compare", "1", "2", "--json"))
+    rows = {(r["benchmark"], r["params"]["bytes"]): r for r in out["rows"]}
+    slow, same, wide = (rows[k] for k in POINTS)
+    assert [r["verdicts"][1] for r in (slow, same, wide)] == ["slower", "same", "undecided"]
+    assert slow["ratios"][1] == pytest.approx(1.2) and 1.05 < slow["intervals"][1][0] < 1.2
+    assert slow["methods"][1] == "bootstrap" and slow["why"][1] is None
+    assert same["intervals"][1][0] >= 0.95 and same["intervals"][1][1] <= 1.05
+    assert wide["why"][1].startswith("the interval is wider than the ±5% band")
+    assert out["summary"][1]["verdicts"] == {"faster": 0, "slower": 1, "same": 1,
+                                             "undecided": 1, "not comparable": 0}
+    text = cli("compare", "1", "2", "--all")
+    assert "0 faster, 1 slower, 1 the same" in text and "1 undecided" in text
+    assert "slower x1.200 (" in text and "percentile bootstrap" in text
+    assert "undecided: mem-latency latency bytes=4096, #2: the interval is wider" in text
+    # --tolerance widens the band: the 20% stays slower, nothing else moves
+    out = json.loads(cli("compare", "1", "2", "--json", "--tolerance", "0.1"))
+    assert out["tolerance"] == 0.1 and out["summary"][1]["verdicts"]["slower"] == 1
+
+
+def test_percentiles_shown_exported_and_followed(cli):
+    x = POINTS[("pingpong", 8)][0]
+    p90, p99 = np.percentile(x, [90, 99])
+    text = cli("show", "1", "--all")
+    assert "p90" in text and "p99" in text and "CV" in text
+    assert f" {fmt_value(p90)} " in text and f" {fmt_value(p99)} " in text
+    rows = list(csv.DictReader(io.StringIO(cli("export", "1", "--format", "csv"))))
+    assert list(rows[0])[-5:] == ["converged", "p50", "p90", "p99", "cv"]
+    assert float(rows[0]["p90"]) == pytest.approx(p90, rel=1e-12)
+    assert float(rows[0]["p99"]) == pytest.approx(p99, rel=1e-12)
+    assert float(rows[0]["cv"]) == pytest.approx(x.std(ddof=1) / x.mean(), rel=1e-12)
+    [exported] = json.loads(cli("export", "1"))
+    assert exported["records"][0]["samples"] == x.tolist()
+    assert exported["records"][0]["stats"]["p99"] == pytest.approx(p99, rel=1e-12)
+    [series] = json.loads(cli("history", "--benchmark", "pingpong", "--param", "bytes=8",
+                              "--stat", "p90", "--json"))
+    assert series["stat"] == "p90"
+    assert [p["value"] for p in series["points"]] == pytest.approx(
+        [np.percentile(xs, 90) for xs in POINTS[("pingpong", 8)]], rel=1e-12)
