@@ -7,7 +7,7 @@ from typing import Any, Dict, List
 
 from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
                                     launch_timeout, parallel_seconds, rank_counts, repetition_args)
-from hpceval.catalog.nas_common import power_of_two
+from hpceval.catalog.nas_common import POWER_OF_TWO
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -36,7 +36,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     run_s = flops(cls) / (SLOW_MOPS * 1e6)
     specs = []
     for n in rank_counts(v["ranks"], ctx):
-        power_of_two("npb-cg", n)
+        POWER_OF_TWO.check("npb-cg", n)
         check_memory(na * (nonzer + 1) ** 2 * BYTES_PER_ELEMENT + n * na * 8 * 2, ctx,
                      f"npb-cg class {cls} np={n}")
         reps = int(v["warmup"]) + int(v["min-reps"]) + 1
@@ -64,7 +64,7 @@ register_benchmark(Benchmark(
      Param("ranks", "str", "", "rank counts to sweep, powers of two, comma-separated, 'max' = "
            "all cores (empty: --np, else 2)"),
      ) + REPETITION,
-    _plan, ranks="--np or the ranks sweep (powers of two)",
+    _plan, ranks="--np or the ranks sweep (powers of two)", rank_rule=POWER_OF_TWO,
     memory=lambda spec, v: _matrix_bytes(v["class"]) + harness_bytes(v),
     tiny=("class=S",)))
 

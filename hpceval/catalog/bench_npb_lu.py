@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from hpceval.catalog.nas_common import (REPS, grid_app, power_of_two, ranks_param,
+from hpceval.catalog.nas_common import (REPS, grid_app, POWER_OF_TWO, ranks_param,
                                         register_npb_study)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, register_benchmark
@@ -27,7 +27,7 @@ def proc_grid(np: int) -> Tuple[int, int]:
     return np // y, y
 
 
-_plan, _memory = grid_app("npb-lu", CLASSES, SLOW_FACTOR, FIELDS * 8, proc_grid, power_of_two)
+_plan, _memory = grid_app("npb-lu", CLASSES, SLOW_FACTOR, FIELDS * 8, proc_grid, POWER_OF_TWO)
 
 
 register_benchmark(Benchmark(
@@ -40,7 +40,8 @@ register_benchmark(Benchmark(
     (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
      ranks_param(),
      ) + REPS,
-    _plan, ranks="--np or the ranks sweep (powers of two)", memory=_memory,
+    _plan, ranks="--np or the ranks sweep (powers of two)", rank_rule=POWER_OF_TWO,
+    memory=_memory,
     tiny=("class=S",)))
 
 

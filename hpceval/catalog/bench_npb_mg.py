@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from hpceval.catalog.common import check_memory, harness_bytes
-from hpceval.catalog.nas_common import (REPS, plan_class, ranks_param,
+from hpceval.catalog.nas_common import (POWER_OF_TWO, REPS, plan_class, ranks_param,
                                         register_npb_study)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
@@ -39,7 +39,7 @@ register_benchmark(Benchmark(
     (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
      ranks_param(),
      ) + REPS,
-    _plan, ranks="--np or the ranks sweep (powers of two)",
+    _plan, ranks="--np or the ranks sweep (powers of two)", rank_rule=POWER_OF_TWO,
     # a z-slab of every level, with ghost planes: half as much again
     memory=lambda spec, v: (int(1.5 * ARRAYS * 8 * CLASSES[v["class"]][0] ** 3 / spec.nranks)
                             + harness_bytes(v)),

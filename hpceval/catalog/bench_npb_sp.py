@@ -6,7 +6,7 @@ grid, as npb-bt)."""
 from __future__ import annotations
 
 from hpceval.catalog.nas_common import (REPS, grid_app, ranks_param,
-                                        register_npb_study, square, square_grid)
+                                        register_npb_study, SQUARE, square_grid)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, register_benchmark
 
@@ -17,7 +17,7 @@ SLOW_FACTOR = 5.0   # the classes' run times are this many times this machine's
 POINT_BYTES = 31 * 8   # u, rhs, forcing, 2 flux scratch (5 doubles each), the rows' (d, e) (6)
 
 
-_plan, _memory = grid_app("npb-sp", CLASSES, SLOW_FACTOR, POINT_BYTES, square_grid, square)
+_plan, _memory = grid_app("npb-sp", CLASSES, SLOW_FACTOR, POINT_BYTES, square_grid, SQUARE)
 
 
 register_benchmark(Benchmark(
@@ -30,7 +30,7 @@ register_benchmark(Benchmark(
     (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
      ranks_param("squares", alone=1),
      ) + REPS,
-    _plan, ranks="--np or the ranks sweep (squares)", memory=_memory,
+    _plan, ranks="--np or the ranks sweep (squares)", rank_rule=SQUARE, memory=_memory,
     tiny=("class=S", "ranks=1")))
 
 

@@ -6,11 +6,13 @@ bandwidth, 5% to 90%; execution time and messages against load (the study's Fig.
 parallel run checked against a sequential one."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Dict, List, Tuple
 
 from hpceval.catalog.bench_phold import number_list
 from hpceval.catalog.common import (expected_seconds, harness_bytes, int_pair, launch_timeout,
                                     parallel_seconds, rank_counts, repetition_args)
+from hpceval.catalog.ladder import RankRule
 from hpceval.catalog.nas_common import REPS
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
@@ -25,15 +27,32 @@ PACKET_BYTES = 24               # a packet, queued or on the wire (lib/ps_net.h)
 ROUTER_BYTES = 4 * 88           # per router: four queues, link clocks and arrival slots
 
 
+def _grids(x: int, y: int, n: int) -> List[Tuple[int, int]]:
+    """Every px x py = n with px | x and py | y (px from x's divisors: cheap at any n)."""
+    return [(a, n // a) for a in range(1, min(x, n) + 1)
+            if x % a == 0 and n % a == 0 and y % (n // a) == 0]
+
+
 def process_grid(x: int, y: int, n: int) -> Tuple[int, int]:
     """The binary's logical torus of n processes: the most nearly square px x py with px | x
     and py | y (px <= py on a tie)."""
-    grids = [(a, n // a) for a in range(1, n + 1)
-             if n % a == 0 and x % a == 0 and y % (n // a) == 0]
+    grids = _grids(x, y, n)
     if not grids:
         raise UsageError(f"ps: {n} processes do not tile {x}x{y} routers as a PX x PY torus "
                          f"(PX | {x}, PY | {y})")
     return min(grids, key=lambda g: abs(g[0] - g[1]))
+
+
+@lru_cache(maxsize=64)
+def _tiling(x: int, y: int) -> RankRule:
+    return RankRule(lambda n: bool(_grids(x, y, n)),
+                    f"its processes must tile {x}x{y} routers as a PX x PY torus (PX | {x}, "
+                    f"PY | {y})")
+
+
+def _rank_rule(v: Dict[str, Any]) -> RankRule:
+    """PS's rank rule: the counts that tile its routers (ladders across nodes keep to it)."""
+    return _tiling(*int_pair(v["routers"], "routers", "XxY"))
 
 
 def _network(v: Dict[str, Any]) -> Tuple[int, int, List[float]]:
@@ -96,7 +115,7 @@ register_benchmark(Benchmark(
      Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
            "(empty: --np, else 2); each must tile the routers as a PX x PY torus"),
      ) + REPS,
-    _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
+    _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory, rank_rule=_rank_rule,
     tiny=("routers=8x8", "cycles=500", "loads=10,50")))
 
 

@@ -1,17 +1,23 @@
 """A plan fitted to a time budget (`hpceval run --budget`, the study): the budget is divided over
-the plan's areas by their shares, and each area is fitted to its share by shortening every
-point's time budget (down to a floor) and then thinning its rank ladders (every 2nd, 4th ...
-rung, the ends kept), re-planned each time; an area that still does not fit is left out. What
-was shortened, thinned or left out is noted in the plan (PlanContext.notes).
+the plan's areas by their shares, and each area is fitted to its share by the least of its
+cuts (`cuts`): every point's time budget shortened (down to a floor), then fewer repetitions,
+then its rank ladders thinned (every 2nd, 4th ... rung, the ends kept), then drawn for half its
+nodes, a quarter ... (a launch's start-up grows with its ranks), re-planned each time. Only
+when the deepest cut does not fit is its costliest entry eased (a smaller problem, its small
+rungs left out: RELIEFS) and at last left out: a benchmark keeps a curve across nodes before it
+is dropped. What was cut, eased or left out is noted in the plan (PlanContext.notes).
 
 The estimate of a launch is its start-up, which grows with the ranks (tree spawn and MPI_Init's
 wire-up), plus the measuring time its planner budgeted (every point spending its whole budget:
 an upper bound, as converged points stop early)."""
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from hpceval.catalog import ladder
 from hpceval.catalog.common import planned_seconds
 from hpceval.catalog.params import YEAR_S, item_text
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext
@@ -21,6 +27,10 @@ STARTUP_S = 1.0            # one launch of a few ranks here: 0.5-1.3 s (mpirun, 
 STARTUP_PER_RANK_S = 1e-3  # wire-up grows with the ranks; 10,000 ranks: about 11 s a launch
 MAX_THIN = 4               # at most every 16th rung (and the ends)
 MIN_SCALE = 1e-3           # budgets are shortened at most this much before rungs are thinned
+SCALE_STEPS = 4            # budget scales a fit tries: 2^(-k/4)
+# What a short budget leaves of every point's repetitions (PlanContext.fewer_reps): no warm-up,
+# at most three samples kept before a point may stop (a median and its spread)
+REPS_LEAN = {"warmup": 0, "min-reps": 3}
 
 # Each area's share of a budget (normalised over the areas a plan has): communication and the
 # applications carry the study's curves against processor count.
@@ -86,106 +96,223 @@ def shares(entries: Sequence[Entry]) -> Dict[str, float]:
     return {a: w / sum(raw.values()) for a, w in raw.items()}
 
 
-def _attempt(entries, ctx, plan_entry, thin, scale) -> List[LaunchSpec]:
-    ctx.thin, ctx.budget_scale = thin, scale
+@dataclass(frozen=True)
+class Cut:
+    """How far a plan is cut to fit: fewer repetitions (REPS_LEAN), ladders thinned to every
+    2^thin-th rung, ladders drawn for nodes / 2^reach nodes (PlanContext)."""
+    fewer_reps: bool = False
+    thin: int = 0
+    reach: int = 0
+
+
+def cuts(nodes: int) -> List[List[Cut]]:
+    """The cuts tried in turn (after every point's budget is shortened), grouped by the nodes
+    ladders are drawn for: all of them with fewer repetitions, then ladders thinned to every
+    2nd ... 16th rung; then for half the nodes, a quarter ... down to two, each thinned in
+    turn. A benchmark loses rungs and reach, not its curve, before it is left out; the reach
+    goes before the rungs between, as a launch's start-up grows with its ranks (the top rung
+    costs about what all those below it do)."""
+    first = [Cut(), Cut(True)] + [Cut(True, t) for t in range(1, MAX_THIN + 1)]
+    return [first] + [[Cut(True, t, r) for t in range(MAX_THIN + 1)]
+                      for r in range(1, nodes.bit_length()) if nodes >> r >= 2]
+
+
+def _attempt(entries, ctx, plan_entry, cut: Cut, scale: float, mark: int) -> List[LaunchSpec]:
+    """The entries planned with this cut and budget scale; the notes are this attempt's."""
+    del ctx.notes[mark:]
+    ctx.fewer_reps, ctx.thin, ctx.reach = cut.fewer_reps, cut.thin, cut.reach
+    ctx.budget_scale = scale
     return stamp([s for b, v in entries for s in plan_entry(b, v, ctx)], ctx)
 
 
+Fitted = Tuple[List[LaunchSpec], Dict[str, Any], List[str]]
+
+
 def _fit_area(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
-              seconds: float) -> Tuple[List[LaunchSpec], Dict[str, Any]]:
-    """The area's launches within `seconds`, and how they were fitted: point budgets
-    shortened, then ladders thinned, then the costliest entry left out (said), until it fits."""
+              seconds: float) -> Fitted:
+    """The area's launches within `seconds`, how they were fitted (point budgets shortened,
+    repetitions cut, ladders thinned and their reach lowered; then the costliest entry eased,
+    RELIEFS, or left out, until it fits) and the notes of its plan, taken out of ctx.notes."""
     entries = list(entries)
+    eased: Dict[str, List[str]] = {key: [] for key, _ in RELIEFS}
     dropped: List[str] = []
-    while entries:
+    last, mark = cuts(ctx.nodes)[-1][-1], len(ctx.notes)
+    deepest = lambda es: total_s(_attempt(es, ctx, plan_entry, last, MIN_SCALE, mark))
+    specs: List[LaunchSpec] = []
+    how: Optional[Dict[str, Any]] = None
+    while entries and how is None:
         specs, how = _fit_entries(entries, ctx, plan_entry, seconds)
-        if how is not None:
-            return specs, {**how, "left_out": dropped}
-        costs = [total_s(_attempt([e], ctx, plan_entry, MAX_THIN, MIN_SCALE)) for e in entries]
-        worst = entries.pop(costs.index(max(costs)))
-        dropped.append(_entry_name(worst))
-    return [], {"thin": None, "budget_scale": None, "left_out": dropped}
+        if how is None:
+            costs = [deepest([e]) for e in entries]
+            i = costs.index(max(costs))
+            _ease(entries, i, ctx.per_node, lambda es: deepest(es) <= seconds, eased, dropped)
+            del ctx.notes[mark:]
+    notes = ctx.notes[mark:]
+    del ctx.notes[mark:]
+    how = how or {"thin": None, "reach_nodes": None, "fewer_reps": None, "budget_scale": None}
+    return specs, {**how, **eased, "left_out": dropped}, notes
+
+
+def _ease(entries: List[Entry], i: int, k: int, fits: Callable[[List[Entry]], bool],
+          eased: Dict[str, List[str]], dropped: List[str]) -> None:
+    """Entry i eased by the first of RELIEFS that changes it (said in eased), else left out."""
+    for key, relief in RELIEFS:
+        entry = relief(entries, i, k, fits)
+        if entry is not None:
+            entries[i] = entry
+            eased[key].append(_entry_name(entry))
+            return
+    dropped.append(_entry_name(entries.pop(i)))
+
+
+def _leaner(entries: List[Entry], i: int, k: int,
+            fits: Callable[[List[Entry]], bool]) -> Optional[Entry]:
+    """Entry i with its benchmark's lean settings (Benchmark.lean: a smaller problem); None
+    when it has them already, or none."""
+    bench, values = entries[i]
+    lean = {**values, **{name: bench.param(name).parse(text)
+                         for name, text in (s.split("=", 1) for s in bench.lean)}}
+    return None if lean == values else (bench, lean)
+
+
+def _raise_floor(entries: List[Entry], i: int, k: int,
+                 fits: Callable[[List[Entry]], bool]) -> Optional[Entry]:
+    """Entry i with its ladders' smallest rungs left out, from the fewest (up to a node's k)
+    that lets the entries fit at the deepest cut: a large problem's small rungs take the
+    longest (dense's one rank). None: no such floor, or no ladder."""
+    bench, values = entries[i]
+    text = bench.rank_text(values)
+    if text is None or not ladder.is_ladder(text):
+        return None
+    for floor in ladder.node_rungs(k)[1:]:
+        entry = (bench, {**values, bench.rank_param: ladder.raised(text, floor)})
+        if fits(entries[:i] + [entry] + entries[i + 1:]):
+            return entry
+    return None
+
+
+# What eases an area's costliest entry, in turn, when no cut fits the area: its benchmark's
+# smaller problem, then its ladders' smaller rungs left out; only then is it left out
+RELIEFS = (("smaller_problem", _leaner), ("floor_raised", _raise_floor))
+EASED = ("left_out",) + tuple(key for key, _ in RELIEFS)    # worst first (_better)
+
+
+NAMED_BY = ("grids", "truncation", "class", "cells", "per-rank", "patterns", "ranks", "nranks")
 
 
 def _entry_name(entry: Entry) -> str:
+    """An entry as a note names it: its benchmark, problem, ranks (and lean settings)."""
     bench, values = entry
-    shown = {k: v for k, v in values.items() if k in ("grids", "truncation", "class", "cells",
-                                                        "per-rank", "patterns", "ranks", "nranks")}
+    named = NAMED_BY + tuple(s.split("=", 1)[0] for s in bench.lean)
+    shown = {k: v for k, v in values.items() if k in named}
     text = {k: ",".join(map(item_text, v)) if isinstance(v, list) else v for k, v in shown.items()}
     return bench.name + "".join(f" {k}={v}" for k, v in text.items())
 
 
 def _fit_entries(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
                  seconds: float) -> Tuple[List[LaunchSpec], Optional[Dict[str, Any]]]:
+    """The least cut that fits `seconds` (its budget scale converged), and how; None: none.
+    A group whose deepest cut does not fit is passed over whole."""
     mark = len(ctx.notes)
-    for thin in range(MAX_THIN + 1):
-        del ctx.notes[mark:]
-        scale = 1.0
-        specs = _attempt(entries, ctx, plan_entry, thin, scale)
-        for _ in range(4):              # budgets are only part of a launch's time: converge
-            start = sum(spec_startup_s(s) for s in specs)
-            est = total_s(specs)
-            if est <= seconds or est - start <= 0 or seconds <= start:
-                break
-            scale = max(scale * (seconds - start) / (est - start), MIN_SCALE)
-            specs = _attempt(entries, ctx, plan_entry, thin, scale)
-        if total_s(specs) <= seconds:
-            return specs, {"thin": thin, "budget_scale": scale}
+    attempt = lambda cut, scale: _attempt(entries, ctx, plan_entry, cut, scale, mark)
+    fits = lambda cut, scale: total_s(attempt(cut, scale)) <= seconds
+    for cut in (c for group in cuts(ctx.nodes) if fits(group[-1], MIN_SCALE) for c in group):
+        specs, scale = attempt(cut, 1.0), 1.0
+        if total_s(specs) > seconds:
+            if not fits(cut, MIN_SCALE):
+                continue
+            scale = _converge(lambda s: fits(cut, s))
+            specs = attempt(cut, scale)
+        return specs, {"thin": cut.thin, "reach_nodes": ctx.ladder_nodes,
+                       "fewer_reps": cut.fewer_reps, "budget_scale": scale}
     del ctx.notes[mark:]
     return [], None
+
+
+def _converge(fits: Callable[[float], bool]) -> float:
+    """The largest budget scale of `_scale`'s steps that fits, by bisection: scale 1 does not
+    fit, MIN_SCALE does (about 6 attempts)."""
+    lo, hi = 0, SCALE_STEPS * math.ceil(math.log2(1 / MIN_SCALE))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(_scale(mid)) else (mid, hi)
+    return _scale(hi)
+
+
+def _scale(k: int) -> float:
+    """The k-th budget scale a fit tries: 1, 0.84, 0.71, 0.59, 0.5 ... (quarter octaves, so
+    that the attempts of a fit share their plans: plan.py's memo), MIN_SCALE at least."""
+    return max(2.0 ** (-k / SCALE_STEPS), MIN_SCALE)
 
 
 def fit(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
         budget_s: float) -> List[LaunchSpec]:
     """Every area fitted to its share of budget_s, then what the areas left unused given to
-    those that had to shorten, thin or leave out (one more pass); ctx.areas says how each was
+    those that had to cut, ease or leave out (one more pass); ctx.areas says how each was
     fitted, ctx.notes what changed."""
     by_area = {a: [(b, v) for b, v in entries if b.area == a] for a in shares(entries)}
     given = {a: share * budget_s for a, share in shares(entries).items()}
     fitted = {a: _fit_area(mine, ctx, plan_entry, given[a]) for a, mine in by_area.items()}
-    squeezed = [a for a, (_, how) in fitted.items() if _squeezed(how)]
-    for a, (specs, how) in fitted.items():
+    squeezed = [a for a, (_, how, _) in fitted.items() if _squeezed(how)]
+    for a, (specs, how, _) in fitted.items():
         if a not in squeezed:
             given[a] = total_s(specs)          # what an area does not use, it gives away
     spare0 = budget_s - sum(given.values())
     weights = {a: given[a] / sum(given[x] for x in squeezed) for a in squeezed}
     for a in squeezed:
-        mark = len(ctx.notes)
         more = given[a] + spare0 * weights[a]
         again = _fit_area(by_area[a], ctx, plan_entry, more)
         if total_s(again[0]) <= more and _better(again[1], fitted[a][1]):
             given[a], fitted[a] = more, again
-        else:
-            del ctx.notes[mark:]
-    ctx.thin, ctx.budget_scale = 0, 1.0
+    ctx.fewer_reps, ctx.thin, ctx.reach, ctx.budget_scale = False, 0, 0, 1.0
+    for text in (t for _, _, notes in fitted.values() for t in notes):
+        ctx.note(text)
     ctx.areas = []
-    for a, (specs, how) in fitted.items():
+    for a, (specs, how, _) in fitted.items():
         _note(ctx, a, given[a], how)
         ctx.areas.append({"area": a, "share_s": round(given[a], 1),
                           "estimate_s": round(total_s(specs), 1), "launches": len(specs),
                           "max_ranks": max((s.nranks for s in specs), default=0), **how})
-    return [s for specs, _ in fitted.values() for s in specs]
+    return [s for specs, _, _ in fitted.values() for s in specs]
 
 
 def _squeezed(how: Dict[str, Any]) -> bool:
-    return bool(how["left_out"]) or how["thin"] != 0 or how["budget_scale"] != 1.0
+    return any(how[key] for key in EASED) or bool(how["fewer_reps"]) or how["thin"] != 0 or \
+        how["budget_scale"] != 1.0
 
 
 def _better(new: Dict[str, Any], old: Dict[str, Any]) -> bool:
-    key = lambda h: (len(h["left_out"]), h["thin"] if h["thin"] is not None else 99,
+    key = lambda h: (*(len(h[k]) for k in EASED), -(h["reach_nodes"] or 0),
+                     h["thin"] if h["thin"] is not None else 99, bool(h["fewer_reps"]),
                      -(h["budget_scale"] or 0))
     return key(new) < key(old)
 
 
+def _nth(n: int) -> str:
+    return f"{n}nd" if n == 2 else f"{n}th"
+
+
 def _note(ctx: PlanContext, area: str, seconds: float, how: Dict[str, Any]) -> None:
+    share = f"to fit its {seconds:.0f} s share"
     for name in how["left_out"]:
         ctx.note(f"{area}: {name} left out: it does not fit the area's {seconds:.0f} s share "
-                 "of the budget even with the shortest point budgets and the thinnest ladders")
+                 "of the budget even with the shortest point budgets, the fewest repetitions "
+                 "and the thinnest, shortest ladders")
+    for name in how["smaller_problem"]:
+        ctx.note(f"{area}: {name}: a smaller problem {share}")
+    for name in how["floor_raised"]:
+        ctx.note(f"{area}: {name}: its smaller rungs left out (a large problem's take the "
+                 f"longest) {share}")
     if how["thin"] is None:
         return
     if how["budget_scale"] < 1.0:
-        ctx.note(f"{area}: every point's budget x{how['budget_scale']:.3g} to fit its "
-                 f"{seconds:.0f} s share")
+        ctx.note(f"{area}: every point's budget x{how['budget_scale']:.3g} {share}")
+    if how["fewer_reps"]:
+        ctx.note(f"{area}: no warm-up and at most {REPS_LEAN['min-reps']} samples a point before "
+                 f"it may stop {share}")
     if how["thin"]:
-        ctx.note(f"{area}: rank ladders thinned to every {2 ** how['thin']}th rung (ends, one "
-                 f"node and two nodes kept) to fit its {seconds:.0f} s share")
+        ctx.note(f"{area}: rank ladders thinned to every {_nth(2 ** how['thin'])} rung (ends, one "
+                 f"node and two nodes kept) {share}")
+    if how["reach_nodes"] < ctx.nodes:
+        ctx.note(f"{area}: rank ladders drawn for {how['reach_nodes']} of the {ctx.nodes} nodes "
+                 f"(up to {how['reach_nodes'] * ctx.per_node} ranks) {share}")

@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, List, Tuple
 from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
                                     launch_timeout, parallel_seconds, rank_counts,
                                     repetition_args)
+from hpceval.catalog.ladder import RankRule
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_study
 from hpceval.errors import UsageError
@@ -26,17 +27,12 @@ _FEWER = {"warmup": 0, "min-reps": 3, "max-reps": 20}
 REPS = tuple(dataclasses.replace(p, default=_FEWER.get(p.name, p.default)) for p in REPETITION)
 
 
-def power_of_two(bench: str, n: int) -> None:
-    """NPB runs on 1, 2, 4, 8, ... ranks."""
-    if n < 1 or n & (n - 1):
-        raise UsageError(f"{bench}: {n} ranks: NPB runs on a power of two ranks (1, 2, 4, 8, ...)")
-
-
-def square(bench: str, n: int) -> None:
-    """NPB's BT and SP run on 1, 4, 9, 16, ... ranks."""
-    if n < 1 or math.isqrt(n) ** 2 != n:
-        raise UsageError(f"{bench}: {n} ranks: NPB runs it on a square number of ranks (1, 4, 9, "
-                         f"16, ...)")
+# NPB's rank rules (Benchmark.rank_rule): a ladder's rungs across nodes keep to them with
+# fewer ranks a node (hpceval/catalog/ladder.py)
+POWER_OF_TWO = RankRule(lambda n: n >= 1 and not n & (n - 1),
+                        "NPB runs on a power of two ranks (1, 2, 4, 8, ...)")
+SQUARE = RankRule(lambda n: n >= 1 and math.isqrt(n) ** 2 == n,
+                  "NPB runs it on a square number of ranks (1, 4, 9, 16, ...)")
 
 
 def square_grid(np: int) -> Tuple[int, int]:
@@ -47,7 +43,7 @@ def square_grid(np: int) -> Tuple[int, int]:
 
 def plan_class(b: Benchmark, v: Dict[str, Any], ctx: PlanContext, run_s: float,
                slow_factor: float, fits: Callable[[int], None],
-               rule: Callable[[str, int], None] = power_of_two) -> List[LaunchSpec]:
+               rule: RankRule = POWER_OF_TWO) -> List[LaunchSpec]:
     """One launch per rank count of the `ranks` sweep of an NPB benchmark (its mops and run_time
     records) at v's class, whose timed run takes run_s seconds on one rank (slow_factor times
     this machine's): each count checked by NPB's rule (powers of two by default) and by
@@ -57,9 +53,9 @@ def plan_class(b: Benchmark, v: Dict[str, Any], ctx: PlanContext, run_s: float,
     runs = int(v["warmup"]) + int(v["min-reps"]) + 3         # + NPB's warm-up and set-up
     specs = []
     # without a sweep or --np: 2 ranks, or 1 where NPB's rule forbids 2 (squares)
-    alone = not str(v["ranks"]).strip() and not ctx.nranks and rule is square
+    alone = not str(v["ranks"]).strip() and not ctx.nranks and rule is SQUARE
     for np in [1] if alone else rank_counts(v["ranks"], ctx):
-        rule(b.name, np)
+        rule.check(b.name, np)
         fits(np)
         specs.append(LaunchSpec(
             b.name, f"{b.name} np={np} class {cls}", b.name, fixed, np, "core",
@@ -71,7 +67,7 @@ def plan_class(b: Benchmark, v: Dict[str, Any], ctx: PlanContext, run_s: float,
 
 def grid_app(bench: str, classes: Dict[str, Tuple[int, int, float]], slow_factor: float,
              point_bytes: int, grid: Callable[[int], Tuple[int, int]],
-             rule: Callable[[str, int], None]):
+             rule: RankRule):
     """The plan and memory functions of an NPB pseudo-application (npb-lu, npb-bt): classes
     name (n, steps, a pessimistic one-rank timed run in s), point_bytes its bytes per grid point
     (ghosts included), grid(ranks) its (xdim, ydim) process grid over (i, j), which must leave

@@ -1,7 +1,9 @@
 """Plan: suite/benchmark names and --set overrides -> a list of launches."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from dataclasses import replace
+from functools import partial
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from hpceval.catalog import budget, ladder
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, resolve_targets
@@ -25,6 +27,9 @@ def parse_sets(sets: Sequence[str]) -> List[Tuple[str | None, str, str]]:
 
 MIN_POINT_BUDGET_S = 0.005     # a point's budget is never scaled below this
 
+Memo = Dict[tuple, Tuple[Any, List[str]]]
+T = TypeVar("T")
+
 
 def _scaled_budget(bench: Benchmark, values: Dict[str, object], ctx: PlanContext) -> Dict[str, object]:
     if ctx.budget_scale == 1.0 or not bench.has_param("budget"):
@@ -33,30 +38,84 @@ def _scaled_budget(bench: Benchmark, values: Dict[str, object], ctx: PlanContext
     return {**values, "budget": max(MIN_POINT_BUDGET_S, budget * ctx.budget_scale)}
 
 
-def plan_rungs(bench: Benchmark, values: Dict[str, object], ctx: PlanContext) -> List[LaunchSpec]:
+def _fewer_reps(bench: Benchmark, values: Dict[str, object], ctx: PlanContext) -> Dict[str, object]:
+    if not ctx.fewer_reps:
+        return values
+    have = bench.settings(values)
+    return {**values, **{name: min(int(have[name]), most)
+                         for name, most in budget.REPS_LEAN.items() if bench.has_param(name)}}
+
+
+def plan_rungs(bench: Benchmark, values: Dict[str, object], ctx: PlanContext,
+               memo: Optional[Memo] = None) -> List[LaunchSpec]:
     """A benchmark's launches; a rank parameter with ladder words (hpceval/catalog/ladder.py)
     is planned rung by rung, and a rung the benchmark refuses (memory, a grid that does not
     divide, NPB's powers of two) is left out and noted: a ladder takes what fits the
-    allocation. A plan left with nothing at all is refused by its caller (plan_targets)."""
-    values = _scaled_budget(bench, values, ctx)
-    rp = bench.rank_param
-    text = values.get(rp, bench.param(rp).default) if rp else None
-    counts = ladder.expand(text, ctx.per_node, ctx.nodes) if rp else None
-    if counts is None:
+    allocation. A rung across nodes that its rank rule refuses at K a node runs with fewer
+    ranks a node (said). A plan left with nothing at all is refused by its caller
+    (plan_targets). `memo` keeps each entry's plan, and each rung's, across the attempts of
+    one budget fit (hundreds at 10,000 nodes)."""
+    memo = {} if memo is None else memo
+    values = _fewer_reps(bench, _scaled_budget(bench, values, ctx), ctx)
+    entry = (bench.name, repr(sorted(values.items())))
+    return _remembered(memo, entry + (ctx.thin, ctx.ladder_nodes), ctx,
+                       lambda: _plan_ladder(bench, values, ctx, memo, entry))
+
+
+def _plan_ladder(bench: Benchmark, values: Dict[str, object], ctx: PlanContext, memo: Memo,
+                 entry: tuple) -> List[LaunchSpec]:
+    text = bench.rank_text(values)
+    rule = bench.rank_rule(bench.settings(values)) if text is not None and bench.rank_rule else None
+    rungs = ladder.expand_rungs(text, ctx.per_node, ctx.ladder_nodes, rule=rule) \
+        if text is not None else None
+    if rungs is None:
         return bench.plan(values, ctx)
-    if not counts:
+    if not rungs:
         ctx.note(f"{bench.name} ranks={text}: no such rung in {ctx.nodes} node(s) x "
                  f"{ctx.per_node} ranks, left out")
-    by_rung: Dict[int, List[LaunchSpec]] = {}
-    for n in counts:
-        try:
-            by_rung[n] = bench.plan({**values, rp: str(n)}, ctx)
-        except UsageError as exc:
-            ctx.note(f"{bench.name} at {n} ranks left out: {exc}")
+    by_rung = {r: specs for r in rungs if (specs := _remembered(
+        memo, entry + (r,), ctx, lambda: _plan_rung(bench, values, r, ctx))) is not None}
     # Thinned among the rungs the benchmark takes: its own top rung stays (thinning the whole
     # ladder first lost psst's 1,600 ranks, kept 800, and then refused 3,200).
-    kept = ladder.thin(sorted(by_rung), ctx.thin, [ctx.per_node, 2 * ctx.per_node])
-    return [spec for n in kept for spec in by_rung[n]]
+    taken = sorted(by_rung)
+    kept = ladder.thin(taken, ctx.thin, ladder.anchors(taken))
+    fewer = [r for r in kept if r.ppn < ctx.per_node and r.nodes > 1]
+    if fewer:
+        ctx.note(f"{bench.name}: " + ", ".join(f"{r.ranks} ranks as {r.nodes} nodes x {r.ppn}"
+                                               for r in fewer)
+                 + f" ({ctx.per_node} a node breaks its rule: {rule.says})")
+    return [spec for r in kept for spec in by_rung[r]]
+
+
+def _plan_rung(bench: Benchmark, values: Dict[str, object], rung: ladder.Rung,
+               ctx: PlanContext) -> Optional[List[LaunchSpec]]:
+    """One rung's launches (None: refused, and said), planned on the nodes it runs on (fewer
+    ranks a node: a context of that many)."""
+    fewer = rung.ppn < ctx.per_node and rung.nodes > 1
+    on = replace(ctx, **({"ppn": rung.ppn, "nodes": rung.nodes} if fewer else {}))
+    try:
+        specs = bench.plan({**values, bench.rank_param: str(rung.ranks)}, on)
+    except UsageError as exc:
+        ctx.note(f"{bench.name} at {rung.ranks} ranks left out: {exc}")
+        return None
+    for spec in specs:
+        spec.ppn = rung.ppn if fewer else None
+    return specs
+
+
+def _remembered(memo: Memo, key: tuple, ctx: PlanContext, make: Callable[[], T]) -> T:
+    """make()'s result once per key, and the notes it made said again on every call (an
+    attempt of a budget fit drops the notes of the one before)."""
+    if key not in memo:
+        saved, ctx.notes = ctx.notes, []
+        try:
+            memo[key] = (make(), ctx.notes)
+        finally:
+            ctx.notes = saved
+    result, notes = memo[key]
+    for text in notes:
+        ctx.note(text)
+    return result
 
 
 def plan_targets(names: Sequence[str], sets: Sequence[str], ctx: PlanContext,
@@ -64,11 +123,14 @@ def plan_targets(names: Sequence[str], sets: Sequence[str], ctx: PlanContext,
     """The launches of suites and benchmarks with --set overrides; with budget_s, fitted to it
     (hpceval/catalog/budget.py: areas' shares, shorter budgets, thinner ladders)."""
     entries = resolve_entries(names, sets)
+    memo: Memo = {}
+    plan_entry = partial(plan_rungs, memo=memo)
     if budget_s is not None:
-        specs = budget.fit(entries, ctx, plan_rungs, budget_s)
+        specs = budget.fit(entries, ctx, plan_entry, budget_s)
     else:
         specs = budget.stamp([spec for bench, values in entries
-                              for spec in plan_rungs(bench, values, ctx)], ctx)
+                              for spec in plan_entry(bench, values, ctx)], ctx)
+    specs = [replace(s) for s in specs]      # the memo's are shared by its attempts
     if not specs:
         why = f": {ctx.notes[0]}" + (f" (and {len(ctx.notes) - 1} more)" if len(ctx.notes) > 1
                                      else "") if ctx.notes else ""

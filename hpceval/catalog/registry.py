@@ -6,6 +6,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from hpceval.catalog.ladder import RankRule
 from hpceval.catalog.params import Param
 from hpceval.errors import UsageError
 
@@ -20,6 +21,8 @@ class PlanContext:
     nodes: int = 1                   # nodes the run spans (--nodes/--hosts, Slurm); 1: this machine
     ppn: int | None = None           # ranks per node when placed on nodes (--ppn)
     thin: int = 0                    # rank ladders keep every 2^thin-th rung (a short budget)
+    reach: int = 0                   # rank ladders drawn for nodes / 2^reach nodes (at least 2)
+    fewer_reps: bool = False         # repetitions cut to REPS_LEAN (a short budget)
     budget_scale: float = 1.0        # every point's time budget scaled to fit a run's --budget
     launch_s: Optional[float] = None  # a launch's start-up as measured here (None: the model's)
     host_memory_bytes: int = 0       # simulated: this host's memory, which every rank shares
@@ -34,6 +37,12 @@ class PlanContext:
     def per_node(self) -> int:
         """K: the ranks a node holds (--ppn, the allocation's tasks per node, else its cores)."""
         return self.ppn or self.cores
+
+    @property
+    def ladder_nodes(self) -> int:
+        """The nodes rank ladders are drawn for: all of them, or fewer (down to two) where a
+        short budget lowers their reach."""
+        return max(min(self.nodes, 2), self.nodes >> self.reach)
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -56,6 +65,9 @@ class LaunchSpec:
     # design); None: the planned measuring time (hpceval/catalog/budget.py)
     estimate_s: Optional[float] = None
     startup_s: Optional[float] = None  # its start-up as the plan saw it (None: the model's)
+    # Ranks a node where fewer than the allocation's K: a rung its benchmark's rank rule placed
+    # so (hpceval/catalog/ladder.py: 128 ranks as 2 nodes x 64); None: K a node
+    ppn: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -122,12 +134,19 @@ class Benchmark:
     # --set settings that make the benchmark's launches last a second or so with otherwise its
     # defaults (tests/catalog/test_defaults_run.py runs every benchmark with them).
     tiny: Tuple[str, ...] = ()
+    # --set settings a short budget gives its costliest entry before that entry loses its small
+    # rungs or is left out (hpceval/catalog/budget.py): a smaller problem, still the same curve
+    lean: Tuple[str, ...] = ()
     # An application proxy's scaling (hpceval/analysis/scaling.py), tuning (`hpceval tune`) and
     # application model (`hpceval predict`: the module hpceval/analysis/predict/<model>.py,
     # docs/models.md); None/"": it has none.
     scales: Optional[Scales] = None
     tunes: Optional[Tunes] = None
     model: str = ""
+    # The rank counts it runs on, from its settings (NPB's powers of two, PS's torus
+    # divisors): its ladders' rungs across nodes take fewer ranks a node where K breaks the
+    # rule (hpceval/catalog/ladder.py); None: any count
+    rank_rule: Optional[Callable[[Dict[str, Any]], RankRule]] = None
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -143,9 +162,17 @@ class Benchmark:
         """The parameter that holds its rank counts (and may hold ladder words), if any."""
         return next((n for n in ("ranks", "nranks") if self.has_param(n)), None)
 
+    def rank_text(self, values: Dict[str, Any]) -> Optional[str]:
+        """Its rank parameter's text in `values` (or its default); None: it has none."""
+        rp = self.rank_param
+        return None if rp is None else values.get(rp, self.param(rp).default)
+
+    def settings(self, values: Dict[str, Any]) -> Dict[str, Any]:
+        """Its parameters' values: the declared defaults, then `values` (parsed)."""
+        return {**{p.name: p.initial for p in self.params}, **values}
+
     def plan(self, values: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-        merged = {p.name: p.initial for p in self.params}
-        merged.update(values)
+        merged = self.settings(values)
         if merged.get("min-reps", 0) > merged.get("max-reps", float("inf")):
             raise UsageError(f"{self.name}: min-reps {merged['min-reps']} is more than "
                              f"max-reps {merged['max-reps']}")

@@ -3,6 +3,8 @@ of the run's simulation (hpceval/simulate, docs/simulate.md). Ranks are placed K
 the hostfile's order, like mpirun's placement (hpceval/runner/placement.py)."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpceval.errors import UsageError
@@ -49,8 +51,24 @@ class SMPILauncher(Launcher):
             raise UsageError(f"{nranks} ranks: refused, {self.max_ranks_reason()}")
         from hpceval.simulate.session import launch_cfg
         return [self.program, "-np", str(nranks), "-platform", self.sim["platform_file"],
-                "-hostfile", self.sim["hostfile"], *launch_cfg(self.sim, argv),
+                "-hostfile", self._hostfile(slots), *launch_cfg(self.sim, argv),
                 "--log=root.thres:critical", *argv]
+
+    def _hostfile(self, slots: Sequence[Tuple[str, int]]) -> str:
+        """The platform's hostfile (K ranks a host, in order), or beside it one of fewer ranks
+        a host where the launch's slots have fewer (a rung its benchmark's rank rule placed
+        so, hpceval/catalog/ladder.py), written once."""
+        per = max((k for _, k in slots), default=self.sim["ppn"])
+        if len(slots) < 2 or per >= self.sim["ppn"]:
+            return self.sim["hostfile"]
+        path = Path(self.sim["hostfile"]).with_name(f"hosts-{per}.txt")
+        if not path.exists():
+            from hpceval.simulate.session import placement
+            part = path.with_name(f".{path.name}.{os.getpid()}")
+            with open(part, "w") as f:      # a host at a time, as the platform's own
+                f.writelines(f"{h}\n" * per for h in placement(self.sim, None)[0])
+            part.replace(path)
+        return str(path)
 
     def describe(self) -> Dict[str, str]:
         return {**super().describe(), "simulated": self.sim["name"]}

@@ -21,10 +21,19 @@ class PlannedLaunch:
     nodes: int
     startup_s: float
     measure_s: float
+    ppn: int = 0                     # its ranks a node (of its last node: at most)
 
     @property
     def estimate_s(self) -> float:
         return self.startup_s + self.measure_s
+
+    @property
+    def fewer(self) -> str:
+        """What a launch with fewer ranks a node than the allocation's says of it ('' if
+        none): "128 ranks as 2 nodes x 64"."""
+        if self.spec.ppn is None:
+            return ""
+        return f"{self.spec.nranks} ranks as {self.nodes} nodes x {self.ppn}"
 
 
 def _option(args: Sequence[str], name: str) -> Optional[str]:
@@ -36,10 +45,12 @@ def dry_run(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
             place: Optional[Placement], budget_s: Optional[float] = None) -> List[PlannedLaunch]:
     out = []
     for spec in plan_targets(targets, sets, ctx, budget_s):
-        if place and spec.nranks > place.nranks:
-            place.slots(spec.nranks)                  # says it does not fit, in one line
-        nodes = -(-spec.nranks // place.ppn) if place else 1
-        out.append(PlannedLaunch(spec, nodes, spec_startup_s(spec), measure_s(spec)))
+        if place:
+            place.check(spec.nranks, spec.ppn)         # says it does not fit, in one line
+        per = min(spec.ppn or ctx.per_node, ctx.per_node)
+        nodes = -(-spec.nranks // per) if place else 1
+        out.append(PlannedLaunch(spec, nodes, spec_startup_s(spec), measure_s(spec),
+                                 min(spec.nranks, per)))
     return out
 
 
@@ -59,9 +70,10 @@ def plan_json(targets: Sequence[str], launches: List[PlannedLaunch], ctx: PlanCo
     """The plan as one JSON document: the allocation, each launch (benchmark, ranks, nodes,
     ppn, parameters, estimate), each area's share when budgeted, what was left out."""
     rows = [{"benchmark": l.spec.benchmark, "label": l.spec.label, "ranks": l.spec.nranks,
-             "nodes": l.nodes, "ppn": min(l.spec.nranks, ctx.per_node) if ctx.nodes > 1
-             else l.spec.nranks, "params": _params(l.spec.args),
-             "estimate_s": round(l.estimate_s, 3), "timeout_s": round(l.spec.timeout_s, 3)}
+             "nodes": l.nodes, "ppn": l.ppn if ctx.nodes > 1 else l.spec.nranks,
+             "params": _params(l.spec.args), "estimate_s": round(l.estimate_s, 3),
+             "timeout_s": round(l.spec.timeout_s, 3),
+             **({"fewer_per_node": l.fewer} if l.fewer else {})}
             for l in launches]
     return {"plan_version": PLAN_VERSION, "targets": list(targets),
             "allocation": {"nodes": ctx.nodes, "ppn": ctx.per_node, "cores_per_node": ctx.cores,
@@ -72,12 +84,14 @@ def plan_json(targets: Sequence[str], launches: List[PlannedLaunch], ctx: PlanCo
 
 
 def describe(launch: PlannedLaunch) -> List[str]:
-    """One table row: label, ranks, nodes, sizes, budget per point, points, estimate."""
+    """One table row: label, ranks, nodes (nodes x ranks a node where fewer than the
+    allocation's), sizes, budget per point, points, estimate."""
     s = launch.spec
     sizes = _option(s.args, "--sizes") or "-"
     if len(sizes) > 30:
         sizes = f"{sizes.count(',') + 1} sizes"
-    return [s.label, str(s.nranks), str(launch.nodes), sizes, _option(s.args, "--budget") or "-",
+    nodes = f"{launch.nodes} x {launch.ppn}" if launch.fewer else str(launch.nodes)
+    return [s.label, str(s.nranks), nodes, sizes, _option(s.args, "--budget") or "-",
             str(s.expected_results), fmt_duration(launch.estimate_s), fmt_duration(s.timeout_s)]
 
 

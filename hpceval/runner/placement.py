@@ -37,18 +37,25 @@ class Placement:
     def nranks(self) -> int:
         return len(self.hosts) * self.ppn
 
-    def slots(self, nranks: int) -> Slots:
-        """(host, ranks) for a launch of `nranks`: K per node on the first nodes it fills."""
-        self.check(nranks)
-        full, part = divmod(nranks, self.ppn)
-        return [(h, self.ppn) for h in self.hosts[:full]] + (
+    def slots(self, nranks: int, ppn: Optional[int] = None) -> Slots:
+        """(host, ranks) for a launch of `nranks`: K per node (or its own ppn, fewer: a rung
+        its rank rule placed so) on the first nodes it fills."""
+        self.check(nranks, ppn)
+        per = self.per_node(ppn)
+        full, part = divmod(nranks, per)
+        return [(h, per) for h in self.hosts[:full]] + (
             [(self.hosts[full], part)] if part else [])
 
-    def check(self, nranks: int) -> None:
+    def check(self, nranks: int, ppn: Optional[int] = None) -> None:
         # without building the slots: a plan's check stays O(launches), not O(nodes) each
-        if nranks > self.nranks:
+        per = self.per_node(ppn)
+        if -(-nranks // per) > len(self.hosts):
             raise UsageError(f"a launch of {nranks} ranks does not fit {len(self.hosts)} nodes x "
-                             f"{self.ppn} ranks per node (raise --nodes or --ppn)")
+                             f"{per} ranks per node (raise --nodes or --ppn)")
+
+    def per_node(self, ppn: Optional[int] = None) -> int:
+        """A launch's ranks a node: K, or its own where fewer (LaunchSpec.ppn)."""
+        return min(ppn or self.ppn, self.ppn)
 
     def settings(self) -> Dict[str, Any]:
         return {"hosts": list(self.hosts), "nodes": len(self.hosts), "ppn": self.ppn}
@@ -255,12 +262,14 @@ def emulates_nodes(args: Sequence[str]) -> bool:
 
 
 def launch_command(launcher, place: Optional[Placement], nranks: int, argv: List[str],
-                   bind: str, env: Dict[str, str]) -> Tuple[List[str], List[str]]:
+                   bind: str, env: Dict[str, str],
+                   ppn: Optional[int] = None) -> Tuple[List[str], List[str]]:
     """The command of one launch and its warnings (oversubscription, binding); env gets
     HPCEVAL_OVERSUBSCRIBED when a node has more ranks than cores (set before the command is
     built, so that remote ranks see it too). Without a placement the launcher places ranks
-    itself (this host, or Slurm's allocation)."""
-    slots = place.slots(nranks) if place else []
+    itself (this host, or Slurm's allocation); `ppn`: the launch's own ranks a node, fewer
+    than the placement's (LaunchSpec.ppn)."""
+    slots = place.slots(nranks, ppn) if place else []
     bind, note = binding(bind, slots)
     per_node = launcher.per_node(nranks, slots)
     notes = [note] if note else []

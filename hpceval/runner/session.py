@@ -113,7 +113,8 @@ def run_launch(launcher, spec: LaunchSpec, timeout_s: float, place: Optional[Pla
     env = dict(spec.env)
     argv = [str(paths.binary(spec.binary, env.get("HPCEVAL_BINDIR")))] + spec.args
     with tracing(spec.trace, env) as trace_dir:
-        command, notes = launch_command(launcher, place, spec.nranks, argv, spec.bind, env)
+        command, notes = launch_command(launcher, place, spec.nranks, argv, spec.bind, env,
+                                        spec.ppn)
         out = execute(command, env, (clock or JobClock()).cap(timeout_s), now(),
                       on_record=on_record or (lambda rec: None))
         out.trace = collect_trace(trace_dir, out) if trace_dir else None

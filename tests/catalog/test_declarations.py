@@ -36,6 +36,8 @@ def test_declarations_are_plain_data():
             for v in dataclasses.astuple(part) if part else ():
                 assert isinstance(v, (str, tuple)), (b.name, v)
         assert isinstance(b.model, str) and all(isinstance(s, str) for s in b.tiny), b.name
+        # a short budget's smaller problem: settings of its own parameters (budget.RELIEFS)
+        assert all(isinstance(s, str) and b.has_param(s.split("=", 1)[0]) for s in b.lean), b.name
 
 
 def test_labels_from_the_declarations():

@@ -37,21 +37,24 @@ def ctx(nodes=1, ppn=None, cores=2):
 def test_a_ladder_plans_every_rung_and_notes_what_it_leaves_out():
     c = ctx(nodes=4, ppn=6)
     specs = plan_targets(["npb-cg"], ["class=S", "ranks=ladder"], c)
-    assert sorted(s.nranks for s in specs) == [1, 2, 4]          # NPB: powers of two only
+    # NPB: powers of two only; across nodes 4 a node of the 6 (12 and 24 ranks would break it)
+    assert [(s.nranks, s.ppn) for s in specs] == [(1, None), (2, None), (4, None), (8, 4),
+                                                  (16, 4)]
     assert any("at 6 ranks left out" in n and "power of two" in n for n in c.notes)
-    assert any("at 24 ranks left out" in n for n in c.notes)
+    assert any("8 ranks as 2 nodes x 4, 16 ranks as 4 nodes x 4" in n for n in c.notes)
 
 
 def test_a_thinned_ladder_keeps_the_top_rung_the_benchmark_takes():
-    # class S on 6 nodes x 100: NPB takes powers of two up to 64 of the ladder's 1 .. 600
+    # class S on 6 nodes x 100: NPB takes powers of two of the ladder's 1 .. 600
     taken = {}
     for level in (0, 2):
         c = ctx(nodes=6, ppn=100)
         c.thin = level
         taken[level] = sorted(s.nranks for s in plan_targets(["npb-cg"], ["class=S", "ranks=ladder"], c))
-    assert taken[0] == [1, 2, 4, 8, 16, 32, 64]
-    # every 4th of the rungs it takes, its ends kept (thinning the whole ladder lost 64)
-    assert taken[2] == [1, 16, 64]
+    assert taken[0] == [1, 2, 4, 8, 16, 32, 64, 128, 256]      # 2 and 4 nodes x 64
+    # every 4th of the rungs it takes, its ends, its top in one node and first across kept
+    # (thinning the whole ladder lost 64)
+    assert taken[2] == [1, 16, 64, 128, 256]
 
 
 def test_collectives_leave_out_sizes_that_do_not_fit_a_node():
@@ -65,7 +68,7 @@ def test_collectives_leave_out_sizes_that_do_not_fit_a_node():
 
 def test_nothing_left_is_refused_with_the_reason():
     with pytest.raises(UsageError, match="nothing to run.*power of two"):
-        plan_targets(["npb-cg"], ["class=S", "ranks=cross"], ctx(nodes=2, ppn=3))
+        plan_targets(["npb-cg"], ["class=S", "ranks=full"], ctx(nodes=3, ppn=3))
 
 
 def test_square_process_grids():

@@ -1,5 +1,7 @@
 """Placement outside Slurm (hpceval/runner/placement.py): the request checked before anything
 runs, K ranks per node, the binding a virtual cluster needs, and records tagged with their hosts."""
+import json
+
 import pytest
 
 from hpceval.errors import UsageError
@@ -170,3 +172,33 @@ def test_slots_without_building_them():
     assert p.slots(35) == [("n0", 16), ("n1", 16), ("n2", 3)]
     with pytest.raises(UsageError, match="16000001 ranks does not fit"):
         p.check(16_000_001)
+
+
+def test_a_launch_with_fewer_ranks_a_node_spreads_over_as_many_nodes(monkeypatch, tmp_path):
+    # a rung its rank rule placed so (LaunchSpec.ppn): 128 ranks as 2 nodes x 64, not 100 + 28
+    monkeypatch.delenv(VCLUSTER_NODE_ENV, raising=False)
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    place = Placement(("n1", "n2", "n3"), 100)
+    assert place.slots(128, 64) == [("n1", 64), ("n2", 64)] and place.slots(128) == [
+        ("n1", 100), ("n2", 28)]
+    with pytest.raises(UsageError, match="256 ranks does not fit 3 nodes x 64"):
+        place.check(256, 64)
+    o = OpenMPILauncher("/usr/bin/mpirun", "mpirun (Open MPI) 4.1.4", cores=100)
+    cmd, _ = launch_command(o, place, 128, ["b"], "core", {}, ppn=64)
+    assert cmd[:3] == ["/usr/bin/mpirun", "--host", "n1:64,n2:64"]
+    # simulated: smpirun places ranks by its hostfile, one of 64 lines a host
+    from hpceval.launch.smpi import SMPILauncher
+    hosts = tmp_path / "hosts.txt"
+    hosts.write_text("".join(f"h{i}\n" * 100 for i in range(3)))
+    (tmp_path / "simulation.json").write_text(json.dumps({
+        "name": "t", "nodes": 3, "ppn": 100, "hostfile": str(hosts), "cfg": [],
+        "platform_file": str(tmp_path / "platform.xml")}))
+    monkeypatch.setenv("HPCEVAL_SIMULATION", str(tmp_path))
+    s = SMPILauncher("smpirun", "SimGrid 3.35", cores=2)
+    sim = Placement(("h0", "h1", "h2"), 100)
+    cmd, _ = launch_command(s, sim, 128, ["b"], "core", {}, ppn=64)
+    fewer = cmd[cmd.index("-hostfile") + 1]
+    assert fewer == str(tmp_path / "hosts-64.txt")
+    assert (tmp_path / "hosts-64.txt").read_text() == "".join(f"h{i}\n" * 64 for i in range(3))
+    cmd, _ = launch_command(s, sim, 200, ["b"], "core", {})
+    assert cmd[cmd.index("-hostfile") + 1] == str(hosts)

@@ -49,7 +49,8 @@ def test_the_study_of_100_nodes_reaches_every_rank_within_its_hour(hundred):
     assert {"320x384", "3600x2400"} <= grids
     for launch in doc["launches"]:
         assert {"benchmark", "ranks", "nodes", "ppn", "params", "estimate_s"} <= set(launch)
-        assert launch["nodes"] == -(-launch["ranks"] // 100)
+        assert launch["ppn"] <= 100 and launch["nodes"] == -(-launch["ranks"] // launch["ppn"])
+        assert ("fewer_per_node" in launch) == (launch["ppn"] < 100 and launch["nodes"] > 1)
 
 
 def test_cross_node_patterns_use_two_whole_nodes(hundred):
@@ -77,7 +78,8 @@ def test_one_node_uses_both_cores():
 def test_a_million_ranks_plan_in_bounded_time_and_memory():
     doc = plan("study", "--nodes", "10000", "--ppn", "100", "--budget", "1h", timeout=120)
     assert doc["estimate_s"] <= 3600
-    assert max(l["ranks"] for l in doc["launches"]) == 1_000_000
+    # a launch of 1,000,000 ranks starts in about 1,000 s: the ladders reach 1,000 nodes and more
+    assert max(l["ranks"] for l in doc["launches"]) >= 100_000
 
 
 def test_a_shorter_budget_thins_and_says_so():

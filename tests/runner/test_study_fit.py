@@ -1,0 +1,135 @@
+"""The study fitted to an hour on allocations this machine does not have, read from the dry run's
+JSON plan in-process (hpceval/runner/dryrun.py, hpceval/catalog/budget.py and ladder.py): the
+headline curves kept at 10,000 nodes x 100, and rank rules that cross nodes with fewer ranks a
+node. No launch; a plan of 10,000 nodes takes well under a second."""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import pytest
+
+from hpceval.catalog import PlanContext, plan_targets
+from hpceval.catalog.budget import Cut, cuts, total_s
+from hpceval.runner.dryrun import describe, dry_run, plan_json
+from hpceval.runner.placement import placement_from_args
+
+GIB = 1 << 30
+HOUR = 3600.0
+# The seeds' curves against processors (issue 45, item 4)
+HEADLINE = ("collectives", "halo", "random2", "barotropic", "pop-step", "dense", "hydro", "evh1")
+FAR = 100 * 100              # a headline curve's top rung: 100 nodes of the 10,000 at least
+POWER_OF_TWO = lambda n: not n & (n - 1)
+RULES = {"npb-cg": POWER_OF_TWO, "npb-lu": POWER_OF_TWO, "npb-mg": POWER_OF_TWO,
+         "npb-bt": lambda n: math.isqrt(n) ** 2 == n, "npb-sp": lambda n: math.isqrt(n) ** 2 == n,
+         "ps": lambda n: POWER_OF_TWO(n) and n <= 1024}       # its 32 x 32 routers' tilings
+
+
+def study(nodes: int, ppn: int, mem_gib: int, budget_s: float = HOUR):
+    """What `hpceval run study --nodes N --ppn K --budget ... --dry-run --json` prints, for
+    nodes of K cores and mem_gib GiB available each; and the planned launches."""
+    place = placement_from_args(nodes, ppn, None, None, None, plan_only=True)
+    ctx = PlanContext(cores=ppn, llc_bytes=32 << 20, mem_available_bytes=mem_gib * GIB,
+                      nranks=place.nranks, nodes=nodes, ppn=ppn)
+    launches = dry_run(["study"], [], ctx, place, budget_s)
+    return plan_json(["study"], launches, ctx, budget_s), launches
+
+
+def ranks_of(doc: dict) -> dict:
+    out = defaultdict(set)
+    for launch in doc["launches"]:
+        out[launch["benchmark"]].add(launch["ranks"])
+    return out
+
+
+@pytest.fixture(scope="module", params=[16, 256], ids=["16GiB", "256GiB"])
+def ten_thousand(request):
+    return study(10_000, 100, request.param)[0]
+
+
+def test_an_hour_of_10000_nodes_keeps_every_headline_curve(ten_thousand):
+    doc = ten_thousand
+    assert doc["budget_s"] == HOUR and doc["estimate_s"] <= HOUR
+    assert sum(l["estimate_s"] for l in doc["launches"]) == pytest.approx(doc["estimate_s"], abs=1)
+    ranks = ranks_of(doc)
+    for bench in HEADLINE:
+        rungs = sorted(ranks[bench])
+        assert len(rungs) >= 2 and rungs[0] <= 100 and rungs[-1] >= FAR, (bench, rungs)
+    left_out = " ".join(n for a in doc["areas"] for n in a["left_out"])
+    assert not any(bench in left_out.split() for bench in HEADLINE), left_out
+    # a launch of 1,000,000 ranks starts in about 1,000 s: reach gave way, and the plan says so
+    assert max(l["ranks"] for l in doc["launches"]) < 1_000_000
+    assert any("rank ladders drawn for" in n and "of the 10000 nodes" in n for n in doc["notes"])
+
+
+def test_cuts_thin_rungs_and_repetitions_before_reach():
+    groups = cuts(10_000)
+    assert groups[0] == [Cut(), Cut(True)] + [Cut(True, t) for t in range(1, 5)]
+    assert [g[0].reach for g in groups[1:]] == list(range(1, 13))  # 5,000 .. 2 nodes
+    assert all(c.fewer_reps for g in groups[1:] for c in g)
+    assert cuts(1) == [groups[0]]
+
+
+def test_a_large_problem_gets_smaller_and_loses_small_rungs_before_it_is_left_out():
+    # dense on 256 GiB nodes: n from 2% of a node's memory takes an hour on one rank
+    ctx = PlanContext(cores=16, llc_bytes=32 << 20, mem_available_bytes=256 * GIB, nranks=64,
+                      nodes=4, ppn=16)
+    sets = ["dense.memory=0.02", "dense.grids=square", "dense.ranks=ladder", "dense.min-reps=2"]
+    specs = plan_targets(["dense"], sets, ctx, budget_s=120.0)
+    # a node of 16 ranks and two nodes: a curve across nodes, not nothing
+    assert [s.nranks for s in specs] == [16, 32] and total_s(specs) <= 120.0
+    assert any("memory=0.002" in n and "a smaller problem" in n for n in ctx.notes)
+    assert any("smaller rungs left out" in n for n in ctx.notes), ctx.notes
+    [area] = ctx.areas
+    assert area["smaller_problem"] and area["floor_raised"] and not area["left_out"]
+
+
+@pytest.fixture(scope="module")
+def four_nodes():
+    return study(4, 100, 256)
+
+
+def across(doc: dict) -> dict:
+    """(ranks, nodes, ppn) of each rank-rule benchmark's launches across nodes."""
+    out = defaultdict(set)
+    for launch in doc["launches"]:
+        if launch["benchmark"] in RULES and launch["nodes"] > 1:
+            out[launch["benchmark"]].add((launch["ranks"], launch["nodes"], launch["ppn"]))
+    return out
+
+
+def check_rank_rules(doc: dict) -> None:
+    for launch in doc["launches"]:
+        rule = RULES.get(launch["benchmark"])
+        assert rule is None or rule(launch["ranks"]), launch["label"]
+        fewer = launch["ppn"] < doc["allocation"]["ppn"] and launch["nodes"] > 1
+        assert launch.get("fewer_per_node") == (
+            f"{launch['ranks']} ranks as {launch['nodes']} nodes x {launch['ppn']}"
+            if fewer else None), launch
+        assert launch["nodes"] == -(-launch["ranks"] // launch["ppn"])
+
+
+def test_rank_rules_leave_a_node_of_100_with_fewer_ranks_a_node(four_nodes):
+    doc, launches = four_nodes
+    check_rank_rules(doc)
+    two, four = [(128, 2, 64), (256, 4, 64)]
+    assert across(doc) == {"npb-cg": {two, four}, "npb-lu": {two, four}, "ps": {two, four},
+                           "npb-mg": {two},            # class B's 256^3: 128 ranks at most
+                           "npb-bt": {(196, 2, 98), (400, 4, 100)},
+                           "npb-sp": {(196, 2, 98), (400, 4, 100)}}
+    assert any(n.startswith("npb-lu: 128 ranks as 2 nodes x 64, 256 ranks as 4 nodes x 64 (100 "
+                            "a node breaks its rule: NPB runs on a power of two")
+               for n in doc["notes"])
+    # the human listing's nodes column says it too
+    [row] = [describe(l) for l in launches if l.spec.label == "ps np=128 32x32 routers on 8x16, "
+             "10 loads"]
+    assert row[1:3] == ["128", "2 x 64"]
+
+
+def test_rank_rules_reach_across_100_nodes_within_the_hour():
+    doc, _ = study(100, 100, 256)
+    assert doc["estimate_s"] <= HOUR
+    check_rank_rules(doc)
+    reach = {b: max(nodes for _, nodes, _ in rungs) for b, rungs in across(doc).items()}
+    assert set(reach) == set(RULES) and min(reach.values()) >= 2
+    assert reach["npb-lu"] >= 16 and reach["ps"] == 8    # 1024 ranks as 16 x 64; 512 as 8 x 64
