@@ -85,6 +85,11 @@ def check(doc: Any, path: str) -> Dict[str, Any]:
     return out
 
 
+def read(path: str) -> Any:
+    """A spec sheet's document, unchecked (TOML, or JSON when it starts with '{')."""
+    return _parse(read_text(path, f"spec {path}", LIMIT), path)
+
+
 def load(path: str) -> Dict[str, Any]:
-    """A spec sheet from a file (TOML, or JSON when it starts with '{')."""
-    return check(_parse(read_text(path, f"spec {path}", LIMIT), path), path)
+    """A spec sheet from a file, checked."""
+    return check(read(path), path)

@@ -103,6 +103,14 @@ def best_matching(pred: Callable[[Record], bool], better: str = "lower") -> Call
     return get
 
 
+def _twin(run: Run) -> Optional[Cell]:
+    """A simulated run's twin source (hpceval/simulate/twin.py): the run and machine it was
+    calibrated from, or the spec sheet."""
+    from hpceval.simulate.mark import twin_source
+    said = twin_source(run)
+    return Cell(said.removeprefix("; twin of "), "simulated") if said else None
+
+
 # ---------------------------------------------------------------- the System rows (from the fingerprint)
 
 for _row in (
@@ -115,6 +123,7 @@ for _row in (
     CardRow("System", "L1 data cache", "", _cache_size(1), NOT_RECORDED),
     CardRow("System", "L2 cache", "", _cache_size(2), NOT_RECORDED),
     CardRow("System", "L3 cache", "", _cache_size(3), NOT_RECORDED),
+    CardRow("System", "Twin of", "", _twin, "not a twin"),
 ):
     register_card_row(_row._replace(order=0))
 

@@ -21,7 +21,7 @@ from hpceval.errors import HpcevalError, Interrupted
 # so numpy, rich and most of hpceval) took 0.2 s before anything ran, 0.25 s of CPU for each of
 # make test's 700 `python -m hpceval` (a third of those are refusals that run nothing).
 COMMANDS = ("run", "submit", "list", "runs", "show", "export", "import", "compare", "history",
-            "predict", "tune", "experiment", "report", "machine", "trace", "build", "spec")
+            "predict", "tune", "experiment", "report", "machine", "trace", "build", "spec", "twin")
 
 
 def command_module(name: str) -> ModuleType:

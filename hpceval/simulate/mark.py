@@ -41,7 +41,17 @@ def platform_line(run: Dict[str, Any]) -> Optional[str]:
                   "per core", f"model {d.get('model')}"]
     else:
         parts.append(f"from {sim.get('source')}")
-    return f"SIMULATED (SimGrid SMPI) platform {sim.get('name')}: " + ", ".join(parts)
+    return (f"SIMULATED (SimGrid SMPI) platform {sim.get('name')}: " + ", ".join(parts)
+            + twin_source(run))
+
+
+def twin_source(run: Dict[str, Any]) -> str:
+    """'; twin of run UUID on machine HASH (host)' or '; twin of spec sheet PATH', else ''."""
+    src = (platform(run) or {}).get("twin") or {}
+    if "run" in src:
+        return (f"; twin of run {src['run']} on machine {str(src.get('machine'))[:12]} "
+                f"({src.get('host')})")
+    return f"; twin of spec sheet {src['spec']}" if "spec" in src else ""
 
 
 def mismatch(a: Optional[Dict[str, Any]], b: Optional[Dict[str, Any]]) -> bool:

@@ -141,6 +141,7 @@ class Platform:
     description: Optional[Description] = None
     source: Optional[str] = None          # the --platform file's path
     cfg: List[str] = field(default_factory=list)   # SimGrid --cfg options of every launch
+    twin: Optional[Dict[str, Any]] = None  # a twin's source: {"run", "machine", "host"} | {"spec"}
 
     def __post_init__(self) -> None:
         # hosts x ranks per host within the one cap before a hostfile of that many lines is

@@ -76,8 +76,27 @@ def simulated_allocation() -> Optional[Dict[str, Any]]:
 PLATFORM_LIMIT = 64 << 20      # a platform file of 10^5 hosts is a few MiB
 
 
-def _from_file(path: str, ppn: Optional[int]) -> Platform:
+def _from_twin(path: str, twin, nodes: Optional[int], ppn: Optional[int]) -> Platform:
+    """A twin's platform for --nodes N (its own count by default): the topology grows with N."""
+    from hpceval.simulate.twin import config_cfg, twin_xml
+    twin = twin.for_nodes(nodes or twin.description.nodes)
+    d = twin.description
+    return Platform(twin_xml(twin), [f"node-{i}.sim" for i in range(d.nodes)], ppn or d.ppn,
+                    f"twin-{d.topology}-{d.nodes}", description=d, source=str(path),
+                    cfg=config_cfg(twin.config), twin=twin.source)
+
+
+def _from_file(path: str, ppn: Optional[int], nodes: Optional[int] = None) -> Platform:
+    from hpceval.simulate.twin import read_twin
     xml = read_text(path, f"--platform {path}", PLATFORM_LIMIT)   # never /dev/zero or a FIFO
+    try:
+        twin = read_twin(xml, f"--platform {path}")
+    except UsageError:
+        raise
+    except Exception as exc:           # ElementTree's ParseError
+        raise UsageError(f"--platform {path}: not a SimGrid platform file ({exc})") from None
+    if twin is not None:
+        return _from_twin(path, twin, nodes, ppn)
     try:
         hosts, cores = hosts_of(xml)
     except UsageError as exc:          # beyond a cap (hpceval/limits.py): said as it is
@@ -124,7 +143,7 @@ def platform_from_args(simulate: Optional[str], platform: Optional[str],
     if ppn is not None and ppn < 1:
         raise UsageError(f"--ppn {ppn}: need at least 1 rank per node")
     if platform is not None:
-        plat = _from_file(platform, ppn)
+        plat = _from_file(platform, ppn, nodes)
     else:
         if ppn is not None or nodes is not None:
             raise UsageError("--simulate describes the nodes: give nodes= and ppn= there")
@@ -153,7 +172,7 @@ def _write(plat: Platform) -> Path:
             "hostfile": str(where / "hosts.txt"), "source": plat.source,
             "description": plat.description.settings() if plat.description else None,
             "nodes": len(plat.hosts), "ppn": plat.ppn, "cfg": cfg,
-            "allocation": allocation(plat), "sha256": hashlib.sha256(plat.xml.encode()).hexdigest()}
+            "allocation": allocation(plat), "twin": plat.twin, "sha256": hashlib.sha256(plat.xml.encode()).hexdigest()}
     (where / "simulation.json").write_text(json.dumps(info, indent=1) + "\n")
     return where
 
@@ -263,5 +282,5 @@ def fingerprint_fields() -> Dict[str, Any]:
     if sim is None:
         return {}
     xml = Path(sim["platform_file"]).read_text()
-    keep = ("name", "source", "description", "nodes", "ppn", "cfg", "sha256")
+    keep = ("name", "source", "description", "nodes", "ppn", "cfg", "twin", "sha256")
     return {"simulated": {**{k: sim.get(k) for k in keep}, "platform_xml": xml}}

@@ -1,0 +1,242 @@
+"""A twin's values from a stored run's records (`hpceval twin RUN`, docs/simulate.md "Twins").
+
+- **Network**: SMPI's piecewise model (smpi/lat-factor, smpi/bw-factor) through the measured
+  ping-pong curve. A segment ends at every size the run measured (those are where it found the
+  curve's breakpoints: between two sizes nothing was measured) and is the line through its two
+  end points, so the twin's ping-pong passes through every measured point; a segment whose line
+  would need a negative latency (the curve bends up: a cache's edge) keeps latency 0 and meets
+  its upper point. The links' latency is the first segment's intercept and their bandwidth the
+  last segment's slope; the factors are each segment's against them. Inter-node pairs set the
+  factors and the links; intra-node pairs then set the loopback link (least squares on relative
+  error, the same factors); a run on one node sets both from its intra-node pairs, and says so.
+- **Eager limit**: the `eager` benchmark's bracketed protocol step (hpceval/analysis/eager.py).
+- **Core speed**: the first kernel of KERNELS the run measured (one rank, its flops counted)."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from hpceval.errors import UsageError
+from hpceval.simulate.platform import Description
+from hpceval.simulate.twin import Note, Twin
+
+Point = Tuple[int, float, dict]          # bytes, one-way us, the record
+Segment = Tuple[int, float, float]       # first byte it applies to, latency us, us per byte
+SMPI_KEY_OFFSET = 16   # SimGrid 3.32 applies a factor keyed K to sizes over K - 16 (session.py)
+
+# kernel benchmark -> (metric, flop/s per unit, why its rate stands for a core's)
+KERNELS: Dict[str, Tuple[str, float, str]] = {
+    "column": ("mflops", 1e6, "column physics counts its flops, runs on one core, in cache, "
+               "with sqrt/exp/divide: a code's rate, not a peak"),
+    "sst": ("mflops", 1e6, "the shallow water model on one core counts its flops: a "
+            "whole code's rate"),
+}
+
+
+def _median(rec: dict) -> Optional[float]:
+    v = (rec.get("stats") or {}).get("median")
+    return float(v) if isinstance(v, (int, float)) and v > 0 else None
+
+
+def _point(run: dict, rec: dict, what: str = "") -> str:
+    p = rec.get("params") or {}
+    shown = " ".join(f"{k}={v}" for k, v in sorted(p.items()))
+    return (f"run {run.get('uuid')} {rec.get('benchmark')} {rec.get('metric')} {shown} "
+            f"(median {_median(rec):.6g} {rec.get('unit')}){what}")
+
+
+def pingpong_curves(run: dict) -> Dict[str, List[Point]]:
+    """Per placement ('intra', 'inter'): the ping-pong's one-way times, sorted by size."""
+    from hpceval.analysis.comm import placement_of
+    from hpceval.analysis.headlines import select
+    out: Dict[str, List[Point]] = {}
+    for rec in select(run.get("records") or [], "pingpong", "latency"):
+        b, t = (rec.get("params") or {}).get("bytes"), _median(rec)
+        where = placement_of(run, rec)
+        if isinstance(b, int) and b > 0 and t is not None and where:
+            out.setdefault(where, []).append((b, t, rec))
+    return {k: sorted(v, key=lambda p: p[0]) for k, v in out.items() if len(v) >= 2}
+
+
+def segments(points: List[Point]) -> List[Segment]:
+    """The line of each stretch between two measured sizes (see the module's doc)."""
+    out: List[Segment] = []
+    for (n0, t0, _), (n1, t1, _) in zip(points, points[1:]):
+        slope = (t1 - t0) / (n1 - n0)
+        lat = t0 - n0 * slope
+        if slope <= 0:                   # no growth between two sizes: noise; keep 1% of t1
+            slope = 0.01 * t1 / n1
+            lat = t1 - n1 * slope
+        if lat < 0:
+            lat, slope = 0.0, t1 / n1
+        out.append((1 if not out else n0 + 1, lat, slope))
+    return out
+
+
+def at(segs: List[Segment], n: int) -> Segment:
+    return [s for s in segs if s[0] <= n][-1] if n >= segs[0][0] else segs[0]
+
+
+def factors(segs: List[Segment]) -> Tuple[float, float, str, str]:
+    """(latency us, bandwidth MB/s, smpi/lat-factor, smpi/bw-factor) of the segments."""
+    lat = segs[0][1]
+    slope = segs[-1][2]
+    keys = [0 if i == 0 else s[0] - 1 + SMPI_KEY_OFFSET for i, s in enumerate(segs)]
+    lf = ";".join(f"{k}:{s[1] / lat:.6g}" for k, s in zip(keys, segs))
+    bf = ";".join(f"{k}:{slope / s[2]:.6g}" for k, s in zip(keys, segs))
+    return lat, 1.0 / slope, lf, bf
+
+
+def loopback(points: List[Point], segs: List[Segment], lat: float, bw: float) -> Tuple[float, float]:
+    """Intra-node latency (us) and bandwidth (MB/s) that, under the inter-node factors, come
+    nearest the intra-node points (least squares on relative error)."""
+    import numpy as np
+    from scipy.optimize import nnls
+    rows = [(at(segs, n)[1] / lat, n * at(segs, n)[2] * bw, t) for n, t, _ in points]
+    A = np.array([[a / t, b / t] for a, b, t in rows])
+    (x, y), _ = nnls(A, np.ones(len(rows)))
+    return max(x, 1e-3), 1.0 / max(y, 1e-9)
+
+
+def _need(what: Any, run: dict, benchmark: str, why: str) -> Any:
+    if not what:
+        raise UsageError(f"run {run.get('uuid')} has no {benchmark} records to calibrate {why} "
+                         f"from: run 'hpceval run {benchmark}' first")
+    return what
+
+
+def eager_limit(run: dict) -> Tuple[int, str]:
+    """The eager limit (bytes) and where it came from: inter-node when measured, else intra."""
+    from hpceval.analysis.eager import late_receive_times, eager_limit as limit
+    curves = _need(late_receive_times(run), run, "eager", "the eager limit")
+    for where in ("inter-node", "intra-node", "unknown"):
+        found = limit(run, where)
+        if found:
+            s, rec = found
+            return int(s.n_after), _point(run, rec, f", {where}: the step {s.n_before} -> "
+                                          f"{s.n_after} B")
+    where, pts = next(iter(curves.items()))
+    b, _, rec = pts[-1]
+    return int(b) + 1, _point(run, rec, f", {where}: no protocol step up to the largest size, "
+                              "so every size measured is eager")
+
+
+def core_speed(run: dict) -> Tuple[float, str]:
+    """flop/s of one core from the first kernel of KERNELS the run measured: the record of the
+    median rate among its points."""
+    from hpceval.analysis.headlines import select
+    for name, (metric, scale, why) in KERNELS.items():
+        recs = sorted((r for r in select(run.get("records") or [], name, metric)
+                       if _median(r)), key=_median)
+        if recs:
+            rec = recs[len(recs) // 2]
+            return _median(rec) * scale, _point(run, rec, f"; {name}: {why}")
+    return _need(None, run, next(iter(KERNELS)), "the core speed")
+
+
+def _curve_notes(run: dict, where: str, points: List[Point], segs: List[Segment]) -> List[Note]:
+    return [Note(f"{where}-node ping-pong segment from {s[0]} B", f"{s[1]:.6g} us + "
+                 f"{s[2] * 1e3:.6g} ns/B", f"through {_point(run, lo[2])} and {_point(run, hi[2])}")
+            for s, lo, hi in zip(segs, points, points[1:])]
+
+
+def network(run: dict) -> Tuple[Dict[str, float], Dict[str, str], List[Note]]:
+    """Description fields, SMPI config and notes of the network."""
+    curves = _need(pingpong_curves(run), run, "pingpong", "the network (two sizes at least)")
+    main = "inter" if "inter" in curves else "intra"
+    segs = segments(curves[main])
+    lat, bw, lf, bf = factors(segs)
+    fields = {"latency": lat * 1e-6, "bandwidth": bw * 1e6,
+              "intra_latency": lat * 1e-6, "intra_bandwidth": bw * 1e6}
+    notes = _curve_notes(run, main, curves[main], segs)
+    if main == "inter" and "intra" in curves:
+        il, ib = loopback(curves["intra"], segs, lat, bw)
+        fields.update(intra_latency=il * 1e-6, intra_bandwidth=ib * 1e6)
+        notes.append(Note("intra-node loopback", f"{il:.6g} us, {ib:.6g} MB/s", "least squares "
+                          f"over {len(curves['intra'])} intra-node ping-pong points of run "
+                          f"{run.get('uuid')}, under the inter-node factors"))
+    elif main == "intra":
+        notes.append(Note("inter-node links", "the intra-node figures", f"run {run.get('uuid')} "
+                          "ran on one node: run pingpong across two nodes (--hosts A,B --ppn 1) "
+                          "to calibrate them"))
+    notes.append(Note(f"links: latency, bandwidth ({main}-node)", f"{lat:.6g} us, {bw:.6g} "
+                      "MB/s", "the first segment's latency, the last segment's bandwidth"))
+    return fields, {"smpi/lat-factor": lf, "smpi/bw-factor": bf}, notes
+
+
+def _loggp_note(run: dict) -> List[Note]:
+    from hpceval.analysis.headlines import select
+    recs = [r for r in select(run.get("records") or [], "loggp", "L") if _median(r)]
+    return [Note("LogGP L (cross-check, not set: SMPI's os/or apply to detached sends only; "
+                 "the latency factor carries the whole one-way time)",
+                 f"{_median(recs[0]):.6g} us", _point(run, recs[0]))] if recs else []
+
+
+def from_run(run: dict, topology: str = "flat") -> Twin:
+    """The twin of a stored run (export form): its nodes, as many as it ran on (2 at least)."""
+    from hpceval.simulate.session import eager_cfg
+    fields, config, notes = network(run)
+    eager, eager_src = eager_limit(run)
+    flops, flops_src = core_speed(run)
+    fp = run.get("fingerprint") or {}
+    nodes = max(2, len({h for l in run.get("launches") or []
+                        for h in ((l.get("meta") or {}).get("hosts") or [])}))
+    desc = Description(nodes=nodes, ppn=int(fp.get("cores") or 1), topology=topology,
+                       flops=flops, memory=float(fp.get("memory_bytes") or 16 << 30),
+                       model="smpi", eager=eager, **fields)
+    config.update((c.split("=", 1)[1].split(":", 1) for c in eager_cfg(eager)))
+    config["smpi/host-speed"] = f"{flops:.6g}f"
+    notes += [Note("eager limit (smpi/async-small-thresh, send-is-detached-thresh)",
+                   f"{eager} B", eager_src),
+              Note("core speed (cluster speed; smpi/host-speed the same: computation this host "
+                   "runs is charged at its own duration, right when the simulator runs on the "
+                   "machine measured)", f"{flops:.6g} flop/s", flops_src), *_loggp_note(run)]
+    source = {"run": run.get("uuid"), "machine": fp.get("hash"), "host": fp.get("hostname")}
+    return Twin(desc, config, source, notes)
+
+
+
+# A spec sheet's figures a twin cannot do without, and how to read the core speed from it.
+SPEC_NEEDS = ("nodes", "cores_per_node", "network_latency_us", "network_bandwidth_mbs")
+
+
+def _spec_flops(spec: Dict[str, Any], path: str) -> Tuple[float, str]:
+    if "peak_gflops_per_node" in spec:
+        return (spec["peak_gflops_per_node"] * 1e9 / spec["cores_per_node"],
+                "peak_gflops_per_node / cores_per_node")
+    if "clock_mhz" in spec and "flops_per_cycle" in spec:
+        return spec["clock_mhz"] * 1e6 * spec["flops_per_cycle"], "clock_mhz x flops_per_cycle"
+    raise UsageError(f"spec {path}: a twin needs peak_gflops_per_node, or clock_mhz and "
+                     "flops_per_cycle, for the core speed")
+
+
+def from_spec(path: str) -> Twin:
+    """The twin of a spec sheet (hpceval/specsheet.py's keys plus `topology`): the nominal
+    figures taken as they are (SMPI's factors 1: a sheet states no curve)."""
+    from hpceval import specsheet
+    from hpceval.simulate.session import eager_cfg
+    from hpceval.simulate.topology import TOPOLOGIES
+    doc = specsheet.read(path)
+    topology = doc.pop("topology", "flat") if isinstance(doc, dict) else "flat"
+    if topology not in TOPOLOGIES:
+        raise UsageError(f"spec {path}: topology = {topology!r}: expected one of "
+                         f"{', '.join(TOPOLOGIES)}")
+    spec = specsheet.check(doc, path)
+    missing = [k for k in SPEC_NEEDS if k not in spec]
+    if missing:
+        raise UsageError(f"spec {path}: a twin needs {missing[0]} (and {', '.join(SPEC_NEEDS)})")
+    flops, how = _spec_flops(spec, path)
+    lat, bw = spec["network_latency_us"] * 1e-6, spec["network_bandwidth_mbs"] * 1e6
+    desc = Description(nodes=spec["nodes"], ppn=spec["cores_per_node"], latency=lat,
+                       bandwidth=bw, topology=topology, flops=flops, model="smpi")
+    config = {"smpi/lat-factor": "0:1", "smpi/bw-factor": "0:1",
+              **dict(c.split("=", 1)[1].split(":", 1) for c in eager_cfg(desc.eager))}
+    src = f"spec sheet {path}"
+    notes = [Note("latency", f"{lat * 1e6:.6g} us", f"{src} network_latency_us"),
+             Note("bandwidth", f"{bw / 1e6:.6g} MB/s", f"{src} network_bandwidth_mbs"),
+             Note("core speed", f"{flops:.6g} flop/s", f"{src} {how} (a peak: a code gets less)"),
+             Note("intra-node link", f"{desc.intra_latency * 1e6:.6g} us, "
+                  f"{desc.intra_bandwidth / 1e6:.6g} MB/s", "not on the sheet: hpceval's default"),
+             Note("eager limit", f"{desc.eager} B", "not on the sheet: hpceval's default"),
+             Note("topology", topology, f"{src} topology; its dimensions grow with --nodes "
+                  "(hpceval/simulate/topology.py)")]
+    return Twin(desc, config, {"spec": path, "name": spec.get("name")}, notes)

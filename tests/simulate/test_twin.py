@@ -1,0 +1,112 @@
+"""hpceval twin (issue #46): a simulated platform calibrated from a stored run's records or a spec
+sheet, run with --platform TWIN --nodes N. The simulation is deterministic, so a twin is held to
+the records it was made from, not to a fresh real run."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import CLI, FAST, single_line
+
+SIZES = "8,1K,64K,1M"
+TIGHT = ["--set", "budget=0.001", "--no-remeasure", "--llc", "reported"]
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory) -> tuple:
+    """A real 2-rank run on this machine: pingpong, eager, loggp and a kernel, tiny."""
+    db = tmp_path_factory.mktemp("real") / "results.sqlite"
+    cli = CLI(db)
+    p = cli("run", "pingpong", "eager", "loggp", "column", "--np", "2", *FAST,
+            "--set", f"pingpong.sizes={SIZES}", "--set", "pingpong.refine=0",
+            "--set", "eager.sizes=1K,64K", "--set", "eager.refine=0", "--set", "loggp.sizes=8,1K",
+            "--set", "column.nlons=8", "--set", "column.ncols=16")
+    assert p.returncode == 0, p.stderr
+    return cli, cli.export("latest")[0]
+
+
+def _median(run: dict, bench: str, metric: str, size: int) -> float:
+    [rec] = [r for r in run["records"] if r["benchmark"] == bench and r["metric"] == metric
+             and r["params"].get("bytes") == size]
+    return rec["stats"]["median"]
+
+
+def test_twin_reproduces_its_run(real, sim, tmp_path: Path) -> None:
+    cli, run = real
+    twin = tmp_path / "twin.xml"
+    p = cli("twin", "latest", "-o", str(twin))
+    assert p.returncode == 0, p.stderr
+    text = twin.read_text()
+    assert text.splitlines()[2].startswith("<!-- hpceval-twin 1:")
+    for named in (f"run {run['uuid']} pingpong latency bytes=8 ", "pingpong latency bytes=1048576",
+                  "eager late_receive", "column mflops", "loggp L bytes=8"):
+        assert named in text, named
+    p = sim("run", "pingpong", "--platform", str(twin), "--nodes", "1", "--ppn", "2",
+            "--set", f"pingpong.sizes={SIZES}", "--set", "pingpong.refine=0", *TIGHT)
+    assert p.returncode == 0, p.stderr
+    simulated = sim.export("latest")[0]
+    for metric, size in (("latency", 8), ("bandwidth", 1 << 20)):
+        got, want = (_median(r, "pingpong", metric, size) for r in (simulated, run))
+        assert abs(got / want - 1) < 0.10, (metric, size, got, want)
+    assert simulated["fingerprint"]["simulated"]["twin"]["run"] == run["uuid"]
+    shown = sim("show", "latest", "--all").stdout
+    assert f"twin of run {run['uuid']}" in shown.replace("\n", "")
+
+
+SHEET = """name = "proposal"
+nodes = 64
+cores_per_node = 2
+peak_gflops_per_node = 80
+network_latency_us = 1.2
+network_bandwidth_mbs = 12500
+topology = "fat-tree"
+"""
+
+
+def test_spec_twin_runs_64_ranks(sim, tmp_path: Path) -> None:
+    sheet, twin = tmp_path / "sheet.toml", tmp_path / "twin.xml"
+    sheet.write_text(SHEET)
+    p = sim("twin", "--spec", str(sheet), "-o", str(twin))
+    assert p.returncode == 0, p.stderr
+    assert "spec sheet" in twin.read_text() and 'topology="FAT_TREE"' in twin.read_text()
+    p = sim("run", "pingpong", "collectives", "--platform", str(twin), "--nodes", "32",
+            "--ppn", "2", "--set", "pingpong.sizes=8", "--set", "pingpong.refine=0",
+            "--set", "collectives.sizes=8", "--set", "collectives.ops=allreduce,barrier",
+            "--set", "collectives.nranks=64", *TIGHT)
+    assert p.returncode == 0, p.stderr
+    run = sim.export("latest")[0]
+    assert run["fingerprint"]["simulated"]["nodes"] == 32
+    assert {r["benchmark"] for r in run["records"]} == {"pingpong", "collectives"}
+    assert "twin of spec sheet" in sim("show", "latest").stdout.replace("\n", "")
+
+
+@pytest.mark.parametrize("sheet, says", [
+    (SHEET.replace("nodes = 64\n", ""), "a twin needs nodes"),
+    (SHEET.replace("1.2", "-1"), "network_latency_us = -1 us is absurd"),
+    (SHEET.replace('"fat-tree"', '"ring"'), "topology = 'ring'"),
+])
+def test_bad_sheet(sim, tmp_path: Path, sheet: str, says: str) -> None:
+    path = tmp_path / "sheet.toml"
+    path.write_text(sheet)
+    p = sim("twin", "--spec", str(path))
+    assert p.returncode == 2 and says in single_line(p.stderr), p.stderr
+
+
+def test_nothing_to_calibrate(sim) -> None:
+    p = sim("run", "column", "--set", "column.nlons=8", "--set", "column.ncols=16",
+            "--simulate", "nodes=1", *TIGHT)
+    assert p.returncode == 0, p.stderr
+    p = sim("twin", "latest")
+    assert p.returncode == 2, p.stderr
+    assert "'hpceval run pingpong'" in single_line(p.stderr)
+
+
+def test_nodes_zero(sim, tmp_path: Path) -> None:
+    sheet, twin = tmp_path / "sheet.toml", tmp_path / "twin.xml"
+    sheet.write_text(SHEET)
+    assert sim("twin", "--spec", str(sheet), "-o", str(twin)).returncode == 0
+    p = sim("run", "pingpong", "--platform", str(twin), "--nodes", "0")
+    assert p.returncode == 2 and "--nodes" in single_line(p.stderr), p.stderr
+    assert not sim.db.exists()
