@@ -10,7 +10,8 @@ TOOLS  ?= .venv-tools
 TOOLS_STAMP := $(TOOLS)/.hpceval-tools
 REPORT ?= hpceval-report.html
 # The C core compiles on every core (one file at a time, make test's three builds left a core
-# idle).
+# idle). The wrapper is named by its path, as hpceval build and pip install name it: the
+# compile lines are then the same and make test's builds fill ccache for the tests' own.
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: quick test deps setup build build-mpich build-smpi tools clean
@@ -26,8 +27,22 @@ quick: setup build
 # processes compiled hpceval's sources anew (0.15 s of CPU each), and pytest rewrote every test
 # module's asserts again in each pass's collection; the caches go to the clone's __pycache__.
 TESTENV := PYTHONDONTWRITEBYTECODE= HPCEVAL_REQUIRE_BROWSER=1 HPCEVAL_REQUIRE_CLUSTER=1 HPCEVAL_REQUIRE_SLURM=1 HPCEVAL_REQUIRE_TOOLS=1 HPCEVAL_TOOLS=$(abspath $(TOOLS))
+# Everything the tests need is installed by the first install-deps.sh (the prerequisites inherit
+# these): one apt-get transaction, not five.
+test: export HPCEVAL_BROWSER = 1
+test: export HPCEVAL_MPICH = 1
+test: export HPCEVAL_SMPI = 1
+test: export HPCEVAL_VCLUSTER = 1
+test: export HPCEVAL_SLURM = 1
+test: export HPCEVAL_OTF2 = 1
+test: export HPCEVAL_BUILDS = 1
+test: export HPCEVAL_TOOLS = 1
+test: export HPCEVAL_CCACHE = 1
+# The tests build the C core again (pip install, hpceval build, build variants) with the flags
+# make test's own builds used: through ccache's compiler names those compile from its cache
+# (a full build: 57 s cold, 5.6 s warm, the same binaries byte for byte).
+test: export PATH := /usr/lib/ccache:$(PATH)
 test: setup build build-mpich build-smpi tools
-	@HPCEVAL_BROWSER=1 HPCEVAL_MPICH=1 HPCEVAL_SMPI=1 HPCEVAL_VCLUSTER=1 HPCEVAL_SLURM=1 HPCEVAL_OTF2=1 HPCEVAL_BUILDS=1 HPCEVAL_TOOLS=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
 	$(TESTENV) $(VENV)/bin/python -m pytest -m "not alone" -n 2 --dist loadfile
 	$(TESTENV) $(VENV)/bin/python -m pytest -m alone
 
@@ -60,12 +75,12 @@ tools:
 
 build: deps
 	@echo "hpceval: building the C benchmarks with $(MPICC) (build/bin)"
-	@$(MAKE) -s --no-print-directory -j$(JOBS) -C csrc MPICC="$(MPICC)"
+	@$(MAKE) -s --no-print-directory -j$(JOBS) -C csrc MPICC="$$(command -v $(MPICC) || echo $(MPICC))"
 
 # The same binaries built with MPICH (launch them with mpiexec.mpich; HPCEVAL_BINDIR selects).
 build-mpich:
 	@HPCEVAL_MPICH=1 MPICC="$(MPICC)" sh scripts/install-deps.sh
-	@$(MAKE) -s --no-print-directory -j$(JOBS) -C csrc MPICC="$(MPICC_MPICH)" BUILD=../build-mpich
+	@$(MAKE) -s --no-print-directory -j$(JOBS) -C csrc MPICC="$$(command -v $(MPICC_MPICH) || echo $(MPICC_MPICH))" BUILD=../build-mpich
 
 # The same binaries built with SimGrid's smpicc (SMPI, docs/simulate.md): build-smpi/bin, which
 # the simulated runs' tests use (hpceval itself: 'hpceval build --name smpi').

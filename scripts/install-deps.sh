@@ -11,6 +11,7 @@
 # ScaLAPACK for the dense kernel: Open MPI's always, MPICH's with HPCEVAL_MPICH=1.
 # HPCEVAL_SMPI=1 (make test, make build-smpi) SimGrid's SMPI (smpicc, smpirun: libsimgrid-dev).
 # HPCEVAL_TOOLS=1 (make test, make tools) Lmod, the modules tool EasyBuild needs (eb --dry-run).
+# HPCEVAL_CCACHE=1 (make test) ccache, which make test's compiles go through.
 set -eu
 MPICC="${MPICC:-mpicc}"
 pkgs=""
@@ -77,6 +78,11 @@ if [ "${HPCEVAL_SLURM:-0}" = 1 ]; then
     command -v sbatch >/dev/null 2>&1 || pkgs="$pkgs slurm-client"
     command -v munged >/dev/null 2>&1 || pkgs="$pkgs munge"
     command -v nsenter >/dev/null 2>&1 || pkgs="$pkgs util-linux"
+fi
+# ccache: make test's builds and the tests' own builds of the same sources (make test puts its
+# compiler names first on PATH).
+if [ "${HPCEVAL_CCACHE:-0}" = 1 ] && [ ! -e /usr/lib/ccache/gcc ]; then
+    pkgs="$pkgs ccache"
 fi
 [ -z "$pkgs" ] && exit 0
 
