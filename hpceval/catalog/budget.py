@@ -49,9 +49,15 @@ def startup_s(nranks: int, base: Optional[float] = None) -> float:
 
 
 def stamp(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
-    """Each launch's start-up as this allocation's (ctx.launch_s, measured) makes it."""
+    """Each launch's start-up as this allocation's (ctx.launch_s, measured) makes it; a
+    simulated launch's start-up and measuring as SMPI's measured cost does (ctx.sim_cost)."""
     for s in specs:
-        s.startup_s = startup_s(s.nranks, ctx.launch_s)
+        if ctx.sim_cost is None:
+            s.startup_s = startup_s(s.nranks, ctx.launch_s)
+            continue
+        s.startup_s = ctx.sim_cost.startup_s(s.nranks)
+        s.simulated_s = ctx.sim_cost.measure_s(s.benchmark, s.label, s.nranks,
+                                               s.expected_results, measure_s(s))
     return specs
 
 
@@ -65,7 +71,8 @@ def measure_s(spec: LaunchSpec) -> float:
 
 
 def estimate_s(spec: LaunchSpec) -> float:
-    return spec_startup_s(spec) + measure_s(spec)
+    return spec_startup_s(spec) + (measure_s(spec) if spec.simulated_s is None
+                                   else spec.simulated_s)
 
 
 def total_s(specs: Sequence[LaunchSpec]) -> float:

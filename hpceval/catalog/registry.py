@@ -26,6 +26,7 @@ class PlanContext:
     budget_scale: float = 1.0        # every point's time budget scaled to fit a run's --budget
     launch_s: Optional[float] = None  # a launch's start-up as measured here (None: the model's)
     host_memory_bytes: int = 0       # simulated: this host's memory, which every rank shares
+    sim_cost: Any = None             # simulated: a launch's wall time (hpceval/simulate/cost.py)
     notes: List[str] = field(default_factory=list)   # what the plan left out, and why
     areas: List[Dict[str, Any]] = field(default_factory=list)  # a budgeted plan's areas
 
@@ -65,6 +66,8 @@ class LaunchSpec:
     # design); None: the planned measuring time (hpceval/catalog/budget.py)
     estimate_s: Optional[float] = None
     startup_s: Optional[float] = None  # its start-up as the plan saw it (None: the model's)
+    # Simulated: the wall time SMPI takes for its measuring (None: a real launch's, estimate_s)
+    simulated_s: Optional[float] = None
     # Ranks a node where fewer than the allocation's K: a rung its benchmark's rank rule placed
     # so (hpceval/catalog/ladder.py: 128 ranks as 2 nodes x 64); None: K a node
     ppn: Optional[int] = None

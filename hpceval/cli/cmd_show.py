@@ -51,6 +51,10 @@ def execute(args: argparse.Namespace) -> int:
         con.print(escape(f"Slurm job {job['job_id']}  partition {job.get('partition') or '-'}  "
                          f"nodes {job.get('nodelist') or '-'}  {job.get('version') or ''}"))
     con.print(summary_table(run))
+    timed = [l for l in run["launches"] if l.get("estimate_s") is not None]
+    if timed:
+        con.print(f"launches: estimated {sum(l['estimate_s'] for l in timed):.1f} s, took "
+                  f"{sum(l['elapsed_s'] or 0 for l in timed):.1f} s ({len(timed)} launches)")
     for line in warning_lines(run):
         con.print(line)
     if not args.all:
@@ -78,10 +82,16 @@ def execute(args: argparse.Namespace) -> int:
                ["benchmark", "params", "metric", "unit", "stat", "n", "min", "p50", "p90", "p99",
                 "max", "mean", "CV", "95% CI", "quality"], rows)
     for l in run["launches"]:
-        line = f"{l['label']}: {l['status']} ({l['elapsed_s']} s) $ {l['command']}"
+        line = f"{l['label']}: {l['status']} ({_took(l)}) $ {l['command']}"
         if l["message"]:
             line += f"\n    {l['message']}"
         for w in l["warnings"]:
             line += f"\n    warning: {w}"
         con.print(escape(line))
     return 0
+
+
+def _took(launch) -> str:
+    """A launch's elapsed time beside its estimate, where the plan made one (#45)."""
+    est = launch.get("estimate_s")
+    return f"{launch['elapsed_s']} s" + (f", estimate {est} s" if est is not None else "")

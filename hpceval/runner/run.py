@@ -62,6 +62,9 @@ def _built(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
     (dense without ScaLAPACK: buildinfo.json says why); a plan of nothing else keeps them, and
     is refused with the reason (paths.binary)."""
     gone = {s.binary: why for s in specs if (why := paths.left_out(s.binary))}
+    if ctx.sim_cost is not None:       # SMPI's ranks are single-threaded (MPI_THREAD_SINGLE)
+        gone.update({s.binary: "SMPI provides no MPI_THREAD_FUNNELED for its threads"
+                     for s in specs if s.binary in THREADED})
     if not gone or set(gone) == {s.binary for s in specs}:
         return specs
     for binary, why in sorted(gone.items()):
@@ -69,6 +72,8 @@ def _built(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
     return [s for s in specs if s.binary not in gone]
 
 
+# The binaries whose threads need MPI_THREAD_FUNNELED (csrc/mem): not under SMPI
+THREADED = frozenset({"stream", "mem-bandwidth", "mem-contention"})
 LLC_CHOICES = ("probe", "reported")
 
 
@@ -112,7 +117,10 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     launcher = find_launcher(launcher_choice, ctx.cores)
     if place is None and nranks:
         check_ranks(nranks, launcher)                 # said before planning memory for them
-    specs = _plan(targets, sets, ctx, trace, budget_s)  # bad settings fail here, before any run
+    if getattr(launcher, "simulated", False):
+        ctx.sim_cost = _sim_cost(launcher, db)
+    left = lambda: None if deadline is None else max(deadline - time.monotonic(), 1.0)
+    specs = _plan(targets, sets, ctx, trace, left())  # bad settings fail here, before any run
     for binary in {s.binary for s in specs}:
         paths.binary(binary)
     if any(s.trace for s in specs):
@@ -127,7 +135,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
         ctx.launch_s = launch_s         # this allocation's start-up, not the model's
     if (cache is not None and cache.used != ctx.llc_bytes) or ctx.launch_s is not None:
         ctx.llc_bytes = cache.used if cache is not None else ctx.llc_bytes
-        specs = _plan(targets, sets, ctx, trace, budget_s)
+        specs = _plan(targets, sets, ctx, trace, left())   # what the probes left of it
     for note in ctx.notes:
         sys.stderr.write(f"hpceval: plan: {note}\n")
     fingerprint = machine_fingerprint(launcher.describe())
@@ -164,6 +172,17 @@ def _launch_run(session: Session, specs: List[LaunchSpec],
         session.store.set_settings(run_id, {"left_out": result.left_out})
     result.status = status
     return status, result.reason, result
+
+
+def _sim_cost(launcher, db: str):
+    """A simulated launch's wall time here (hpceval/simulate/cost.py): smpirun's start-up
+    measured once, the cost of a result learned from the store's earlier simulated runs."""
+    from hpceval.simulate.cost import sim_cost
+    store = Store(db)
+    try:
+        return sim_cost(launcher.sim, str(paths.binary("p2p")), store)
+    finally:
+        store.close()
 
 
 def _timed(fn):

@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext
+from hpceval.catalog.budget import estimate_s, spec_startup_s
 from hpceval.errors import Interrupted
 from hpceval.quality import mark_spread, worth_remeasuring
 from hpceval.runner.jobtime import no_room
@@ -43,9 +44,11 @@ class RunResult:
 
 
 def launch_record(spec: LaunchSpec, out: Outcome) -> Dict[str, Any]:
-    """A launch as the store keeps it."""
+    """A launch as the store keeps it: its estimate (and the start-up in it) beside its
+    elapsed time."""
     return {"benchmark": spec.benchmark, "label": spec.label, "command": out.command_line,
             "env": spec.env, "nranks": spec.nranks, "started": out.started,
+            "estimate_s": round(estimate_s(spec), 3), "startup_s": round(spec_startup_s(spec), 3),
             "elapsed_s": round(out.elapsed_s, 3), "exit_code": out.exit_code, "status": out.status,
             "message": out.message, "warnings": out.warnings, "meta": out.meta}
 
@@ -156,12 +159,15 @@ class Session:
         return self.deadline is not None and time.monotonic() + need > self.deadline
 
     def _limit(self, spec: LaunchSpec) -> Tuple[float, bool]:
-        """The launch's time limit, and whether the budget's end (not its own limit) sets it."""
-        own = self.timeout_s or spec.timeout_s
+        """The launch's time limit, and whether the budget's end (not its own limit) sets it.
+        Under a --budget it is what is left of the budget (plus BUDGET_GRACE_S), not the
+        plan's own limit (its estimate times a factor: a simulated launch's wall time is not
+        a real one's), unless --timeout is lower."""
         if self.deadline is None:
-            return own, False
+            return self.timeout_s or spec.timeout_s, False
         left = max(self.deadline - time.monotonic(), 0.0) + BUDGET_GRACE_S
-        return (left, True) if left < own else (own, False)
+        return (left, True) if not self.timeout_s or left < self.timeout_s else \
+            (self.timeout_s, False)
 
     def launch(self, spec: LaunchSpec, remeasure: Optional[int] = None) -> Outcome:
         self.index += 1

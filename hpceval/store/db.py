@@ -15,7 +15,7 @@ import zlib
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Dict, Iterator, List, Optional, Sequence
+from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from hpceval import __version__
 from hpceval.errors import UsageError
@@ -309,19 +309,31 @@ class Store:
             c.execute("UPDATE runs SET status = ?, reason = ?, finished = coalesce(finished, ?)"
                       " WHERE id = ?", (status, reason, now(), run_id))
 
+    def simulated_launches(self, host: str) -> List[Tuple]:
+        """This host's simulated launches that ended ok with an estimate, latest first:
+        (benchmark, label, nranks, elapsed_s, startup_s, records) (hpceval/simulate/cost.py)."""
+        return self.conn.execute(
+            "SELECT l.benchmark, l.label, l.nranks, l.elapsed_s, l.startup_s, "
+            "(SELECT count(*) FROM records r WHERE r.launch_id = l.id) FROM launches l "
+            "JOIN runs u ON u.id = l.run_id JOIN fingerprints f ON f.id = u.fingerprint_id "
+            "WHERE l.status = 'ok' AND l.startup_s IS NOT NULL AND l.elapsed_s IS NOT NULL "
+            "AND json_extract(f.data, '$.simulated') IS NOT NULL AND f.hostname = ? "
+            "ORDER BY l.id DESC", (host,)).fetchall()
+
     def add_launch(self, run_id: int, launch: Dict[str, Any], records: List[Dict[str, Any]],
                    trace: Optional[Dict[str, Any]] = None) -> int:
         """One launch, its result records and its trace (if traced), in one transaction."""
         with self._write() as c:
             cur = c.execute(
                 "INSERT INTO launches (run_id, benchmark, label, command, env, nranks, started,"
-                " elapsed_s, exit_code, status, message, warnings, meta)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " elapsed_s, exit_code, status, message, warnings, meta, estimate_s, startup_s)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, launch["benchmark"], launch["label"], launch["command"],
                  json.dumps(launch.get("env", {}), sort_keys=True), launch["nranks"],
                  launch["started"], launch.get("elapsed_s"), launch.get("exit_code"),
                  launch["status"], launch.get("message"), json.dumps(launch.get("warnings", [])),
-                 json.dumps(launch["meta"]) if launch.get("meta") is not None else None))
+                 json.dumps(launch["meta"]) if launch.get("meta") is not None else None,
+                 launch.get("estimate_s"), launch.get("startup_s")))
             lid = int(cur.lastrowid)
             insert_records(c, run_id, lid, records)
             if trace is not None:
@@ -405,6 +417,7 @@ class Store:
         launches = [{
             "benchmark": l["benchmark"], "label": l["label"], "command": l["command"],
             "env": j(l["env"], "launch env"), "nranks": l["nranks"], "started": l["started"],
+            "estimate_s": l["estimate_s"], "startup_s": l["startup_s"],
             "elapsed_s": l["elapsed_s"], "exit_code": l["exit_code"], "status": l["status"],
             "message": l["message"], "warnings": j(l["warnings"], "launch warnings"),
             "meta": j(l["meta"] or None, "launch meta"),

@@ -151,6 +151,13 @@ def run_problem(run: Dict[str, Any]) -> Optional[str]:
     return next((c for c in checks if c), None)
 
 
+def _number(value: Any) -> Optional[float]:
+    """A launch's estimate as stored: a finite number of seconds, else none (a hostile or an
+    older export's)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e12
+    return float(value) if ok else None
+
+
 def _run_row(run: Dict[str, Any]) -> Tuple:
     return (run["uuid"], run["started"], run.get("finished"), run["suite"], run["status"],
             json.dumps(list(run["tags"])), run.get("command"),
@@ -177,14 +184,15 @@ def import_runs(store: Store, runs: List[Dict[str, Any]]) -> Tuple[List[int], Li
                 meta = l.get("meta")
                 c.execute(
                     "INSERT INTO launches (run_id, benchmark, label, command, env, nranks, started,"
-                    " elapsed_s, exit_code, status, message, warnings, meta)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " elapsed_s, exit_code, status, message, warnings, meta, estimate_s,"
+                    " startup_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (rid, l["benchmark"], l.get("label") or l["benchmark"], l["command"],
                      json.dumps(l.get("env") or {}, sort_keys=True),
                      l.get("nranks") or (meta or {}).get("nranks") or 1,
                      l.get("started") or run["started"], l.get("elapsed_s"), l.get("exit_code"),
                      l["status"], l.get("message"), json.dumps(l.get("warnings") or []),
-                     json.dumps(meta) if meta is not None else None))
+                     json.dumps(meta) if meta is not None else None,
+                     _number(l.get("estimate_s")), _number(l.get("startup_s"))))
             insert_records(c, rid, None, run["records"])
             for t in run.get("traces") or []:
                 insert_trace(c, rid, None, t["benchmark"], t["label"], t["trace"])

@@ -1,6 +1,6 @@
 """Database schema, versioned. A new version adds a migration; never edit an old one."""
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 MIGRATIONS = {
     1: """
@@ -145,5 +145,12 @@ ALTER TABLE records ADD COLUMN p90 REAL;
 ALTER TABLE records ADD COLUMN p99 REAL;
 ALTER TABLE records ADD COLUMN cv REAL;
 UPDATE records SET cv = stddev / abs(mean) WHERE mean IS NOT NULL AND mean != 0
+""",
+    # 6: a launch's estimate (and the start-up in it) beside its elapsed time (#45): how far
+    # the plan held, and what simulated launches cost here (hpceval/simulate/cost.py). NULL for
+    # launches stored before.
+    6: """
+ALTER TABLE launches ADD COLUMN estimate_s REAL;
+ALTER TABLE launches ADD COLUMN startup_s REAL;
 """,
 }

@@ -1,0 +1,119 @@
+"""What a simulated launch costs in wall time (#45 item 2). SMPI runs every rank of a launch as
+a context of one single-threaded process, so a launch's wall time is not its simulated time:
+
+    wall = start + start_per_rank x P + P x max(measure, results x per_result)
+
+`start` and `start_per_rank`: smpirun's own start-up, measured once per host with two small
+smpirun launches on the run's platform (1 and up to 64 ranks) and kept in the data directory
+(CALIBRATION, re-measured when missing). `measure`: the planner's measuring time (what a rank
+computes runs on this host, one rank after another). `per_result`: wall seconds per result a
+rank, the simulated operations a point takes (a point stops after its few noiseless samples,
+so a shorter point budget does not shorten it). It is learned from the store: the median over
+this host's earlier simulated launches of a benchmark, (elapsed - start-up) / (records x P);
+where the store has none, PER_RESULT_S (measured here, a 2-core VM, fat tree 32 x 2; SMPI 3.32)
+or DEFAULT_PER_RESULT_S."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, Dict, Optional
+
+CALIBRATION = "calibration.json"   # beside the simulated platforms, per host
+CAL_RANKS = 64                     # the larger calibration launch (fewer on a smaller platform)
+LAUNCH_OVERHEAD_S = 0.15           # hpceval's side of a launch: spawning, parsing, storing
+# Wall seconds per result per simulated rank, from a 90 s simulated study (64 ranks) here:
+# p2p's 0-1 pattern over every mode and protocol is the dearest (RMA streams in SMPI)
+# (keyed as `kind`: a label's words before its rank count, else the benchmark): p2p's 0-1
+# pattern over every mode and protocol is the dearest (RMA streams in SMPI); mem-latency's
+# chases and sweep's cells run on this host, rank after rank
+PER_RESULT_S = {"pingpong": 0.004, "p2p": 0.006, "p2p 0-1": 0.046, "distance": 0.005,
+                "hotspot": 0.04, "random2": 0.033, "collectives": 0.004, "halo": 0.053,
+                "mem-latency": 0.7, "sweep": 0.5}
+DEFAULT_PER_RESULT_S = 0.05
+LEARNED_FROM = 200                 # the latest launches of a benchmark the median is taken over
+
+
+def kind(benchmark: str, label: str) -> str:
+    """What a launch's cost is known by: its label's words before ' np=' ('p2p 0-1'), else its
+    benchmark."""
+    head = label.split(" np=", 1)[0]
+    return head if head != label and head != benchmark else benchmark
+
+
+def _smpirun_s(sim: Dict[str, Any], np: int, binary: str) -> float:
+    from hpceval.simulate.session import launch_cfg
+    argv = [binary, "--sizes", "8", "--warmup", "0", "--min-reps", "1", "--max-reps", "1",
+            "--budget", "0.00001", "--modes", "pingpong", "--protocols", "send",
+            "--pattern", "0-1" if np > 1 else "ring", "--refine", "0"]
+    start = time.monotonic()
+    subprocess.run(["smpirun", "-np", str(np), "-platform", sim["platform_file"], "-hostfile",
+                    sim["hostfile"], *launch_cfg(sim, argv), "--log=root.thres:critical",
+                    *argv], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=120, check=False)
+    return time.monotonic() - start
+
+
+def calibration(sim: Dict[str, Any], binary: str) -> Dict[str, float]:
+    """smpirun's start-up on this host: {start_s, per_rank_s}, measured once (two launches of
+    one point of p2p, 2 and up to CAL_RANKS ranks) and kept beside the platforms."""
+    path = Path(sim["platform_file"]).parent.parent / CALIBRATION
+    host = socket.gethostname()
+    try:
+        known = json.loads(path.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if isinstance(known.get(host), dict) and {"start_s", "per_rank_s"} <= set(known[host]):
+        return known[host]
+    big = max(min(CAL_RANKS, sim["nodes"] * sim["ppn"]), 2)
+    small_s, big_s = _smpirun_s(sim, 2, binary), _smpirun_s(sim, big, binary)
+    per_rank = max((big_s - small_s) / max(big - 2, 1), 0.0)
+    mine = {"start_s": round(max(small_s - 2 * per_rank, 0.0) + LAUNCH_OVERHEAD_S, 4),
+            "per_rank_s": round(per_rank, 6), "measured_ranks": big}
+    known[host] = mine
+    part = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        part.write_text(json.dumps(known, indent=1))
+        part.replace(path)
+    except OSError:
+        pass                                   # measured again next time
+    return mine
+
+
+def learned(store, host: str) -> Dict[str, float]:
+    """Wall seconds per result per rank of this host's earlier simulated launches, per
+    benchmark (the median of its latest LEARNED_FROM that ended ok with records)."""
+    rows = store.simulated_launches(host)
+    per: Dict[str, list] = {}
+    for bench, label, nranks, elapsed, startup, n in rows:
+        key = kind(bench, label)
+        if n and len(per.setdefault(key, [])) < LEARNED_FROM:
+            per[key].append(max(elapsed - startup, 0.0) / (n * max(nranks, 1)))
+    return {b: statistics.median(v) for b, v in per.items() if v}
+
+
+class SimCost:
+    """A simulated launch's wall time on this host (the module's model)."""
+
+    def __init__(self, start_s: float, per_rank_s: float, per_result: Dict[str, float]):
+        self.start_s, self.per_rank_s = start_s, per_rank_s
+        self.per_result = {**PER_RESULT_S, **per_result}
+
+    def startup_s(self, nranks: int) -> float:
+        return self.start_s + self.per_rank_s * nranks
+
+    def measure_s(self, benchmark: str, label: str, nranks: int, results: int,
+                  planned: float) -> float:
+        each = self.per_result.get(kind(benchmark, label),
+                                   self.per_result.get(benchmark, DEFAULT_PER_RESULT_S))
+        return nranks * max(planned, results * each)
+
+
+def sim_cost(sim: Dict[str, Any], binary: str, store: Optional[Any]) -> SimCost:
+    cal = calibration(sim, binary)
+    return SimCost(cal["start_s"], cal["per_rank_s"],
+                   learned(store, socket.gethostname()) if store is not None else {})
