@@ -40,9 +40,14 @@ def test_twin_reproduces_its_run(real, sim, tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     text = twin.read_text()
     assert text.splitlines()[2].startswith("<!-- hpceval-twin 1:")
-    for named in (f"run {run['uuid']} pingpong latency bytes=8 ", "pingpong latency bytes=1048576",
-                  "eager late_receive", "column mflops", "loggp L bytes=8"):
-        assert named in text, named
+    named = [f"run {run['uuid']} pingpong latency bytes=8 ", "pingpong latency bytes=1048576",
+             "eager late_receive", "column mflops"]
+    # LogGP's L is a cross-check, named when measured: RTT/2 - o_s - o_r is clipped at 0 when
+    # the overheads overlap the transfer (seen under make test's load), and a 0 is not a value
+    [L] = [r["stats"]["median"] for r in run["records"] if r["metric"] == "L"]
+    for name in named + (["loggp L bytes=8"] if L > 0 else []):
+        assert name in text, name
+    assert ("loggp L" in text) == (L > 0), L
     p = sim("run", "pingpong", "--platform", str(twin), "--nodes", "1", "--ppn", "2",
             "--set", f"pingpong.sizes={SIZES}", "--set", "pingpong.refine=0", *TIGHT)
     assert p.returncode == 0, p.stderr
