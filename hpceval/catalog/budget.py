@@ -8,12 +8,14 @@ rungs left out: RELIEFS) and at last left out: a benchmark keeps a curve across 
 is dropped. What was cut, eased or left out is noted in the plan (PlanContext.notes).
 
 The estimate of a launch is its start-up, which grows with the ranks (tree spawn and MPI_Init's
-wire-up), plus the measuring time its planner budgeted (every point spending its whole budget:
-an upper bound, as converged points stop early)."""
+wire-up: fitted to this host's earlier real launches where the store holds a few, fit_startup,
+else STARTUP_S + STARTUP_PER_RANK_S a rank), plus the measuring time its planner budgeted (every
+point spending its whole budget: an upper bound, as converged points stop early)."""
 from __future__ import annotations
 
 import math
 import re
+import statistics
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -48,12 +50,64 @@ def startup_s(nranks: int, base: Optional[float] = None) -> float:
     return (STARTUP_S if base is None else base) + STARTUP_PER_RANK_S * nranks
 
 
+@dataclass(frozen=True)
+class StartupFit:
+    """A launch's start-up fitted to this host's earlier real launches (fit_startup)."""
+    start_s: float
+    per_rank_s: float
+    launches: int
+    rank_counts: int
+
+    def startup_s(self, nranks: int) -> float:
+        return self.start_s + self.per_rank_s * nranks
+
+    def note(self) -> str:
+        return (f"start-up {self.start_s:.2f} s + {self.per_rank_s * 1e3:.2f} ms a rank, fitted "
+                f"to {self.launches} earlier launches here ({self.rank_counts} rank counts)")
+
+
+MIN_FIT_LAUNCHES = 3       # fewer earlier launches: the model's STARTUP_S, STARTUP_PER_RANK_S
+
+
+def fit_startup(rows: Sequence[Tuple[int, float, float, float]]) -> Optional[StartupFit]:
+    """The start-up of this host's launches from earlier ones, rows (nranks, elapsed_s,
+    estimate_s, startup_s): what each took beyond its planned measuring (elapsed - (estimate -
+    startup)), its median per rank count (robust to a disturbed launch), then a line through
+    those medians: the per-rank slope the median of their pairwise slopes (Theil-Sen; the
+    model's STARTUP_PER_RANK_S with one rank count), the fixed part the median of what is left.
+    Neither part below zero. None with fewer than MIN_FIT_LAUNCHES rows."""
+    if len(rows) < MIN_FIT_LAUNCHES:
+        return None
+    by: Dict[int, List[float]] = {}
+    for nranks, elapsed, estimate, startup in rows:
+        by.setdefault(int(nranks), []).append(elapsed - (estimate - startup))
+    med = sorted((n, statistics.median(r)) for n, r in by.items())
+    slopes = [(m2 - m1) / (n2 - n1) for i, (n1, m1) in enumerate(med) for n2, m2 in med[i + 1:]]
+    per_rank = max(statistics.median(slopes), 0.0) if slopes else STARTUP_PER_RANK_S
+    start = max(statistics.median(m - per_rank * n for n, m in med), 0.0)
+    return StartupFit(round(start, 4), round(per_rank, 7), len(rows), len(med))
+
+
+def startup_note(ctx: PlanContext) -> str:
+    """Which model a plan's launches were estimated by (a plan note)."""
+    if ctx.sim_cost is not None:
+        return ctx.sim_cost.note()
+    if ctx.startup_fit is not None:
+        return ctx.startup_fit.note()
+    base = STARTUP_S if ctx.launch_s is None else ctx.launch_s
+    return (f"start-up {base:.2f} s + {STARTUP_PER_RANK_S * 1e3:.2f} ms a rank, "
+            + ("the default model" if ctx.launch_s is None else "measured on this allocation")
+            + f" (fewer than {MIN_FIT_LAUNCHES} earlier launches here to fit)")
+
+
 def stamp(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
-    """Each launch's start-up as this allocation's (ctx.launch_s, measured) makes it; a
-    simulated launch's start-up and measuring as SMPI's measured cost does (ctx.sim_cost)."""
+    """Each launch's start-up as this host's earlier launches make it (ctx.startup_fit), else
+    as this allocation's (ctx.launch_s, measured) does; a simulated launch's start-up and
+    measuring as SMPI's measured cost does (ctx.sim_cost)."""
     for s in specs:
         if ctx.sim_cost is None:
-            s.startup_s = startup_s(s.nranks, ctx.launch_s)
+            s.startup_s = (ctx.startup_fit.startup_s(s.nranks) if ctx.startup_fit is not None
+                           else startup_s(s.nranks, ctx.launch_s))
             continue
         s.startup_s = ctx.sim_cost.startup_s(s.nranks)
         s.simulated_s = ctx.sim_cost.measure_s(s.benchmark, s.label, s.nranks,

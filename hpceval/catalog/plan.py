@@ -135,6 +135,8 @@ def plan_targets(names: Sequence[str], sets: Sequence[str], ctx: PlanContext,
         why = f": {ctx.notes[0]}" + (f" (and {len(ctx.notes) - 1} more)" if len(ctx.notes) > 1
                                      else "") if ctx.notes else ""
         raise UsageError(f"nothing to run in {' + '.join(names)}{why}")
+    if budget_s is not None:
+        ctx.note(budget.startup_note(ctx))
     return specs
 
 

@@ -25,6 +25,7 @@ class PlanContext:
     fewer_reps: bool = False         # repetitions cut to REPS_LEAN (a short budget)
     budget_scale: float = 1.0        # every point's time budget scaled to fit a run's --budget
     launch_s: Optional[float] = None  # a launch's start-up as measured here (None: the model's)
+    startup_fit: Any = None          # a launch's start-up fitted to earlier ones (budget.py)
     host_memory_bytes: int = 0       # simulated: this host's memory, which every rank shares
     sim_cost: Any = None             # simulated: a launch's wall time (hpceval/simulate/cost.py)
     notes: List[str] = field(default_factory=list)   # what the plan left out, and why

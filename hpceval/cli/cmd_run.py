@@ -16,8 +16,11 @@ from hpceval.cli.common import (add_db, console, db_path, headline_table, tag_te
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, plan_context, run_plan
+from hpceval.catalog.budget import startup_note
 from hpceval.runner.dryrun import describe, dry_run, fmt_duration, plan_json
+from hpceval.runner.run import learn_costs
 from hpceval.runner.placement import Placement, check_request, placement_from_args
+from hpceval.simulate.session import active
 from hpceval.store import Store
 
 NAME = "run"
@@ -163,7 +166,12 @@ def _dry_run(args: argparse.Namespace, place, budget_s) -> int:
     ctx = plan_context(args.np, place)
     if place is not None:        # the nodes of a plan are not this one: K ranks on K cores each
         ctx.cores = max(ctx.cores, place.ppn)
+    learn_costs(ctx, db_path(args), active(), None, create=False)   # nothing launched
     launches = dry_run(args.targets, args.sets, ctx, place, budget_s)
+    if active() is not None and ctx.sim_cost is None:
+        ctx.note("simulated launches estimated as real ones: no SMPI calibration stored for "
+                 "this host (calibration.json; a simulated run measures it)")
+    ctx.note(startup_note(ctx))
     if args.json:
         json.dump(plan_json(args.targets, launches, ctx, budget_s), sys.stdout, indent=1)
         sys.stdout.write("\n")

@@ -1,8 +1,9 @@
 """`hpceval run --dry-run`: the launches a run would make and an estimate of its duration, from
-the plan alone (no launch, no database), as a table or as JSON (`--json`: what a centre, or a
-test, reads of a run on a machine it does not have yet). The estimate of a launch is
-hpceval/catalog/budget.py's: start-up growing with the ranks plus the measuring time its planner
-budgeted."""
+the plan alone (no launch; the database, where there is one, only read), as a table or as JSON
+(`--json`: what a centre, or a test, reads of a run on a machine it does not have yet). The
+estimate of a launch is hpceval/catalog/budget.py's: start-up growing with the ranks (fitted to
+this host's earlier launches where the database has some) plus the measuring time its planner
+budgeted; a simulated one's as SMPI's calibration stored here makes it."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -4,13 +4,14 @@ re-measure unclean headline points, close the run."""
 from __future__ import annotations
 
 import shlex
+import socket
 import sys
 import time
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
-from hpceval.catalog.budget import estimate_s
+from hpceval.catalog.budget import estimate_s, fit_startup
 from hpceval.errors import Interrupted, UsageError
 from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
 from hpceval.launch import find_launcher
@@ -117,8 +118,9 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     launcher = find_launcher(launcher_choice, ctx.cores)
     if place is None and nranks:
         check_ranks(nranks, launcher)                 # said before planning memory for them
-    if getattr(launcher, "simulated", False):
-        ctx.sim_cost = _sim_cost(launcher, db)
+    simulated = getattr(launcher, "simulated", False)
+    learn_costs(ctx, db, launcher.sim if simulated else None,
+                str(paths.binary("p2p")) if simulated else None, create=simulated)
     left = lambda: None if deadline is None else max(deadline - time.monotonic(), 1.0)
     specs = _plan(targets, sets, ctx, trace, left())  # bad settings fail here, before any run
     for binary in {s.binary for s in specs}:
@@ -174,15 +176,28 @@ def _launch_run(session: Session, specs: List[LaunchSpec],
     return status, result.reason, result
 
 
-def _sim_cost(launcher, db: str):
-    """A simulated launch's wall time here (hpceval/simulate/cost.py): smpirun's start-up
-    measured once, the cost of a result learned from the store's earlier simulated runs."""
+def learn_costs(ctx: PlanContext, db: str, sim: Optional[dict], binary: Optional[str],
+                create: bool = True) -> None:
+    """What a launch costs here, from the store's earlier launches on this host: a simulated
+    one's wall time (hpceval/simulate/cost.py: smpirun's start-up measured once with `binary`,
+    else as calibration.json keeps it; the cost of a result learned), a real one's start-up
+    fitted (budget.fit_startup). Without `create` a missing database leaves the models as they
+    are (a real run makes it later, after planning; a dry run never)."""
     from hpceval.simulate.cost import sim_cost
-    store = Store(db)
     try:
-        return sim_cost(launcher.sim, str(paths.binary("p2p")), store)
+        store = Store(db, create=create)
+    except UsageError:
+        if create:
+            raise
+        store = None
+    try:
+        if sim is not None:
+            ctx.sim_cost = sim_cost(sim, binary, store)
+        elif store is not None:
+            ctx.startup_fit = fit_startup(store.real_launches(socket.gethostname()))
     finally:
-        store.close()
+        if store is not None:
+            store.close()
 
 
 def _timed(fn):

@@ -1,15 +1,17 @@
 """What a simulated launch costs in wall time (#45 item 2). SMPI runs every rank of a launch as
 a context of one single-threaded process, so a launch's wall time is not its simulated time:
 
-    wall = start + start_per_rank x P + P x max(measure, results x per_result)
+    wall = start + start_per_rank x P + B x max(measure, results x per_result)
 
 `start` and `start_per_rank`: smpirun's own start-up, measured once per host with two small
 smpirun launches on the run's platform (1 and up to 64 ranks) and kept in the data directory
 (CALIBRATION, re-measured when missing). `measure`: the planner's measuring time (what a rank
 computes runs on this host, one rank after another). `per_result`: wall seconds per result a
-rank, the simulated operations a point takes (a point stops after its few noiseless samples,
-so a shorter point budget does not shorten it). It is learned from the store: the median over
-this host's earlier simulated launches of a benchmark, (elapsed - start-up) / (records x P);
+busy rank, the simulated operations a point takes (a point stops after its few noiseless
+samples, so a shorter point budget does not shorten it). B, the busy ranks: P, but 2 for a
+launch that measures one pair while the others wait blocked (PAIR_KINDS: a rank blocked in SMPI
+costs the simulation nothing). It is learned from the store: the median over this host's
+earlier simulated launches of a benchmark, (elapsed - start-up) / (records x B);
 where the store has none, PER_RESULT_S (measured here, a 2-core VM, fat tree 32 x 2; SMPI 3.32)
 or DEFAULT_PER_RESULT_S."""
 from __future__ import annotations
@@ -26,15 +28,19 @@ from typing import Any, Dict, Optional
 CALIBRATION = "calibration.json"   # beside the simulated platforms, per host
 CAL_RANKS = 64                     # the larger calibration launch (fewer on a smaller platform)
 LAUNCH_OVERHEAD_S = 0.15           # hpceval's side of a launch: spawning, parsing, storing
-# Wall seconds per result per simulated rank, from a 90 s simulated study (64 ranks) here:
-# p2p's 0-1 pattern over every mode and protocol is the dearest (RMA streams in SMPI)
-# (keyed as `kind`: a label's words before its rank count, else the benchmark): p2p's 0-1
-# pattern over every mode and protocol is the dearest (RMA streams in SMPI); mem-latency's
-# chases and sweep's cells run on this host, rank after rank
-PER_RESULT_S = {"pingpong": 0.004, "p2p": 0.006, "p2p 0-1": 0.046, "distance": 0.005,
+# Wall seconds per result per busy rank, from a 90 s simulated study (64 ranks) here (keyed as
+# `kind`: a label's words before its rank count, else the benchmark): p2p's 0-1 pattern over
+# every mode and protocol is the dearest (RMA streams in SMPI); mem-latency's chases and
+# sweep's cells run on this host, rank after rank; pingpong's 0.004 a rank at 4 ranks is 0.008
+# a busy rank
+PER_RESULT_S = {"pingpong": 0.008, "p2p": 0.006, "p2p 0-1": 0.046, "distance": 0.005,
                 "hotspot": 0.04, "random2": 0.033, "collectives": 0.004, "halo": 0.053,
                 "mem-latency": 0.7, "sweep": 0.5}
 DEFAULT_PER_RESULT_S = 0.05
+# Launches that measure ranks 0 and 1 (pair_ranks: pingpong, loggp, eager; p2p's 0-1 and 0-k
+# patterns) while the others wait blocked in MPI_Barrier or MPI_Finalize. Not distance: it
+# measures a pair at a time but every rank joins a barrier after each pair (csrc/comm/distance.c).
+PAIR_KINDS = frozenset({"pingpong", "loggp", "eager", "p2p 0-1", "p2p 0-k"})
 LEARNED_FROM = 200                 # the latest launches of a benchmark the median is taken over
 
 
@@ -43,6 +49,11 @@ def kind(benchmark: str, label: str) -> str:
     benchmark."""
     head = label.split(" np=", 1)[0]
     return head if head != label and head != benchmark else benchmark
+
+
+def busy(benchmark: str, label: str, nranks: int) -> int:
+    """The ranks of a launch that cost the simulation wall time (PAIR_KINDS: two)."""
+    return min(nranks, 2) if kind(benchmark, label) in PAIR_KINDS else nranks
 
 
 def _smpirun_s(sim: Dict[str, Any], np: int, binary: str) -> float:
@@ -61,13 +72,9 @@ def _smpirun_s(sim: Dict[str, Any], np: int, binary: str) -> float:
 def calibration(sim: Dict[str, Any], binary: str) -> Dict[str, float]:
     """smpirun's start-up on this host: {start_s, per_rank_s}, measured once (two launches of
     one point of p2p, 2 and up to CAL_RANKS ranks) and kept beside the platforms."""
-    path = Path(sim["platform_file"]).parent.parent / CALIBRATION
+    path, known = _calibrations(sim)
     host = socket.gethostname()
-    try:
-        known = json.loads(path.read_text())
-    except (OSError, ValueError):
-        known = {}
-    if isinstance(known.get(host), dict) and {"start_s", "per_rank_s"} <= set(known[host]):
+    if _usable(known.get(host)):
         return known[host]
     big = max(min(CAL_RANKS, sim["nodes"] * sim["ppn"]), 2)
     small_s, big_s = _smpirun_s(sim, 2, binary), _smpirun_s(sim, big, binary)
@@ -84,15 +91,36 @@ def calibration(sim: Dict[str, Any], binary: str) -> Dict[str, float]:
     return mine
 
 
+def _calibrations(sim: Dict[str, Any]):
+    """calibration.json's path (beside the simulated platforms) and what it holds per host."""
+    path = Path(sim["platform_file"]).parent.parent / CALIBRATION
+    try:
+        known = json.loads(path.read_text())
+    except (OSError, ValueError):
+        known = {}
+    return path, known if isinstance(known, dict) else {}
+
+
+def _usable(cal: Any) -> bool:
+    return isinstance(cal, dict) and {"start_s", "per_rank_s"} <= set(cal)
+
+
+def stored_calibration(sim: Dict[str, Any]) -> Optional[Dict[str, float]]:
+    """This host's calibration as calibration.json keeps it, None when it has none (nothing is
+    measured: `run --dry-run --simulate`)."""
+    cal = _calibrations(sim)[1].get(socket.gethostname())
+    return cal if _usable(cal) else None
+
+
 def learned(store, host: str) -> Dict[str, float]:
-    """Wall seconds per result per rank of this host's earlier simulated launches, per
-    benchmark (the median of its latest LEARNED_FROM that ended ok with records)."""
+    """Wall seconds per result per busy rank of this host's earlier simulated launches, per
+    kind (the median of its latest LEARNED_FROM that ended ok with records)."""
     rows = store.simulated_launches(host)
     per: Dict[str, list] = {}
     for bench, label, nranks, elapsed, startup, n in rows:
         key = kind(bench, label)
         if n and len(per.setdefault(key, [])) < LEARNED_FROM:
-            per[key].append(max(elapsed - startup, 0.0) / (n * max(nranks, 1)))
+            per[key].append(max(elapsed - startup, 0.0) / (n * max(busy(bench, label, nranks), 1)))
     return {b: statistics.median(v) for b, v in per.items() if v}
 
 
@@ -102,18 +130,31 @@ class SimCost:
     def __init__(self, start_s: float, per_rank_s: float, per_result: Dict[str, float]):
         self.start_s, self.per_rank_s = start_s, per_rank_s
         self.per_result = {**PER_RESULT_S, **per_result}
+        self.learned = set(per_result)
 
     def startup_s(self, nranks: int) -> float:
         return self.start_s + self.per_rank_s * nranks
+
+    def note(self) -> str:
+        learned = (f"learned from earlier simulated launches here for {len(self.learned)} "
+                   "kinds, else from" if self.learned else "from")
+        return (f"simulated start-up {self.start_s:.2f} s + {self.per_rank_s * 1e3:.2f} ms a "
+                f"rank (smpirun's, {CALIBRATION}); a result's cost {learned} the table "
+                "measured here")
 
     def measure_s(self, benchmark: str, label: str, nranks: int, results: int,
                   planned: float) -> float:
         each = self.per_result.get(kind(benchmark, label),
                                    self.per_result.get(benchmark, DEFAULT_PER_RESULT_S))
-        return nranks * max(planned, results * each)
+        return busy(benchmark, label, nranks) * max(planned, results * each)
 
 
-def sim_cost(sim: Dict[str, Any], binary: str, store: Optional[Any]) -> SimCost:
-    cal = calibration(sim, binary)
+def sim_cost(sim: Dict[str, Any], binary: Optional[str],
+             store: Optional[Any]) -> Optional[SimCost]:
+    """The model with smpirun's start-up measured (once) when `binary` is given, else as
+    calibration.json keeps it (None when it has none); results' costs learned from `store`."""
+    cal = calibration(sim, binary) if binary is not None else stored_calibration(sim)
+    if cal is None:
+        return None
     return SimCost(cal["start_s"], cal["per_rank_s"],
                    learned(store, socket.gethostname()) if store is not None else {})

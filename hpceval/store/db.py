@@ -309,16 +309,29 @@ class Store:
             c.execute("UPDATE runs SET status = ?, reason = ?, finished = coalesce(finished, ?)"
                       " WHERE id = ?", (status, reason, now(), run_id))
 
-    def simulated_launches(self, host: str) -> List[Tuple]:
-        """This host's simulated launches that ended ok with an estimate, latest first:
-        (benchmark, label, nranks, elapsed_s, startup_s, records) (hpceval/simulate/cost.py)."""
+    def _launches_here(self, columns: str, host: str, simulated: bool, where: str = "",
+                       limit: int = -1) -> List[Tuple]:
+        """`columns` of this host's simulated (or real) launches that ended ok with an
+        estimate, latest first."""
         return self.conn.execute(
-            "SELECT l.benchmark, l.label, l.nranks, l.elapsed_s, l.startup_s, "
-            "(SELECT count(*) FROM records r WHERE r.launch_id = l.id) FROM launches l "
-            "JOIN runs u ON u.id = l.run_id JOIN fingerprints f ON f.id = u.fingerprint_id "
-            "WHERE l.status = 'ok' AND l.startup_s IS NOT NULL AND l.elapsed_s IS NOT NULL "
-            "AND json_extract(f.data, '$.simulated') IS NOT NULL AND f.hostname = ? "
-            "ORDER BY l.id DESC", (host,)).fetchall()
+            f"SELECT {columns} FROM launches l JOIN runs u ON u.id = l.run_id "
+            "JOIN fingerprints f ON f.id = u.fingerprint_id WHERE l.status = 'ok' "
+            "AND l.startup_s IS NOT NULL AND l.elapsed_s IS NOT NULL AND f.hostname = ? "
+            f"AND json_extract(f.data, '$.simulated') IS {'NOT ' if simulated else ''}NULL "
+            f"{where} ORDER BY l.id DESC LIMIT ?", (host, limit)).fetchall()
+
+    def simulated_launches(self, host: str) -> List[Tuple]:
+        """(benchmark, label, nranks, elapsed_s, startup_s, records) of this host's simulated
+        launches (hpceval/simulate/cost.py)."""
+        return self._launches_here(
+            "l.benchmark, l.label, l.nranks, l.elapsed_s, l.startup_s, "
+            "(SELECT count(*) FROM records r WHERE r.launch_id = l.id)", host, True)
+
+    def real_launches(self, host: str, limit: int = 500) -> List[Tuple]:
+        """(nranks, elapsed_s, estimate_s, startup_s) of this host's latest real launches
+        (hpceval/catalog/budget.py fit_startup)."""
+        return self._launches_here("l.nranks, l.elapsed_s, l.estimate_s, l.startup_s", host,
+                                   False, "AND l.estimate_s IS NOT NULL", limit)
 
     def add_launch(self, run_id: int, launch: Dict[str, Any], records: List[Dict[str, Any]],
                    trace: Optional[Dict[str, Any]] = None) -> int:

@@ -1,0 +1,85 @@
+"""What a simulated launch costs in wall time (hpceval/simulate/cost.py), in-process: the cost of
+a result learned from planted earlier launches, a pair launch charged for its two busy ranks,
+and the stored calibration read without launching anything (run --dry-run --simulate). No
+smpirun; each test well under a second."""
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from helpers import plant_launch
+from hpceval.catalog import PlanContext
+from hpceval.runner.run import learn_costs
+from hpceval.simulate.cost import (CALIBRATION, PER_RESULT_S, SimCost, busy, learned,
+                                   sim_cost)
+from hpceval.store import Store
+
+HOST = socket.gethostname()
+START_S = 0.4              # the planted launches' start-up (stored as their startup_s)
+HALO_S = 0.02              # wall seconds a result a rank: every rank of a halo launch is busy
+PAIR_S = 0.03              # a result a busy rank of p2p 0-1: two ranks busy whatever P is
+
+
+def fingerprint(name: str, simulated: bool) -> dict:
+    return {"hash": name, "hostname": HOST, "cores": 2,
+            **({"simulated": {"name": "fat-tree"}} if simulated else {})}
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "r.sqlite")
+    sim = fingerprint("sim", True)
+    for nranks, results in ((4, 10), (8, 6), (16, 12)):
+        plant_launch(s, sim, "halo", nranks, results=results, startup_s=START_S,
+                     elapsed_s=START_S + results * nranks * HALO_S)
+        plant_launch(s, sim, "p2p", nranks, label=f"p2p 0-1 np={nranks}", results=results,
+                     startup_s=START_S, elapsed_s=START_S + results * 2 * PAIR_S)
+    # a real launch of halo on this host: not the simulation's cost
+    plant_launch(s, fingerprint("real", False), "halo", 4, results=10, elapsed_s=50.0)
+    yield s
+    s.close()
+
+
+def test_the_cost_of_a_result_learned_is_the_planted_one(store):
+    got = learned(store, HOST)
+    assert got["halo"] == pytest.approx(HALO_S) and got["p2p 0-1"] == pytest.approx(PAIR_S)
+    assert learned(store, "another-host") == {}
+
+
+def test_a_pair_launch_is_charged_for_its_two_busy_ranks(store):
+    assert busy("p2p", "p2p 0-1 np=64", 64) == busy("pingpong", "pingpong np=32", 32) == 2
+    assert busy("p2p", "p2p ring np=64", 64) == busy("distance", "distance np=64", 64) == 64
+    assert busy("loggp", "loggp np=1", 1) == 1
+    cost = SimCost(START_S, 1e-3, learned(store, HOST))
+    # 1,024 ranks of p2p 0-1: two of them measure, the others wait blocked
+    assert cost.measure_s("p2p", "p2p 0-1 np=1024", 1024, 100, 0.0) == pytest.approx(
+        2 * 100 * PAIR_S)
+    assert cost.measure_s("halo", "halo np=1024", 1024, 100, 0.0) == pytest.approx(
+        1024 * 100 * HALO_S)
+    assert cost.measure_s("sweep", "sweep np=2", 2, 1, 0.0) == 2 * PER_RESULT_S["sweep"]
+
+
+def platform(tmp_path) -> dict:
+    where = tmp_path / "simulated" / "fat-tree-abc"
+    where.mkdir(parents=True)
+    return {"platform_file": str(where / "platform.xml"), "hostfile": str(where / "hosts.txt"),
+            "nodes": 32, "ppn": 2}
+
+
+def test_a_dry_run_reads_the_stored_calibration_and_launches_nothing(tmp_path, store):
+    sim = platform(tmp_path)
+    ctx = PlanContext(cores=2, llc_bytes=1 << 20, mem_available_bytes=1 << 30)
+    missing = str(tmp_path / "none.sqlite")
+    learn_costs(ctx, missing, sim, None, create=False)      # no binary: nothing is measured
+    assert ctx.sim_cost is None and not (tmp_path / "none.sqlite").exists()
+    (tmp_path / "simulated" / CALIBRATION).write_text(json.dumps(
+        {"elsewhere": {"start_s": 9.0, "per_rank_s": 0.1},
+         HOST: {"start_s": 0.37, "per_rank_s": 0.0031, "measured_ranks": 64}}))
+    learn_costs(ctx, str(store.path), sim, None, create=False)
+    assert ctx.sim_cost.startup_s(64) == pytest.approx(0.37 + 64 * 0.0031)
+    assert ctx.sim_cost.per_result["halo"] == pytest.approx(HALO_S)   # and the store's costs
+    assert "0.37 s + 3.10 ms a rank" in ctx.sim_cost.note()
+    assert "for 2 kinds" in ctx.sim_cost.note()
+    assert sim_cost(sim, None, None).per_result == PER_RESULT_S
