@@ -116,3 +116,17 @@ def test_compare_decides_every_shared_point():
     assert out["summary"][1]["verdicts"] == {dec.FASTER: 0, dec.SLOWER: 1, dec.SAME: 1,
                                              dec.UNDECIDED: 1, dec.NOT_COMPARABLE: 0}
     assert out["tolerance"] == dec.TOLERANCE and out["interval"]["level"] == 0.95
+
+
+@pytest.mark.filterwarnings("error")
+def test_identical_samples_are_decided_not_undecided():
+    """A simulated point's samples are all one value (tests/simulate/test_regression_planted.py):
+    the interval is the ratio itself, and the verdict follows it, without a warning."""
+    flat = [1.5] * 20
+    same = dec.decide(rec(flat), rec(flat))
+    assert same["verdict"] == dec.SAME and same["low"] == same["high"] == 1.0, same
+    slow = dec.decide(rec(flat), rec([1.8] * 20))
+    assert slow["verdict"] == dec.SLOWER, slow
+    assert slow["low"] == pytest.approx(1.2) and slow["high"] == pytest.approx(1.2)
+    near = dec.decide(rec(flat), rec([1.5 * 1.03] * 20))
+    assert near["verdict"] == dec.SAME, near
