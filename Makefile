@@ -21,8 +21,9 @@ quick: setup build
 	$(VENV)/bin/hpceval report -o $(REPORT)
 
 # Two passes: the tests that time nothing on two workers (a file's tests on one worker, in order;
-# tests/conftest.py), then those marked `alone` (they assert on measured time, or pin a virtual
-# cluster to the CPUs) one at a time with the machine to themselves.
+# tests/conftest.py), then those marked `alone` (they use the virtual clusters, which pin their
+# nodes to the CPUs): tests/cluster's on one worker and tests/slurm's on the other, a virtual
+# cluster each, with nothing else running.
 # PYTHONDONTWRITEBYTECODE emptied: with it set, each of the suite's `python -m hpceval`
 # processes compiled hpceval's sources anew (0.15 s of CPU each), and pytest rewrote every test
 # module's asserts again in each pass's collection; the caches go to the clone's __pycache__.
@@ -42,9 +43,12 @@ test: export HPCEVAL_CCACHE = 1
 # make test's own builds used: through ccache's compiler names those compile from its cache
 # (a full build: 57 s cold, 5.6 s warm, the same binaries byte for byte).
 test: export PATH := /usr/lib/ccache:$(PATH)
-test: setup build build-mpich build-smpi tools
+# Once deps has installed every package, the venvs (pip: mostly waiting on the registry) and the
+# three builds (compiling) run side by side.
+test: deps
+	@$(MAKE) --no-print-directory -j5 -Otarget setup build build-mpich build-smpi tools
 	$(TESTENV) $(VENV)/bin/python -m pytest -m "not alone" -n 2 --dist loadfile
-	$(TESTENV) $(VENV)/bin/python -m pytest -m alone
+	$(TESTENV) $(VENV)/bin/python -m pytest -m alone -n 2 --by-directory
 
 deps:
 	@MPICC="$(MPICC)" sh scripts/install-deps.sh

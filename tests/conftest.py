@@ -20,7 +20,7 @@ load_rows()
 # (Not xdist_group marks: xdist 3.8 writes its group into a node id that pytest 9 no longer
 # reads, so every test was scheduled alone and a split file ran its module fixtures twice.)
 # The directories whose session fixture owns a machine-wide resource (a virtual cluster) run in
-# the second pass, which has the machine to itself.
+# the second pass: one worker each, nothing else beside them.
 WHOLE_DIRECTORIES = ("cluster", "slurm")
 
 
@@ -32,14 +32,22 @@ LONGEST_FIRST = ("simulate/test_study64.py", "test_cbuild.py", "experiment/test_
                  "kernels/test_dense.py", "benchmarks/test_store_scale.py")
 
 
-def _longest_first(here: Path, item) -> int:
+# The second pass runs tests/cluster and tests/slurm side by side (--by-directory); the two-node
+# studies, which run for their whole budget and leave out what does not fit in it, go last,
+# once the Slurm directory (70-90 s) has left the CPUs to them.
+LAST = ("cluster/test_study.py",)
+
+
+def _place(here: Path, item) -> int:
     rel = Path(str(item.fspath)).relative_to(here).as_posix()
-    return LONGEST_FIRST.index(rel) if rel in LONGEST_FIRST else len(LONGEST_FIRST)
+    if rel in LONGEST_FIRST:
+        return LONGEST_FIRST.index(rel) - len(LONGEST_FIRST)
+    return 1 if rel in LAST else 0
 
 
 def pytest_collection_modifyitems(config, items):
     here = Path(__file__).parent
-    items.sort(key=lambda item: _longest_first(here, item))      # stable: a file stays in order
+    items.sort(key=lambda item: _place(here, item))      # stable: a file's tests stay in order
     for item in items:
         rel = Path(str(item.fspath)).relative_to(here)
         # the virtual clusters pin their nodes to the CPUs: beside another test's ranks, MPICH
@@ -47,6 +55,24 @@ def pytest_collection_modifyitems(config, items):
         # "timeout" (a fresh-clone run).
         if rel.parts[0] in WHOLE_DIRECTORIES:
             item.add_marker(pytest.mark.alone)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--by-directory", action="store_true",
+                     help="with -n: a directory's tests on one worker, in order (the second pass: "
+                          "tests/cluster's virtual cluster on one, tests/slurm's on the other)")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--by-directory: xdist's load-by-scope, the scope a test's directory."""
+    if not config.getoption("by_directory"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByDirectory(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid.split("::", 1)[0].rsplit("/", 1)[0]
+    return ByDirectory(config, log)
 
 
 def pytest_sessionstart(session):
