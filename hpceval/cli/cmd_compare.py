@@ -20,7 +20,7 @@ from hpceval.store import dump_json
 
 NAME = "compare"
 HELP = ("compare runs (of this or imported machines): every shared point's ratio to the "
-        "reference with its 95% interval and a verdict (faster, slower, same, undecided)")
+        "reference with its 95%% interval and a verdict (faster, slower, same, undecided)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -48,3 +48,14 @@ def test_experiment_help_lists_every_registered_kind():
                          capture_output=True, text=True, cwd=ROOT, timeout=60,
                          env={"COLUMNS": "400", "PATH": "/usr/bin:/bin"}).stdout
     assert EXPERIMENTS and all(f"{name}:" in out for name in EXPERIMENTS), out
+
+
+def test_every_help_prints_without_a_traceback():
+    # A stray '%' in a help text ('95% interval') made `hpceval --help` die in argparse.
+    import argparse
+    from hpceval.cli import build_parser
+    top = build_parser(["--help"])
+    assert "compare" in top.format_help()
+    subs = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    for name, parser in subs.choices.items():
+        assert parser.format_help(), name
