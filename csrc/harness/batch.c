@@ -73,6 +73,7 @@ static int apply_k(hpc_batch *b, long next)
     }
     b->calibrating = 0;
     hpc_sampler_init(&b->s, &hpc_reps);
+    b->s.comm = b->comm;  /* every rank calls add: they agree on preempted samples */
     return 0;
 }
 

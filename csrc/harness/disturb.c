@@ -18,7 +18,8 @@ static struct {
     double slower;          /* the slowest rank's probe over its fastest, 0: not gathered */
     int slower_rank;
     double line, line_best; /* a pair's cache-line round trip [ns] now and its fastest, 0: none */
-} w = {.gathered = -1};
+    int hits, dropped, taken; /* the sampler's marks (hpc_disturb_samples), taken -1: none */
+} w = {.gathered = -1, .taken = -1};
 
 /* The core's speed: a fixed copy inside L1, timed (median of PROBE_REPS), outside any timed
  * region. A vCPU beside a busy hyperthread of another guest, or a lowered clock, shows in no
@@ -57,7 +58,8 @@ static double core_probe(int copies)
 static double core_slower(void)
 {
     int slowed = hpc_inject == HPC_INJECT_SLOW_CORE && hpc_rank == hpc_nranks - 1;
-    double end = core_probe(slowed ? 2 * PROBE_COPIES : PROBE_COPIES), worst = end > w.core_start ? end : w.core_start;
+    double end = core_probe(slowed ? 3 * PROBE_COPIES : PROBE_COPIES);
+    double worst = end > w.core_start ? end : w.core_start;
     return worst / core_best;
 }
 
@@ -92,6 +94,7 @@ void hpc_disturb_start(void)
     w.gathered = -1;
     cpu_jiffies(&w.steal, &w.total);
     w.slower = w.line = 0;
+    w.taken = -1;
     if (core_best == 0)  /* the launch's first window: a reference to compare with */
         for (int i = 0; i < PROBE_CALIBRATE; i++)
             core_probe(PROBE_COPIES);
@@ -117,6 +120,30 @@ void hpc_disturb_gather(MPI_Comm comm)
         w.line = 0;
 }
 
+void hpc_disturb_samples(int hits, int dropped, int taken)
+{
+    w.hits = hits;
+    w.dropped = dropped;
+    w.taken = taken;
+}
+
+/* Preempted too often for the median to stand: the reason, written into why, or NULL. */
+static const char *too_preempted(const hpc_disturbance *d, int n, char *why, size_t len)
+{
+    if (w.taken >= 0) {  /* a sampler's: fine while at most half were preempted */
+        if (2 * (w.dropped + w.hits) <= w.taken)
+            return NULL;
+        snprintf(why, len, "other processes preempted the ranks during %d of %d samples",
+                 w.dropped + w.hits, w.taken);
+        return why;
+    }
+    if (d->preemptions < HPC_DISTURB_MIN_PREEMPT || d->preemptions * HPC_DISTURB_SAMPLES_PER < n)
+        return NULL;
+    snprintf(why, len, "other processes preempted the ranks %ld times in %d samples",
+             d->preemptions, n);
+    return why;
+}
+
 const char *hpc_disturb_judge(hpc_disturbance *d, int n)
 {
     static char why[128];
@@ -132,6 +159,7 @@ const char *hpc_disturb_judge(hpc_disturbance *d, int n)
     }
     d->core_slower = w.slower;
     d->pair_line_ns = w.line;
+    d->dropped = w.taken >= 0 ? w.dropped : -1;
 #ifdef HPC_SMPI
     /* SimGrid SMPI (smpicc's mpi.h): the ranks are contexts of one simulator process and time
      * is simulated, so the host's preemptions and steal time do not reach the measurement. */
@@ -141,12 +169,8 @@ const char *hpc_disturb_judge(hpc_disturbance *d, int n)
         snprintf(why, sizeof why, "the hypervisor stole %.0f%% of the CPU time", 100 * d->steal);
         return why;
     }
-    if (d->preemptions >= HPC_DISTURB_MIN_PREEMPT &&
-        d->preemptions * HPC_DISTURB_SAMPLES_PER >= n) {
-        snprintf(why, sizeof why, "other processes preempted the ranks %ld times in %d samples",
-                 d->preemptions, n);
+    if (too_preempted(d, n, why, sizeof why))
         return why;
-    }
     if (w.line > HPC_DISTURB_MOVED * w.line_best) {
         snprintf(why, sizeof why, "the pair's cache line took %.1fx longer to go round than at "
                  "its fastest in this launch (a core moved farther away)", w.line / w.line_best);

@@ -34,7 +34,7 @@ static const hpc_option common_options[] = {
      .help = "stop when the median's 95% CI half-width / median is at most this"},
     {.name = "budget", .type = HPC_DOUBLE, .def = "1.0", .min = 0, .max = 86400,
      .help = "seconds per measured point (warm-up included)"},
-    {.name = "inject", .type = HPC_CHOICE, .def = "none", .choices = "none|corrupt|hang|die|slow-core|far-pair|late-thread",
+    {.name = "inject", .type = HPC_CHOICE, .def = "none", .choices = "none|corrupt|hang|die|slow-core|far-pair|late-thread|preempted",
      .help = "fault injection for testing the harness"},
     {0}};
 
@@ -146,7 +146,7 @@ void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
 
     /* In the order of hpc_inject_mode; the option's choices are checked already. */
     static const char *const injects[] = {"none", "corrupt", "hang", "die", "slow-core",
-                                          "far-pair", "late-thread"};
+                                          "far-pair", "late-thread", "preempted"};
     const char *inject = hpc_opt_str("inject");
     for (int i = 0; i < (int)(sizeof injects / sizeof *injects); i++)
         if (strcmp(inject, injects[i]) == 0)

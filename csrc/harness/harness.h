@@ -34,9 +34,10 @@ typedef enum {
     HPC_INJECT_CORRUPT,  /* damage data before the check: the check must fail */
     HPC_INJECT_HANG,     /* last rank sleeps forever at the first point */
     HPC_INJECT_DIE,      /* last rank calls _exit(7) at the first point */
-    HPC_INJECT_SLOW_CORE, /* last rank's core probe does twice the work when a window closes */
+    HPC_INJECT_SLOW_CORE, /* last rank's core probe does three times the work when a window closes */
     HPC_INJECT_FAR_PAIR, /* a pair's rank 1 answers its cache line late after the first time */
-    HPC_INJECT_LATE_THREAD /* OpenMP thread 0 enters a parallel region 5 ms after the others */
+    HPC_INJECT_LATE_THREAD, /* OpenMP thread 0 enters a parallel region 5 ms after the others */
+    HPC_INJECT_PREEMPTED /* last rank says it was preempted during every third sample */
 } hpc_inject_mode;
 
 extern int hpc_rank, hpc_nranks;     /* in MPI_COMM_WORLD */

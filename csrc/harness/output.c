@@ -448,6 +448,8 @@ void hpc_result_stats(hpc_json *j, const hpc_stats *s, int converged)
     if (d.pair_line_ns > 0)
         hpc_json_num(j, "pair_line_ns", d.pair_line_ns);
     hpc_json_close(j);
+    if (d.dropped >= 0)  /* preempted samples set aside: the stats are over the others */
+        hpc_json_int(j, "dropped", d.dropped);
     if (s->nkept > 0) {  /* the stats' own samples (stats.h): percentiles, bootstraps */
         hpc_json_array(j, "samples");
         for (int i = 0; i < s->nkept; i++)

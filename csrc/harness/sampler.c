@@ -1,11 +1,15 @@
 /* sampler.c - repetition control: warm-up, CI-based stopping, time budget. */
 #include "sampler.h"
 #include "disturb.h"
+#include "harness.h"
+#include "runwait.h"
 #include "stats.h"
 #include "timer.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+int hpc_sampler_judge = 1;
 
 void hpc_sampler_init(hpc_sampler *s, const hpc_rep *rep)
 {
@@ -15,8 +19,12 @@ void hpc_sampler_init(hpc_sampler *s, const hpc_rep *rep)
     s->sorted = malloc((size_t)rep->max_reps * sizeof(double));
     if (!s->samples || !s->sorted)
         abort();
+    s->comm = MPI_COMM_NULL;
     s->t_start = hpc_now();
     hpc_disturb_start();  /* a new point: its disturbance window opens */
+    s->nivcsw = hpc_preemptions_self();
+    s->waited = hpc_runwait_total();
+    s->t_prev = hpc_now();
 }
 
 void hpc_sampler_free(hpc_sampler *s)
@@ -26,14 +34,50 @@ void hpc_sampler_free(hpc_sampler *s)
     s->samples = s->sorted = NULL;
 }
 
+/* Was any rank of the sample preempted since the previous sample ended? Between samples. */
+static int preempted(hpc_sampler *s)
+{
+#ifdef HPC_SMPI
+    (void)s;
+    return 0;  /* simulated time: the host's scheduler does not reach it */
+#else
+    long now = hpc_preemptions_self();
+    double t = hpc_now();
+    int hit = 0;
+    if (now != s->nivcsw && hpc_sampler_judge) {  /* preempted: how long? (runwait.h) */
+        double waited = hpc_runwait_total();
+        hit = waited < 0 || waited - s->waited > HPC_DISTURB_LOST * (t - s->t_prev);
+        s->waited = waited;
+    }
+    s->nivcsw = now;
+    s->t_prev = t;
+    /* --inject preempted: the last rank reports every third sample taken after warm-up */
+    if (hpc_inject == HPC_INJECT_PREEMPTED && hpc_rank == hpc_nranks - 1 &&
+        s->nwarm >= s->rep.warmup && (s->n + s->dropped) % 3 == 2)
+        hit = 1;
+    if (s->comm != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, &hit, 1, MPI_INT, MPI_LOR, s->comm);
+    return hit;
+#endif
+}
+
 void hpc_sampler_add(hpc_sampler *s, double sample)
 {
+    int hit = preempted(s);
     if (s->nwarm < s->rep.warmup) {
         s->nwarm++;
         return;
     }
     if (s->n >= s->rep.max_reps)
         return;
+    /* Set aside while at most half (and a CI's worth) were: beyond, keep them (disturb.c). */
+    if (hit && 2 * s->dropped <= s->n + s->dropped + HPC_CI_MIN_N) {
+        s->dropped++;  /* set aside, as a warm-up sample is */
+        hpc_disturb_samples(s->hits, s->dropped, s->n + s->dropped);
+        return;
+    }
+    s->hits += hit;
+    hpc_disturb_samples(s->hits, s->dropped, s->n + 1 + s->dropped);
     s->samples[s->n] = sample;
     /* Insertion into the sorted copy: O(n), cheaper than sorting each time. */
     int i = s->n;
@@ -77,6 +121,7 @@ int hpc_sampler_more_coll(hpc_sampler *s, MPI_Comm comm)
 {
     int rank, more = 0;
     MPI_Comm_rank(comm, &rank);
+    s->comm = comm;  /* from now on the ranks agree on which samples were preempted */
     if (rank == 0)
         more = hpc_sampler_more(s);
     MPI_Bcast(&more, 1, MPI_INT, 0, comm);

@@ -15,6 +15,16 @@
  * but never fewer than min_reps: the budget does not cut a point below its
  * minimum (min_reps <= max_reps is checked when options are parsed). The decision is taken between samples,
  * never inside a timed region.
+ *
+ * Preempted samples are set aside, not whole points: add() does not keep a
+ * sample during which this process's busy threads were kept off a CPU for more
+ * than HPC_DISTURB_LOST of the sample's time (an involuntary context switch,
+ * getrusage, then the threads' run-queue wait, runwait.h), as it keeps no
+ * warm-up sample. A
+ * collective sampler (more_coll, or a batch's) ORs that over the ranks of its
+ * communicator first, so that every rank keeps the same samples. At most
+ * half of the samples taken are set aside: beyond that the machine is busy,
+ * the preempted samples are kept and the point is disturbed (disturb.h).
  */
 #ifndef HPC_SAMPLER_H
 #define HPC_SAMPLER_H
@@ -38,11 +48,23 @@ typedef struct {
     int nwarm;         /* warm-up samples seen so far */
     double t_start;
     int converged;     /* CI target reached (valid once more() returned 0) */
+    MPI_Comm comm;     /* the ranks that take each sample together, MPI_COMM_NULL: this one */
+    long nivcsw;       /* this process's preemptions when the previous sample ended */
+    double t_prev;     /* when the previous sample ended */
+    double waited;     /* hpc_runwait_total() when this sampler last read it */
+    int dropped;       /* preempted samples set aside */
+    int hits;          /* preempted samples kept (more than half were preempted) */
 } hpc_sampler;
+
+/* 1 (the default): set preempted samples aside. The probes of tests/csrc set 0: their samples
+ * are numbers read from stdin, not times, and must be kept whatever the machine does. */
+extern int hpc_sampler_judge;
 
 void hpc_sampler_init(hpc_sampler *s, const hpc_rep *rep);
 void hpc_sampler_add(hpc_sampler *s, double sample);
 int hpc_sampler_more(hpc_sampler *s);
+/* Collective over the sampler's comm when it has one (more_coll, a batch): every rank of it
+ * calls add after every sample. */
 /* Collective over comm: rank 0 decides with its own samples and broadcasts
  * the decision, so all ranks run the same number of repetitions. Call it
  * outside the timed region. */

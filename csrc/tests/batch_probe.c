@@ -23,6 +23,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "batch_probe: expected 'target cap ops warmup min max ci budget'\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    hpc_sampler_judge = 0;  /* numbers read from stdin, not times (sampler.h) */
     hpc_batch b;
     hpc_batch_init(&b, target, cap, ops, MPI_COMM_SELF);
     printf("{\"ks\": [");

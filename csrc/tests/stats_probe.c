@@ -22,6 +22,7 @@ int main(void)
         return 2;
     }
     hpc_sampler s;
+    hpc_sampler_judge = 0;  /* numbers read from stdin, not times (sampler.h) */
     hpc_sampler_init(&s, &rep);
     int consumed = 0;
     double x;

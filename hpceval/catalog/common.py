@@ -18,9 +18,12 @@ REPETITION = (
           "stop when the 95% CI of the median is within this fraction of it", 0.0001, 1.0),
     Param("budget", "float", 1.0, "seconds spent at most per measured point", 0.001, 3600.0),
     # Fault injection, so the tests can prove that a wrong answer, a dead rank or a hung rank is
-    # caught: corrupt received/computed data, the last rank exits, the last rank hangs.
-    Param("inject", "choice", "none", "fault injection for testing: none, corrupt, die, hang",
-          choices=("none", "corrupt", "die", "hang")),
+    # caught: corrupt received/computed data, the last rank exits, the last rank hangs; and that
+    # the disturbance checks see what they are for (docs/records.md): a slowed core, a preempted
+    # sample (benchmarks/disturbance_rates.py plants them into whole suites).
+    Param("inject", "choice", "none", "fault injection for testing: none, corrupt, die, hang, "
+          "slow-core, preempted", choices=("none", "corrupt", "die", "hang", "slow-core",
+                                           "preempted")),
 )
 
 REPETITION_NAMES = tuple(p.name for p in REPETITION)

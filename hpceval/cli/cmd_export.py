@@ -16,6 +16,7 @@ from pathlib import Path
 from hpceval import strictjson
 from hpceval.cli.common import add_db, no_db_yet, open_store, resolve_runs
 from hpceval.outfiles import output_errors
+from hpceval.quality import field
 from hpceval.errors import UsageError
 from hpceval.store import STATS, dump_json
 from hpceval.store.samples import SHAPE
@@ -25,7 +26,7 @@ HELP = ("export runs (all by default) as JSON or CSV on stdout, or their stored 
         "archives (--format otf2 -o DIR)")
 
 CSV_COLUMNS = ("run_id", "run_uuid", "started", "suite", "status", "hostname", "benchmark", "params",
-               "metric", "unit", "statistic", "better") + STATS + ("converged",) + SHAPE
+               "metric", "unit", "statistic", "better") + STATS + ("converged", "dropped") + SHAPE
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -120,5 +121,6 @@ def execute(args: argparse.Namespace) -> int:
                                      r["benchmark"], json.dumps(r["params"], sort_keys=True),
                                      r["metric"], r["unit"], r["statistic"], r["better"])),
                         *(_cell(r["stats"][k]) for k in STATS), int(r["converged"]),
+                        _cell(field(r, "dropped")),
                         *(_cell(r["stats"].get(k)) for k in SHAPE)])
     return 0

@@ -11,7 +11,7 @@ from hpceval.analysis.nodes import FINDING, node_lines
 from hpceval.analysis.perfvars import perf_lines
 from hpceval.cli.cardview import card_table
 from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store, print_rows, printable
-from hpceval.quality import verdict
+from hpceval.quality import field, verdict
 from hpceval.cli.cmd_machine import fingerprint_table
 from hpceval.cli.summaryview import summary_table, warning_lines
 from hpceval.store import dump_json
@@ -71,14 +71,16 @@ def execute(args: argparse.Namespace) -> int:
     for r in run["records"]:
         s = r["stats"]
         params = " ".join(f"{k}={v}" for k, v in r["params"].items())
+        dropped = field(r, "dropped") or 0
         rows.append([r["benchmark"], params, r["metric"], r["unit"] + mark.tag(r), r["statistic"],
-                     str(s["n"]),
+                     str(s["n"]) + (f" (+{dropped} set aside)" if dropped else ""),
                      *(fmt_value(s[k]) if s.get(k) is not None else "-"
                        for k in ("min", "median", "p90", "p99", "max", "mean")),
                      "-" if s.get("cv") is None else f"{100 * s['cv']:.1f}%",
                      f"{fmt_value(s['ci_low'])}..{fmt_value(s['ci_high'])}", verdict(r)])
-    print_rows(con, "results (p50: the median; p90, p99 from the stored samples, '-' for a point "
-               "stored without them; CV: stddev / mean)",
+    print_rows(con, "results (n: samples kept, '+k set aside': preempted samples left out; p50: "
+               "the median; p90, p99 from the stored samples, '-' for a point stored without "
+               "them; CV: stddev / mean)",
                ["benchmark", "params", "metric", "unit", "stat", "n", "min", "p50", "p90", "p99",
                 "max", "mean", "CV", "95% CI", "quality"], rows)
     for l in run["launches"]:

@@ -84,7 +84,7 @@ def test_percentiles_shown_exported_and_followed(cli):
     assert "p90" in text and "p99" in text and "CV" in text
     assert f" {fmt_value(p90)} " in text and f" {fmt_value(p99)} " in text
     rows = list(csv.DictReader(io.StringIO(cli("export", "1", "--format", "csv"))))
-    assert list(rows[0])[-5:] == ["converged", "p50", "p90", "p99", "cv"]
+    assert list(rows[0])[-6:] == ["converged", "dropped", "p50", "p90", "p99", "cv"]
     assert float(rows[0]["p90"]) == pytest.approx(p90, rel=1e-12)
     assert float(rows[0]["p99"]) == pytest.approx(p99, rel=1e-12)
     assert float(rows[0]["cv"]) == pytest.approx(x.std(ddof=1) / x.mean(), rel=1e-12)

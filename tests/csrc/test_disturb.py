@@ -54,8 +54,8 @@ def test_one_rank_records_its_core_speed_and_no_pair(bindir):
 def test_a_slowed_core_makes_every_point_disturbed_and_names_the_rank(bindir):
     recs = latencies(bindir, "pingpong", ["--sizes", "8,8,8", "--refine", "0", "--inject",
                                           "slow-core"])
-    # the last rank's probe did twice the work at each window's close: about 2x its fastest
-    assert all(r["quiet"]["core_slower"] >= 1.5 for r in recs), recs
+    # the last rank's probe did three times the work at each window's close: 3x its fastest
+    assert all(r["quiet"]["core_slower"] >= 2.5 for r in recs), recs
     # a pair moved by the host in between is named before a slowed core
     assert all(named(r["disturbed"], "core ran") or named(r["disturbed"], "cache line")
                for r in recs), [r["disturbed"] for r in recs]
@@ -70,7 +70,7 @@ def test_a_moved_pair_makes_the_points_after_the_move_disturbed(bindir):
     assert all(named(r["disturbed"], "the pair's cache line took") for r in probed[1:]), probed
 
 
-@pytest.mark.parametrize("inject", ["slow-core", "far-pair"])
+@pytest.mark.parametrize("inject", ["slow-core", "far-pair", "preempted"])
 def test_the_injections_are_listed_in_help(bindir, inject):
     p = launch(bindir, "pingpong", ["--help"])
     assert p.returncode == 0 and inject in p.stdout
