@@ -175,7 +175,8 @@ _FAST = {"budget": "0.2", "min-reps": "3", "max-reps": "10", "warmup": "1"}
 register_suite(Suite(
     "pop", "POP-like barotropic solver: halo and global-sum variants at 1, 2 and 4 ranks (96x64) "
     "and 2 and 4 ranks (320x384 with continents), strong and weak scaling over 1, 2, 4 ranks, "
-    "one traced run; POP's whole time step (years per day, phase split) at 1, 2 and 4 ranks",
+    "one traced run; without land at 1, 2 and 4 ranks for `predict`; POP's whole time step "
+    "(years per day, phase split) at 1, 2 and 4 ranks",
     (("barotropic", {**_FAST, "grids": "96x64", "ranks": "1,2,4"}),
      ("barotropic", {**_FAST, "grids": "320x384", "ranks": "2,4", "mappings": "row",
                      "branches": "2", "budget": "0.5", "max-reps": "20"}),
@@ -185,6 +186,10 @@ register_suite(Suite(
      ("barotropic", {**_FAST, "grids": "96x64", "ranks": "4", "pgrids": "2x2", "mappings": "row",
                      "halos": "pack,put", "sums": "allreduce,onesided", "trace": "yes",
                      "warmup": "0", "min-reps": "2", "max-reps": "2"}),
+     # What `hpceval predict barotropic` reads (its model has no land): the one-rank compute
+     # rate, and 2 and 4 ranks to hold the prediction against.
+     ("barotropic", {**_FAST, "grids": "96x64", "ranks": "1,2,4", "land": "none",
+                     "mappings": "row", "halos": "pack", "sums": "allreduce"}),
      ("pop-step", {**_FAST, "grids": "96x64x20", "ranks": "1,2,4", "clinic-halos": "all",
                    "steps": "5"}))))
 
@@ -197,6 +202,10 @@ _POP = {"pgrids": "square", "mappings": "row", "halos": "pack,datatype", "sums":
         "branches": "4", "land": "continents", "budget": "0.3", "min-reps": "2", "max-reps": "5",
         "warmup": "1"}
 register_study("barotropic", **_POP, grids="320x384", ranks="ladder")
+# The same grid without land, one variant, every rung: the model `predict` holds against the
+# study (`hpceval predict --run RUN`) has no land, and reads its compute rate from rung 1.
+register_study("barotropic", **{**_POP, "land": "none", "halos": "pack", "sums": "allreduce"},
+               grids="320x384", ranks="ladder")
 # One solve per point on the 0.1-degree grid: a solve takes seconds there.
 register_study("barotropic", **{**_POP, "halos": "pack", "sums": "allreduce", "warmup": "0",
                                 "min-reps": "1", "max-reps": "2"}, grids="3600x2400",

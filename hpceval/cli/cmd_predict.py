@@ -24,7 +24,11 @@ EXTRAPOLATE = [64, 128, 256, 512, 1024, 4096, 16384, 65536, 100000]
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_db(p)
-    p.add_argument("proxy", help=one_of(declared("model")))
+    p.add_argument("proxy", nargs="?", default=None,
+                   help=one_of(declared("model")) + " (with --run: only this one)")
+    p.add_argument("--run", metavar="RUN", default=None,
+                   help="every proxy with a model that this run measured (id, uuid or 'latest'): "
+                        "predicted against measured at every rung it measured")
     p.add_argument("--ranks", default="1,2,4", metavar="LIST", help="rank counts, comma list "
                    "(default 1,2,4)")
     p.add_argument("--grid", default=None, help="the problem's global grid (barotropic NXxNY, "
@@ -65,6 +69,10 @@ def execute(args: argparse.Namespace) -> int:
     from hpceval.analysis.predict import machine_params, model, predict
     from hpceval.analysis.predict.machine import grouped_sources
     from hpceval.analysis.predict.model import read_options
+    if args.run:
+        return _against_run(args)
+    if not args.proxy:
+        raise UsageError("give a proxy to predict, or --run RUN to check every model against a run")
     am = model(args.proxy)
     ranks = _ranks(args.ranks) + (EXTRAPOLATE if args.extrapolate else [])
     cfg = read_options(am, _options(am, args))
@@ -120,3 +128,49 @@ def _figures(am, cfg, rows, m, out: Path) -> None:
         written = save(draw(am, near, rows, f"{am.name} on {m.fingerprint}"),
                        out / f"predict-{am.name}")
     print(f"wrote {len(written)} figure files to {out}")
+
+
+def _against_run(args: argparse.Namespace) -> int:
+    from hpceval.analysis.predict import model
+    from hpceval.analysis.predict.against import against_run, median_abs_error
+    proxies = [model(args.proxy).name] if args.proxy else None
+    store = open_store(args)
+    run = store.get_run(store.resolve(args.run), traces=False)
+    runs = [store.get_run(i, traces=False) for i in store.run_ids() if i != run["id"]]
+    checked = against_run(run, runs, proxies)
+    if args.json:
+        json.dump({"run": run["id"], "median_abs_error": median_abs_error(checked),
+                   "checked": [{"proxy": c.proxy, "config": c.config, "unit": c.unit,
+                                "skipped": c.skipped,
+                                "rows": [{"ranks": r.nranks, "grid": c.layouts.get(r.nranks),
+                                          "predicted": r.total, "measured": r.measured,
+                                          "error": r.error} for r in c.rows]}
+                               for c in checked]}, sys.stdout, indent=1)
+        print()
+        return 0
+    _print_against(run, checked, median_abs_error(checked))
+    return 0
+
+
+def _print_against(run: dict, checked, mae) -> None:
+    con = console()
+    t = Table(title=f"run {run['id']}: every model against what the run measured",
+              title_justify="left")
+    for col in ("proxy", "configuration", "ranks", "grid", "predicted", "measured", "error"):
+        t.add_column(col, justify="left" if col in ("proxy", "configuration", "grid") else "right")
+    for c in checked:
+        conf = escape(", ".join(f"{k}={v}" for k, v in c.config.items()))
+        for r in c.rows:
+            t.add_row(c.proxy, conf, str(r.nranks), c.layouts.get(r.nranks, ""),
+                      f"{fmt_value(r.total)} {c.unit}", fmt_value(r.measured),
+                      f"{100 * r.error:+.1f}%")
+    con.print(t)
+    for c in checked:
+        if c.skipped:
+            con.print(f"  {c.proxy} ({escape(', '.join(f'{k}={v}' for k, v in c.config.items()))}):"
+                      f" no prediction: {escape(c.skipped)}")
+    if not checked:
+        con.print(f"  run {run['id']} measured no proxy with a model on more than one rank")
+    elif mae is not None:
+        con.print(f"  median absolute error: {100 * mae:.1f}% over "
+                  f"{sum(len(c.rows) for c in checked)} rungs")

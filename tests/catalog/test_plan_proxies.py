@@ -75,6 +75,8 @@ def test_pop_suite():
                and s.nranks in (2, 4) and arg(s, "--halos") == "datatype,pack,put"
                for s in specs if "--grids" in s.args)
     assert {s.nranks for s in specs if "weak" in s.label} == {1, 2, 4}
+    # what `predict barotropic` reads (its model has no land): one rank, and rungs to compare
+    assert {s.nranks for s in specs if arg(s, "--land") == "none"} == {1, 2, 4}
     for name, settings in SUITES["pop"].entries:
         for key in settings:
             assert BENCHMARKS[name].has_param(key), key
@@ -113,3 +115,9 @@ def test_repeated_list_elements_are_dropped():
                                         "pgrids=2x1,2x1", "halos=pack,pack"], CTX)
     assert arg(s, "--grids") == "96x64,32x24" and arg(s, "--branches") == "2,4"
     assert arg(s, "--pgrids") == "2x1" and arg(s, "--halos") == "pack"
+
+
+def test_the_study_plans_what_predict_reads():
+    from hpceval.catalog.suites import study_suite
+    entries = [dict(e) for b, e in study_suite().entries if b == "barotropic"]
+    assert any(e.get("land") == "none" and e.get("ranks") == "ladder" for e in entries), entries

@@ -74,10 +74,33 @@ def test_report_has_a_models_section(measured, tmp_path):
     (["barotropic", "--grid", "8"], "expected NXxNY"),
     (["sweep", "--grid", "8x8x8"], "no one-rank sweep record"),
     (["barotropic", "--machine", "999"], "999"),
+    ([], "give a proxy to predict, or --run RUN"),
+    (["--run", "999"], "999"),
+    (["pop", "--run", "1"], "no model of 'pop'"),
 ])
 def test_bad_input(measured, args, msg):
     p = measured("predict", *args)
     assert p.returncode == 2 and msg in one_line_error(p.stderr), p.stderr
+
+
+def test_every_model_against_a_run(measured):
+    # the run measured barotropic (48x32, no land) and psst on 1 and 2 ranks: each model is
+    # predicted at exactly those rungs and held against them
+    p = measured("predict", "--run", "1", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    got = {c["proxy"]: c for c in out["checked"]}
+    assert {"barotropic", "psst"} <= set(got), out
+    for proxy in ("barotropic", "psst"):
+        rows = got[proxy]["rows"]
+        assert got[proxy]["skipped"] is None and [r["ranks"] for r in rows] == [1, 2], got[proxy]
+        for r in rows:
+            assert r["error"] == pytest.approx(r["predicted"] / r["measured"] - 1, rel=1e-6)
+    errors = sorted(abs(r["error"]) for c in out["checked"] for r in c["rows"])
+    assert out["median_abs_error"] == pytest.approx(
+        (errors[(len(errors) - 1) // 2] + errors[len(errors) // 2]) / 2)
+    text = measured("predict", "--run", "latest", "barotropic").stdout
+    assert "median absolute error" in text and "psst" not in text, text
 
 
 def test_no_runs(tmp_path):
