@@ -394,9 +394,9 @@ _FAST = {"budget": "0.05", "ci-target": "0.03", "max-reps": "200"}
 register_suite(Suite(
     "comm", "the communication suite: ping-pong, LogGP parameters, the eager limit, every protocol and mode "
     "0 B..4 MiB, placement patterns, "
-    "distance map, hot spot, random2, collectives vs size and ranks, halo (a few minutes, 2-4 "
-    "ranks; cross-node patterns emulate 2 nodes with ranks-per-node=2, or use the real nodes of "
-    "a run that spans nodes; the distance map from rank 0 at the run's rank count)",
+    "distance map, hot spot, random2, message rate, collectives vs size and ranks, halo (a few "
+    "minutes, 2-4 ranks; cross-node patterns emulate 2 nodes with ranks-per-node=2, or use the "
+    "real nodes of a run that spans nodes; the distance map from rank 0 at the run's rank count)",
     (("pingpong", {"budget": "0.2", "ci-target": "0.02"}),
      ("loggp", {"budget": "0.1"}),        # L, o_s, o_r, g, G: what `hpceval predict` uses
      ("eager", {"budget": "0.1"}),        # the eager limit, bracketed (SP2 study)
@@ -410,6 +410,8 @@ register_suite(Suite(
      ("distance", {**_FAST, "nranks": "np"}),
      ("hotspot", {**_FAST, "nranks": "4"}),
      ("random2", {**_FAST, "nranks": "4"}),
+     # message rate and aggregate bandwidth of 1 and 2 pairs (osu_mbw_mr)
+     ("msgrate", {**_FAST, "ranks": "2,4", "sizes": "1,8,64,1K,8K,64K,1M"}),
      ("collectives", {**_FAST, "nranks": "2,4"}),
      ("halo", {**_FAST, "nranks": "2,4"}))))
 

@@ -1,0 +1,61 @@
+"""msgrate: message rate and aggregate bandwidth of pairs streaming at once (csrc/comm/msgrate.c,
+as osu_mbw_mr; issue #48). Of N ranks, rank i sends windows of messages to rank i + N/2: ranks
+placed by node on two nodes pair across them. One launch per rank count, so the ladder of pair
+counts is the ladder of rank counts (2, 4, 8 ... ranks: 1, 2, 4 ... pairs)."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REPETITION, harness_bytes,
+                                    launch_timeout, pow2_sizes, rank_counts, repetition_args)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
+from hpceval.errors import UsageError
+
+MSGRATE_SIZES = pow2_sizes(1, 4 << 20)
+
+
+def _pairs(v: Dict[str, Any], n: int) -> int:
+    """The pairs a launch of n ranks measures; bad counts refused as the binary would."""
+    if n < 2 or n % 2:
+        raise UsageError(f"msgrate needs an even number of ranks (2 or more), {n} given")
+    if v["pairs"] > n // 2:
+        raise UsageError(f"--set msgrate.pairs={v['pairs']}: {v['pairs']} pairs need "
+                         f"{2 * v['pairs']} ranks, {n} given")
+    return v["pairs"] or n // 2
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    specs = []
+    for n in rank_counts(v["ranks"], ctx):
+        pairs = _pairs(v, n)
+        args = [a for name in ("sizes", "window", "pairs", "buffer-pages")
+                for a in b.param(name).to_arg(v[name])]
+        points = len(v["sizes"])
+        specs.append(LaunchSpec(b.name, f"msgrate np={n} pairs={pairs}", "msgrate",
+                                args + repetition_args(b, v), n, "core",
+                                expected_results=2 * points,
+                                timeout_s=launch_timeout(v, points)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "msgrate", "communication",
+    "message rate and aggregate bandwidth: rank i streams windows of non-blocking sends to "
+    "rank i + N/2, every pair at once (osu_mbw_mr)",
+    (Param("sizes", "sizes", MSGRATE_SIZES, "message sizes in bytes", 1, MAX_MESSAGE),
+     Param("window", "int", 64, "messages in flight per pair and window", 1, 1024),
+     Param("pairs", "int", 0, "pairs at once, rank i with i + N/2 (0: every rank, N/2 pairs)",
+           0, 1 << 20),
+     Param("ranks", "str", "", "rank counts to sweep (even), comma-separated, 'max' = all "
+           "cores, or a ladder (empty: --np, else 2)"),
+     BUFFER_PAGES) + REPETITION,
+    _plan, ranks="even, >=2 (--np or the ranks sweep)",
+    # a sender's message, or the one buffer a receiver's window lands in (comm_alloc)
+    memory=lambda spec, v: max(v["sizes"]) + harness_bytes(v),
+    tiny=("sizes=8,64K",)))
+
+
+# The study: 1, 2, 4 ... K/2 pairs in a node (2 .. K ranks), then K pairs across two nodes.
+register_study("msgrate", budget=0.05, ci_target=0.03, max_reps=200, ranks="node>=2,cross")

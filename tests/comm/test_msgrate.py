@@ -1,0 +1,100 @@
+"""msgrate: the binary's records at 1 and 2 pairs under both MPIs, the data check that bites, bad
+input as one line with exit status 2 (binary and command line), its place in the suite and the
+study. Behaviour only: no rate is asserted."""
+import math
+import shutil
+import subprocess
+
+import pytest
+
+from helpers import FAST, ROOT, one_line_error
+from helpers_comm import QUICK, error_of, launch
+from hpceval.catalog import BENCHMARKS
+from hpceval.catalog.registry import STUDY, SUITES
+from hpceval.records import parse_record
+
+MPICH_BIN = ROOT / "build-mpich" / "bin"
+SIZES = [8, 65536]
+
+
+def _mpich(nranks, args):
+    if not shutil.which("mpiexec.mpich"):
+        pytest.fail("MPICH is not installed: 'make test' installs it (HPCEVAL_MPICH=1)")
+    binary = MPICH_BIN / "hpceval-msgrate"
+    if not binary.is_file():
+        pytest.fail(f"{binary} is not built: run 'make build-mpich'")
+    return subprocess.run(["mpiexec.mpich", "-n", str(nranks), str(binary), *args],
+                          capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
+
+
+def _run(bindir, mpi, nranks, args):
+    return launch(bindir, "msgrate", args, nranks) if mpi == "openmpi" else _mpich(nranks, args)
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+@pytest.mark.parametrize("nranks", [2, 4])
+def test_records_per_size_and_metric(bindir, mpi, nranks):
+    p = _run(bindir, mpi, nranks, ["--sizes", ",".join(map(str, SIZES)), "--window", "16"]
+             + QUICK)
+    assert p.returncode == 0, p.stderr[-2000:]
+    recs = [parse_record(l) for l in p.stdout.splitlines() if l.strip()]
+    assert recs[0]["type"] == "meta" and recs[-1]["type"] == "end"
+    assert recs[0]["mpi_library"].startswith("Open MPI" if mpi == "openmpi" else "MPICH")
+    results = [r for r in recs if r["type"] == "result"]
+    got = [(r["params"]["bytes"], r["metric"], r["unit"]) for r in results]
+    assert got == [(n, m, u) for n in SIZES
+                   for m, u in (("message_rate", "Mmsg/s"), ("bandwidth", "MB/s"))]
+    for r in results:
+        s = r["stats"]
+        assert r["params"] == {"bytes": r["params"]["bytes"], "pairs": nranks // 2, "window": 16}
+        assert r["better"] == "higher" and r["statistic"] == "median" and r["check"] == "ok"
+        assert s["n"] >= 3 and r["windows_per_sample"] >= 1
+        assert all(math.isfinite(s[k]) and s[k] > 0 for k in ("min", "median", "max"))
+        assert s["min"] <= s["median"] <= s["max"]
+    # both metrics come from the same samples: bandwidth = rate x size
+    rate, bw = results[0]["stats"]["median"], results[1]["stats"]["median"]
+    assert bw == pytest.approx(rate * SIZES[0], rel=1e-3)
+
+
+def test_fewer_pairs_than_ranks_allow(bindir):
+    p = launch(bindir, "msgrate", ["--sizes", "8", "--pairs", "1"] + QUICK, 4)
+    assert p.returncode == 0, p.stderr[-2000:]
+    results = [parse_record(l) for l in p.stdout.splitlines() if '"result"' in l]
+    assert {r["params"]["pairs"] for r in results} == {1}
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_corrupt_data_is_caught(bindir, mpi):
+    status, msg = error_of(_run(bindir, mpi, 4, ["--sizes", "8,1K", "--inject", "corrupt"]
+                                + QUICK))
+    assert status == 1 and "data check failed: msgrate, 2 pairs, 8-byte" in msg
+    assert "rank 2 received a wrong byte from rank 0" in msg
+
+
+@pytest.mark.parametrize("args, nranks, message", [
+    ([], 3, "msgrate needs an even number of MPI ranks, got 3"),
+    (["--pairs", "2"], 2, "option --pairs: 2 pairs need 4 ranks, got 2"),
+    (["--window", "0"], 2, "option --window: 0 is out of range"),
+    (["--sizes", "0"], 2, "option --sizes: 0 is out of range"),
+])
+def test_bad_input_binary(bindir, args, nranks, message):
+    status, msg = error_of(launch(bindir, "msgrate", args, nranks))
+    assert status == 2 and message in msg and "\n" not in msg.strip()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--np", "3"], "msgrate needs an even number of ranks (2 or more), 3 given"),
+    (["--np", "2", "--set", "msgrate.pairs=2"], "2 pairs need 4 ranks, 2 given"),
+    (["--set", "msgrate.window=0"], "window: 0 is out of range"),
+    (["--set", "msgrate.ranks=2,5"], "5 given"),
+])
+def test_bad_input_cli(cli, args, message):
+    p = cli("run", "msgrate", *FAST, "--dry-run", *args)
+    assert p.returncode == 2 and message in one_line_error(p.stderr), p.stderr
+
+
+def test_in_the_comm_suite_and_the_study():
+    assert "msgrate" in [b for b, _ in SUITES["comm"].entries]
+    [(_, settings)] = [e for e in STUDY if e[0] == "msgrate"]
+    assert settings["ranks"] == "node>=2,cross"
+    assert BENCHMARKS["msgrate"].param("window").default == 64
