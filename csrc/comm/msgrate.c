@@ -40,12 +40,16 @@ typedef struct {
     int pairs, window, bytes;
 } point;
 
+/* The launch's ranks are a param too: records name no launch, and a point is tied to its
+ * launch (oversubscribed or not, hpceval/analysis/oversubscription.py) by its rank count. */
+
 static void msgrate_params(hpc_json *r, const void *ctx)
 {
     const point *p = ctx;
     hpc_json_int(r, "bytes", p->bytes);
     hpc_json_int(r, "pairs", p->pairs);
     hpc_json_int(r, "window", p->window);
+    hpc_json_int(r, "nranks", hpc_nranks);
 }
 
 static char *buf;           /* a sender's message, or where a receiver's W messages land */

@@ -133,7 +133,9 @@ def test_intra_and_inter_node_rows_from_one_run_that_spans_nodes():
                       ("MPI inter-node", "Bandwidth"): 200.0,
                       ("MPI inter-node", "Bandwidth, bi-directional"): 300.0,
                       ("MPI intra-node", "Eager limit (largest eager message)"): None,
-                      ("MPI inter-node", "Eager limit (largest eager message)"): None}
+                      ("MPI inter-node", "Eager limit (largest eager message)"): None,
+                      ("MPI intra-node", "Message rate, every pair at once"): None,
+                      ("MPI inter-node", "Message rate, every pair at once"): None}
     assert c[("Collectives", "Barrier across nodes")]["value"] == 40.0
     barrier["where"]["nodes"] = ["n1"]
     assert not card({"fingerprint": {}, "records": [barrier]})[("Collectives", "Barrier across nodes")]["measured"]

@@ -46,7 +46,8 @@ def test_records_per_size_and_metric(bindir, mpi, nranks):
                    for m, u in (("message_rate", "Mmsg/s"), ("bandwidth", "MB/s"))]
     for r in results:
         s = r["stats"]
-        assert r["params"] == {"bytes": r["params"]["bytes"], "pairs": nranks // 2, "window": 16}
+        assert r["params"] == {"bytes": r["params"]["bytes"], "pairs": nranks // 2, "window": 16,
+                               "nranks": nranks}
         assert r["better"] == "higher" and r["statistic"] == "median" and r["check"] == "ok"
         assert s["n"] >= 3 and r["windows_per_sample"] >= 1
         assert all(math.isfinite(s[k]) and s[k] > 0 for k in ("min", "median", "max"))
@@ -98,3 +99,41 @@ def test_in_the_comm_suite_and_the_study():
     [(_, settings)] = [e for e in STUDY if e[0] == "msgrate"]
     assert settings["ranks"] == "node>=2,cross"
     assert BENCHMARKS["msgrate"].param("window").default == 64
+
+
+def _rec(pairs, nbytes, rate, nodes=("a",)):
+    return {"benchmark": "msgrate", "metric": "message_rate", "unit": "Mmsg/s",
+            "better": "higher", "statistic": "median",
+            "params": {"bytes": nbytes, "pairs": pairs, "window": 64, "nranks": 2 * pairs},
+            "stats": {"median": rate, "ci_low": rate, "ci_high": rate, "n": 10},
+            "where": {"nodes": list(nodes), "placement": "one node"}}
+
+
+RUN = {"records": [_rec(p, n, p * 1e3 / n) for p in (1, 2, 4) for n in (1, 8, 1024)]
+       + [_rec(8, n, 1.0, ("a", "b")) for n in (1, 64)],
+       "launches": [], "fingerprint": {"cores": 8}}
+
+
+def test_card_and_headline_take_the_most_pairs_at_8_bytes():
+    import hpceval.views
+    from hpceval.analysis.card import machine_card
+    from hpceval.analysis.headlines import headlines
+    hpceval.views.load_rows()
+    rows = {r["section"]: r for r in machine_card(RUN) if r["quantity"].startswith("Message rate")}
+    assert rows["MPI intra-node"]["value"] == 500.0        # 4 pairs, 8 B
+    assert rows["MPI intra-node"]["point"].startswith("8 B, 4 pairs at once")
+    assert rows["MPI inter-node"]["point"].startswith("1 B, 8 pairs")  # the nearest size there
+    heads = {h["label"]: h["record"]["params"] for h in headlines(RUN["records"])
+             if h["label"].startswith("Message rate")}
+    assert heads == {"Message rate, 8 B, most pairs in a node": RUN["records"][7]["params"],
+                     "Message rate, 1 B, most pairs across nodes": RUN["records"][9]["params"]}
+
+
+def test_the_figures_draw_one_line_per_pair_count():
+    import hpceval.views
+    from hpceval.views.registry import FIGURES
+    hpceval.views.load()
+    [rate, _] = [f for f in FIGURES if f.benchmark == "msgrate"]
+    fig = rate.make([{**RUN, "id": 1}])
+    assert len(fig.axes[0].get_lines()) >= 4
+    assert rate.make([{"records": []}]) is None
