@@ -137,3 +137,12 @@ def test_the_figures_draw_one_line_per_pair_count():
     fig = rate.make([{**RUN, "id": 1}])
     assert len(fig.axes[0].get_lines()) >= 4
     assert rate.make([{"records": []}]) is None
+
+
+def test_the_time_limit_allows_for_the_bytes_every_pair_moves():
+    from hpceval.catalog import PlanContext
+    ctx = PlanContext(cores=128, llc_bytes=32 << 20, mem_available_bytes=256 << 30)
+    bench = BENCHMARKS["msgrate"]
+    small, big = (bench.plan({"ranks": n}, ctx)[0].timeout_s for n in ("2", "128"))
+    # 64 pairs x 64 messages x 8 MiB of sizes x 15 windows at least, at 3.3 GB/s: minutes
+    assert big - small > 64 * 64 * (8 << 20) * 15 / 3.4e9 - 3
