@@ -1,6 +1,7 @@
 """msgrate: the binary's records at 1 and 2 pairs under both MPIs, the data check that bites, bad
 input as one line with exit status 2 (binary and command line), its place in the suite and the
 study. Behaviour only: no rate is asserted."""
+import json
 import math
 import shutil
 import subprocess
@@ -146,3 +147,17 @@ def test_the_time_limit_allows_for_the_bytes_every_pair_moves():
     small, big = (bench.plan({"ranks": n}, ctx)[0].timeout_s for n in ("2", "128"))
     # 64 pairs x 64 messages x 8 MiB of sizes x 15 windows at least, at 3.3 GB/s: minutes
     assert big - small > 64 * 64 * (8 << 20) * 15 / 3.4e9 - 3
+
+
+def test_run_twice_and_compare(cli):
+    """`hpceval run msgrate` stores its records; `compare` matches them point by point and
+    shows the headline row."""
+    sets = [*FAST, "--set", "msgrate.ranks=2", "--set", "msgrate.sizes=8,1K"]
+    for _ in range(2):
+        p = cli("run", "msgrate", *sets)
+        assert p.returncode == 0, p.stderr[-2000:]
+    p = cli("compare", "1", "2", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert len([r for r in doc["rows"] if r["benchmark"] == "msgrate"]) == 4
+    assert [h["label"] for h in doc["headline"]] == ["Message rate, 8 B, most pairs in a node"]
