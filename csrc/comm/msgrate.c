@@ -14,7 +14,8 @@
  *
  * Verification, outside the timed region: before each sample every sender fills its buffer
  * with a pattern seeded by (size, sample, its rank) and every receiver clears its own; after
- * the sample each receiver checks its partner's pattern, and rank 0 judges.
+ * the sample each receiver checks the size of every message of its last window and its
+ * partner's pattern, and rank 0 judges.
  */
 #include "harness.h"
 #include "lib/comm.h"
@@ -54,6 +55,7 @@ static void msgrate_params(hpc_json *r, const void *ctx)
 
 static char *buf;           /* a sender's message, or where a receiver's W messages land */
 static MPI_Request *req;    /* one window's requests */
+static MPI_Status *stat;    /* and their statuses (osu_mbw_mr's too): the sizes are checked */
 static int sender, partner; /* this rank's role; partner as a rank of the active group */
 
 /* nb windows: post, wait, acknowledge (sender: wait for the acknowledgement). */
@@ -66,7 +68,7 @@ static void windows(MPI_Comm act, int w, int n, long nb)
             else
                 MPI_Irecv(buf, n, MPI_BYTE, partner, TAG, act, &req[m]);
         }
-        hpc_wait_all(w, req);
+        MPI_Waitall(w, req, stat);
         if (sender)
             MPI_Recv(NULL, 0, MPI_BYTE, partner, ACK, act, MPI_STATUS_IGNORE);
         else
@@ -74,8 +76,22 @@ static void windows(MPI_Comm act, int w, int n, long nb)
     }
 }
 
-/* Every receiver checks its partner's pattern; rank 0 (a sender) names the first wrong one.
- * In the active group ranks 0..P-1 are the senders, P..2P-1 their partners. Collective. */
+/* A receiver's verdict on the last window: -2 a message of the wrong size, else the offset of
+ * the first wrong byte of the partner's pattern, or -1. */
+static long long received(const point *p, long idx)
+{
+    for (int m = 0; m < p->window; m++) {
+        int count;
+        MPI_Get_count(&stat[m], MPI_BYTE, &count);
+        if (count != p->bytes)
+            return -2;
+    }
+    return hpc_check(buf, (size_t)p->bytes,
+                     hpc_seed((uint64_t)p->bytes, (uint64_t)idx, (uint64_t)partner));
+}
+
+/* Every receiver checks its last window; rank 0 (a sender) names the first wrong one. In the
+ * active group ranks 0..P-1 are the senders, P..2P-1 their partners. Collective. */
 static void check_received(MPI_Comm act, const point *p, long idx)
 {
     int me, half = hpc_nranks / 2;
@@ -84,16 +100,20 @@ static void check_received(MPI_Comm act, const point *p, long idx)
     if (!sender) {
         if (hpc_inject == HPC_INJECT_CORRUPT && me == p->pairs)
             buf[p->bytes / 2] ^= 0x5a;
-        bad = hpc_check(buf, (size_t)p->bytes,
-                        hpc_seed((uint64_t)p->bytes, (uint64_t)idx, (uint64_t)partner));
+        bad = received(p, idx);
     }
     long long *bads = me == 0 ? malloc(sizeof *bads * 2 * (size_t)p->pairs) : NULL;
     MPI_Gather(&bad, 1, MPI_LONG_LONG, bads, 1, MPI_LONG_LONG, 0, act);
-    for (int j = 0; me == 0 && j < p->pairs; j++)
+    for (int j = 0; me == 0 && j < p->pairs; j++) {
+        if (bads[p->pairs + j] == -2)
+            hpc_fail("data check failed: msgrate, %d pairs, %d-byte messages, sample %ld: "
+                     "rank %d received a message of the wrong size from rank %d", p->pairs,
+                     p->bytes, idx, half + j, j);
         if (bads[p->pairs + j] >= 0)
             hpc_fail("data check failed: msgrate, %d pairs, %d-byte messages, sample %ld: "
                      "rank %d received a wrong byte from rank %d at offset %lld", p->pairs,
                      p->bytes, idx, half + j, j, bads[p->pairs + j]);
+    }
     free(bads);
 }
 
@@ -154,7 +174,8 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, me, &act);
     buf = comm_alloc((size_t)max + 1);
     req = malloc(sizeof(MPI_Request) * (size_t)p.window);
-    if (!req)
+    stat = malloc(sizeof(MPI_Status) * (size_t)p.window);
+    if (!req || !stat)
         abort();
     hpc_inject_first_point();
     for (int si = 0; active && si < nsizes; si++) {
@@ -166,6 +187,7 @@ int main(int argc, char **argv)
     hpc_idle_barrier(MPI_COMM_WORLD);
     free(buf);
     free(req);
+    free(stat);
     hpc_finish();
     return 0;
 }
