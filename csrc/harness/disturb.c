@@ -186,3 +186,24 @@ const char *hpc_disturb_judge(hpc_disturbance *d, int n)
     }
     return NULL;
 }
+
+void hpc_disturb_write(hpc_json *j, int n)
+{
+    hpc_disturbance d;
+    const char *why = hpc_disturb_judge(&d, n);
+    if (why)
+        hpc_json_str(j, "disturbed", why);
+    else
+        hpc_json_bool(j, "disturbed", 0);
+    hpc_json_object(j, "quiet");
+    hpc_json_num(j, "seconds", d.seconds);
+    hpc_json_int(j, "preemptions", d.preemptions);
+    if (d.steal >= 0)
+        hpc_json_num(j, "steal", d.steal);
+    hpc_json_num(j, "core_slower", d.core_slower);
+    if (d.pair_line_ns > 0)
+        hpc_json_num(j, "pair_line_ns", d.pair_line_ns);
+    hpc_json_close(j);
+    if (d.dropped >= 0)  /* preempted samples set aside: the stats are over the others */
+        hpc_json_int(j, "dropped", d.dropped);
+}

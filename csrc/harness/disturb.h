@@ -22,6 +22,8 @@
 #ifndef HPC_DISTURB_H
 #define HPC_DISTURB_H
 
+#include "output.h"
+
 #include <mpi.h>
 
 /* A point whose sampler set its preempted samples aside (sampler.h) is disturbed only when
@@ -73,5 +75,9 @@ void hpc_disturb_samples(int hits, int dropped, int taken);
 /* Close the window on this rank and judge it for a point of n kept samples:
  * returns the reason (static text) or NULL when the point ran undisturbed. */
 const char *hpc_disturb_judge(hpc_disturbance *d, int n);
+
+/* Judge the point of n kept samples and write "disturbed", "quiet" and, for a sampler's
+ * point, "dropped" into its result record (docs/records.md). */
+void hpc_disturb_write(hpc_json *j, int n);
 
 #endif

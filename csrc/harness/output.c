@@ -433,23 +433,7 @@ void hpc_result_stats(hpc_json *j, const hpc_stats *s, int converged)
     hpc_json_close(j);
     hpc_json_bool(j, "converged", converged);
     hpc_json_str(j, "check", "ok");
-    hpc_disturbance d;
-    const char *why = hpc_disturb_judge(&d, s->n);
-    if (why)
-        hpc_json_str(j, "disturbed", why);
-    else
-        hpc_json_bool(j, "disturbed", 0);
-    hpc_json_object(j, "quiet");
-    hpc_json_num(j, "seconds", d.seconds);
-    hpc_json_int(j, "preemptions", d.preemptions);
-    if (d.steal >= 0)
-        hpc_json_num(j, "steal", d.steal);
-    hpc_json_num(j, "core_slower", d.core_slower);
-    if (d.pair_line_ns > 0)
-        hpc_json_num(j, "pair_line_ns", d.pair_line_ns);
-    hpc_json_close(j);
-    if (d.dropped >= 0)  /* preempted samples set aside: the stats are over the others */
-        hpc_json_int(j, "dropped", d.dropped);
+    hpc_disturb_write(j, s->n);  /* "disturbed", "quiet", "dropped" (disturb.h) */
     if (s->nkept > 0) {  /* the stats' own samples (stats.h): percentiles, bootstraps */
         hpc_json_array(j, "samples");
         for (int i = 0; i < s->nkept; i++)
