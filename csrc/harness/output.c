@@ -282,8 +282,10 @@ static void placement_json(hpc_json *j, const placement *p)
 }
 
 /* More ranks on a host than it has CPUs: every rank's timing suffers. */
-static void warn_oversubscribed(const placement *p)
+/* Rank 0 warns of each host with more ranks than CPUs; every rank learns whether one had. */
+static int warn_oversubscribed(const placement *p)
 {
+    int over = 0;
     for (int i = 0; i < p->nranks && p->rank == 0; i++) {
         int same = 0, first = 1;
         for (int k = 0; k < p->nranks; k++) {
@@ -292,10 +294,14 @@ static void warn_oversubscribed(const placement *p)
                 first &= k >= i;  /* warn once per host, at its first rank */
             }
         }
-        if (first && same > p->onlines[i])
+        if (first && same > p->onlines[i]) {
             hpc_warn("host %s is oversubscribed: %d ranks on %d CPUs", host_of(p, i), same,
                      p->onlines[i]);
+            over = 1;
+        }
     }
+    MPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return over;
 }
 
 static void env_json(hpc_json *j)
@@ -400,7 +406,11 @@ void hpc_write_meta(const hpc_meta_info *m)
     timing_json(&j, m);
     options_json(&j, m);
     hpc_json_emit(&j);
-    warn_oversubscribed(&p);
+    /* Oversubscribed, every sample is preempted by design: none to set aside, and no
+     * per-sample agreement between ranks that wait for time slices (sampler.h); the point
+     * is judged whole (disturb.h). */
+    if (warn_oversubscribed(&p))
+        hpc_sampler_judge = 0;
     placement_free(&p);
 }
 

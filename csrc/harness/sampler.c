@@ -77,7 +77,8 @@ void hpc_sampler_add(hpc_sampler *s, double sample)
         return;
     }
     s->hits += hit;
-    hpc_disturb_samples(s->hits, s->dropped, s->n + 1 + s->dropped);
+    if (hpc_sampler_judge)  /* else the point is judged whole, by its preemptions (disturb.c) */
+        hpc_disturb_samples(s->hits, s->dropped, s->n + 1 + s->dropped);
     s->samples[s->n] = sample;
     /* Insertion into the sorted copy: O(n), cheaper than sorting each time. */
     int i = s->n;

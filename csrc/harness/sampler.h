@@ -56,8 +56,10 @@ typedef struct {
     int hits;          /* preempted samples kept (more than half were preempted) */
 } hpc_sampler;
 
-/* 1 (the default): set preempted samples aside. The probes of tests/csrc set 0: their samples
- * are numbers read from stdin, not times, and must be kept whatever the machine does. */
+/* 1 (the default): set preempted samples aside. 0 in an oversubscribed launch (output.c: every
+ * sample is preempted there, and agreeing on each cost the ranks a time slice: MPICH's 4-rank
+ * tests on 2 cores ran 5-8x longer), and in the probes of tests/csrc (their samples are numbers
+ * read from stdin, not times, and must be kept whatever the machine does). */
 extern int hpc_sampler_judge;
 
 void hpc_sampler_init(hpc_sampler *s, const hpc_rep *rep);
