@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+from pathlib import Path
 from typing import List, Tuple
 
 from hpceval.launch import find_launcher
@@ -16,6 +18,22 @@ def launch(bindir, name: str, args: List[str], nranks: int = 2, timeout: float =
     cmd = launcher.command(nranks, [str(bindir / f"hpceval-{name}"), *args],
                            "core" if nranks <= 2 else "none", {})
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+MPICH_BIN = Path(__file__).resolve().parents[2] / "build-mpich" / "bin"
+
+
+def launch_mpich(name: str, args: List[str], nranks: int = 2, timeout: float = 90):
+    """The binary of the MPICH build under mpiexec.mpich (make build-mpich)."""
+    import pytest
+    if not shutil.which("mpiexec.mpich"):
+        pytest.fail("MPICH is not installed: 'make test' installs it (HPCEVAL_MPICH=1)")
+    binary = MPICH_BIN / f"hpceval-{name}"
+    if not binary.is_file():
+        pytest.fail(f"{binary} is not built: run 'make build-mpich'")
+    return subprocess.run(["mpiexec.mpich", "-n", str(nranks), str(binary), *args],
+                          capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL)
 
 

@@ -3,33 +3,21 @@ input as one line with exit status 2 (binary and command line), its place in the
 study. Behaviour only: no rate is asserted."""
 import json
 import math
-import shutil
-import subprocess
 
 import pytest
 
-from helpers import FAST, ROOT, one_line_error
-from helpers_comm import QUICK, error_of, launch
+from helpers import FAST, one_line_error
+from helpers_comm import QUICK, error_of, launch, launch_mpich
 from hpceval.catalog import BENCHMARKS
 from hpceval.catalog.registry import STUDY, SUITES
 from hpceval.records import parse_record
 
-MPICH_BIN = ROOT / "build-mpich" / "bin"
 SIZES = [8, 65536]
 
 
-def _mpich(nranks, args):
-    if not shutil.which("mpiexec.mpich"):
-        pytest.fail("MPICH is not installed: 'make test' installs it (HPCEVAL_MPICH=1)")
-    binary = MPICH_BIN / "hpceval-msgrate"
-    if not binary.is_file():
-        pytest.fail(f"{binary} is not built: run 'make build-mpich'")
-    return subprocess.run(["mpiexec.mpich", "-n", str(nranks), str(binary), *args],
-                          capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
-
-
 def _run(bindir, mpi, nranks, args):
-    return launch(bindir, "msgrate", args, nranks) if mpi == "openmpi" else _mpich(nranks, args)
+    return (launch(bindir, "msgrate", args, nranks) if mpi == "openmpi"
+            else launch_mpich("msgrate", args, nranks))
 
 
 @pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
