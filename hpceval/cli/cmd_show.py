@@ -8,6 +8,7 @@ from rich.markup import escape
 
 from hpceval.analysis.card import machine_card
 from hpceval.analysis.nodes import FINDING, node_lines
+from hpceval.analysis.outliers import outlier_lines, outliers
 from hpceval.analysis.perfvars import perf_lines
 from hpceval.cli.cardview import card_table
 from hpceval.cli.common import add_db, console, fmt_value, headline_table, open_store, print_rows, printable
@@ -36,7 +37,7 @@ def execute(args: argparse.Namespace) -> int:
     store = open_store(args)
     run = store.get_run(store.resolve(args.run), traces=args.json, samples=args.json)
     if args.json:
-        dump_json(run, sys.stdout, indent=2)
+        dump_json({**run, "outliers": outliers(run)}, sys.stdout, indent=2)
         return 0
     if args.perf:
         print(f"hpceval-run {run['id']} {run['status']}")
@@ -57,6 +58,8 @@ def execute(args: argparse.Namespace) -> int:
                   f"{sum(l['elapsed_s'] or 0 for l in timed):.1f} s ({len(timed)} launches)")
     for line in warning_lines(run):
         con.print(line)
+    for line in outlier_lines(run):
+        con.print(escape(line), style="bold red" if "OUTLIER" in line else None)
     if not args.all:
         con.print(f"[dim]{len(run['records'])} results in {len(run['launches'])} launches: --all "
                   "lists them with the machine card and fingerprint.[/dim]")
