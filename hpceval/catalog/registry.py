@@ -205,7 +205,8 @@ def check_fits(spec: LaunchSpec, per_rank, ctx: PlanContext) -> None:
     the others do not (a gathered field, a reference solution): rank 0's node is the fullest."""
     if not ctx.mem_available_bytes:
         return
-    ranks = ctx.ranks_per_node(spec.nranks)
+    ranks = min(spec.ppn, ctx.ranks_per_node(spec.nranks)) if spec.ppn else \
+        ctx.ranks_per_node(spec.nranks)       # a launch placed with fewer a node says so
     first, other = per_rank if isinstance(per_rank, tuple) else (per_rank, per_rank)
     need = first + other * (ranks - 1)
     per_rank = max(first, other)

@@ -35,10 +35,12 @@ LAUNCH_OVERHEAD_S = 0.15           # hpceval's side of a launch: spawning, parsi
 # a busy rank
 # msgrate's 64-message windows at the study's settings: 1.9 (2 ranks on one host: its points
 # ran to max-reps 200) and 0.54 (4 ranks on two hosts), fat tree 32 x 2; netmap's pairs at its
-# defaults: 22.5 s for 240 results of 16 ranks, flat 16 x 1 (0.0058)
+# defaults: 22.5 s for 240 results of 16 ranks, flat 16 x 1 (0.0058); nodecheck's kernels run
+# on this host rank after rank: 1.06 s for 16 results of 8 ranks at its defaults, one thread
 PER_RESULT_S = {"pingpong": 0.008, "p2p": 0.006, "p2p 0-1": 0.046, "distance": 0.005,
                 "hotspot": 0.04, "random2": 0.033, "collectives": 0.004, "halo": 0.053,
-                "mem-latency": 0.7, "sweep": 0.5, "msgrate": 1.0, "netmap": 0.006}
+                "mem-latency": 0.7, "sweep": 0.5, "msgrate": 1.0, "netmap": 0.006,
+                "nodecheck": 0.007}
 DEFAULT_PER_RESULT_S = 0.05
 # Launches that measure ranks 0 and 1 (pair_ranks: pingpong, loggp, eager; p2p's 0-1 and 0-k
 # patterns) while the others wait blocked in MPI_Barrier or MPI_Finalize. Not distance: it

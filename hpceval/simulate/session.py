@@ -39,7 +39,9 @@ SHARED_MALLOC_BINARIES = frozenset(f"hpceval-{b}" for b in (
 # at all, so simulated time is the network model's alone. With charging, a burst over
 # CPU_THRESHOLD (a preempted rank on a loaded host) moved an ideal 8 B ping-pong by 3%.
 # halo is not one of them: its packing is computation its methods differ by.
-NO_COMPUTE_BINARIES = SHARED_MALLOC_BINARIES - {"hpceval-halo"}
+# nodecheck charges its kernels' work itself (smpi_execute_flops at the host's speed): its
+# simulated rates are the platform's, never this host's load.
+NO_COMPUTE_BINARIES = (SHARED_MALLOC_BINARIES - {"hpceval-halo"}) | {"hpceval-nodecheck"}
 # The collectives' algorithms as MPICH selects them. SMPI's default allgather posts all P - 1
 # sends and receives and waits for them one at a time (O(P^2) simulator work per rank): the one
 # MPI_Allgather of p2p's and distance's setup took 88 s at 128 ranks and over 12 minutes at 256

@@ -1,6 +1,6 @@
 """The outlier rule (hpceval/analysis/outliers.py) on made-up maps and node checks: a node whose
 links are slow is named once as the node and on each of its links, a bad link of two good nodes
-as a link; nothing on a clean or merely noisy population."""
+as a link, a slow node by its own value; nothing on a clean or merely noisy population."""
 import pytest
 
 import hpceval.views
@@ -21,6 +21,12 @@ def _link(a, b, bw, lat=1.5):
 
 def _map(bw=lambda a, b: 12000.0):
     return {"records": [r for a in range(8) for b in range(a + 1, 8) for r in _link(a, b, bw(a, b))]}
+
+
+def _node(i, metric, v):
+    return {"benchmark": "nodecheck", "metric": metric, "unit": "GB/s", "better": "higher",
+            "statistic": "median", "params": {"node": NODES[i], "rank": i, "threads": 4},
+            "stats": {"median": v, "n": 5}}
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -51,6 +57,14 @@ def test_a_slow_node_is_named_once_and_on_each_of_its_links():
 def test_one_bad_link_of_two_good_nodes_is_a_link():
     run = _map(lambda a, b: 4000.0 if (a, b) == (2, 6) else 12000.0)
     assert [(o["kind"], o["node"], o.get("peer")) for o in outliers(run)] == [("link", "n2", "n6")]
+
+
+def test_a_slow_node_check_is_named_with_the_population_median():
+    run = {"records": [_node(i, "triad", 50.0 if i == 3 else 100.0 + i) for i in range(8)]}
+    [o] = outliers(run)
+    assert (o["kind"], o["node"], o["quantity"], o["value"], o["median"]) == \
+        ("node", "n3", "node STREAM triad", 50.0, 103.0)
+    assert "peer" not in o
 
 
 def test_the_floor_and_the_spread_bound_the_rule():

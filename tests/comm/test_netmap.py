@@ -57,8 +57,9 @@ def test_corrupt_data_is_caught(bindir, mpi):
     (["--shifts", "2"], 2, "--shifts: 2 is not a shift 1..1 in ascending order"),
     (["--bytes", "0"], 2, "option --bytes: 0 is out of range"),
 ])
-def test_bad_input_binary(bindir, args, nranks, message):
-    status, msg = error_of(launch(bindir, "netmap", args, nranks))
+def test_bad_input_binary(args, nranks, message):
+    # under MPICH: Open MPI's mpirun takes 2 s to end a job whose ranks exit 2
+    status, msg = error_of(launch_mpich("netmap", args, nranks))
     assert status == 2 and message in msg and "\n" not in msg.strip(), msg
 
 
@@ -85,7 +86,7 @@ def test_rounds_sampled_above_all_rounds_keep_the_nearest_and_farthest():
 
 
 def test_planning_ten_thousand_nodes_takes_little_time():
-    ctx = PlanContext(cores=64, llc_bytes=32 << 20, mem_available_bytes=256 << 30, nodes=10_000)
+    ctx = PlanContext(cores=64, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=10_000)
     t0 = time.perf_counter()
     [spec] = BENCHMARKS["netmap"].plan({}, ctx)
     assert time.perf_counter() - t0 < 1.0
