@@ -1,0 +1,30 @@
+"""The acceptance suite (issue #51 item 5): planned from the allocation, two launches of one
+rank a node whatever its size, fitted to a --budget; one node gets the node checks and a note
+that the network needs two. Its proof on a simulated platform with planted faults is
+tests/simulate/test_acceptance_planted.py."""
+import time
+
+from helpers import FAST
+from hpceval.catalog import PlanContext
+from hpceval.catalog.plan import plan_targets
+from hpceval.catalog.registry import SUITES
+
+
+def test_ten_thousand_nodes_plan_in_two_launches_within_the_budget():
+    ctx = PlanContext(cores=64, llc_bytes=32 << 20, mem_available_bytes=16 << 30,
+                      nodes=10_000, ppn=64)
+    t0 = time.perf_counter()
+    specs = plan_targets(["acceptance"], [], ctx, budget_s=600)
+    assert time.perf_counter() - t0 < 2.0
+    assert [(s.benchmark, s.nranks, s.ppn) for s in specs] == [("nodecheck", 10_000, 1),
+                                                                 ("netmap", 10_000, 1)]
+    assert any("16 of 5000 rounds sampled" in n for n in ctx.notes), ctx.notes
+    assert [b for b, _ in SUITES["acceptance"].entries] == ["nodecheck", "netmap"]
+
+
+def test_one_node_gets_the_node_checks_and_a_note(cli):
+    p = cli("run", "acceptance", *FAST, "--dry-run")
+    assert p.returncode == 0, p.stderr
+    out = " ".join(p.stdout.split())
+    assert "nodecheck nodes=1" in out and "netmap np=" not in out
+    assert "plan: netmap left out: the network needs 2 nodes or more, this allocation has 1" in out
