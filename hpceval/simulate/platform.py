@@ -25,7 +25,7 @@ _UNITS = {
                "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12},
 }
 _KIND = {"latency": "latency", "intra_latency": "latency", "bandwidth": "bandwidth",
-         "intra_bandwidth": "bandwidth", "flops": "flops", "memory": "memory", "eager": "memory"}
+         "intra_bandwidth": "bandwidth", "degraded_bandwidth": "bandwidth", "flops": "flops", "memory": "memory", "eager": "memory"}
 MODELS = ("ideal", "smpi")
 # charged: computation runs on this host and is charged in simulated time; none: not charged,
 # so simulated time is the network's alone, free of the host's load (a loaded host's
@@ -51,6 +51,12 @@ class Description:
     # request and reply: 2). The default is the limit of a real MPI (session.EAGER_THRESH).
     eager: int = 65536
     handshake: int = 0
+    # Planted faults (issue #51: acceptance's proof): one node's link at degraded_bandwidth, one
+    # node's cores at slow_factor of `flops`; None: none. topology=flat and ppn=1 only.
+    degraded_node: Optional[int] = None
+    degraded_bandwidth: Optional[float] = None
+    slow_node: Optional[int] = None
+    slow_factor: Optional[float] = None
 
     def settings(self) -> Dict[str, Any]:
         return asdict(self)
@@ -99,7 +105,41 @@ def _parsers() -> Dict[str, Callable[[str, str], Any]]:
     out["compute"] = lambda k, t: _choice(k, t, COMPUTES)
     out["eager"] = lambda k, t: _whole_bytes(k, t)
     out["handshake"] = lambda k, t: _count(k, t, 16, low=0)
+    out["degraded_node"] = out["slow_node"] = lambda k, t: _count(k, t, MAX_NODES - 1, low=0)
+    out["slow_factor"] = _fraction
     return out
+
+
+def _fraction(key: str, text: str) -> float:
+    """A factor above 0 and below 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1:
+        raise UsageError(f"--simulate {key}={text}: expected a number above 0 and below 1")
+    return value
+
+
+# A planted fault's two keys: the node, and how it is degraded.
+PLANTS = (("degraded_node", "degraded_bandwidth"), ("slow_node", "slow_factor"))
+
+
+def _check_plants(desc: Description) -> None:
+    """Both keys of a plant or neither, a node of the platform, a flat topology, ppn=1 (its
+    platform has no loopback link)."""
+    for node, how in PLANTS:
+        n, h = getattr(desc, node), getattr(desc, how)
+        if (n is None) != (h is None):
+            given, missing = (node, how) if h is None else (how, node)
+            raise UsageError(f"--simulate {given}: needs {missing} too")
+        if n is None:
+            continue
+        if n >= desc.nodes:
+            raise UsageError(f"--simulate {node}={n}: no such node (nodes 0..{desc.nodes - 1})")
+        if desc.topology != "flat" or desc.ppn != 1:
+            raise UsageError(f"--simulate {node}={n}: planted faults need topology=flat and "
+                             f"ppn=1, not topology={desc.topology},ppn={desc.ppn}")
 
 
 def parse_description(text: str) -> Description:
@@ -124,6 +164,7 @@ def parse_description(text: str) -> Description:
     ppn = values.get("ppn", Description.ppn)
     check_ranks(f"--simulate nodes={values['nodes']},ppn={ppn}", values["nodes"], ppn)
     desc = Description(**values)
+    _check_plants(desc)
     if desc.handshake and desc.model != "ideal":
         raise UsageError(f"--simulate handshake={desc.handshake}: needs model=ideal (model=smpi "
                          "keeps SMPI's own latency factors)")

@@ -55,7 +55,26 @@ def divisors(n: int) -> List[int]:
 
 
 def flat(d: Description) -> str:
+    if d.degraded_node is not None or d.slow_node is not None:
+        return planted(d)
     return f'  <cluster {_common(d, d.latency / 2)} sharing_policy="SPLITDUPLEX"/>\n'
+
+
+def planted(d: Description) -> str:
+    """The flat crossbar written host by host (a Cluster zone, one private link each), so one
+    node's link or speed can differ: the degraded node's link at degraded_bandwidth, the slow
+    node's cores at slow_factor x flops. No loopback link: one rank a node (ppn=1)."""
+    hosts, links, joins = [], [], []
+    for i in range(d.nodes):
+        speed = d.flops * (d.slow_factor if i == d.slow_node else 1.0)
+        bw = d.degraded_bandwidth if i == d.degraded_node else d.bandwidth
+        hosts.append(f'    <host id="node-{i}.sim" speed="{_num(speed)}f" core="{d.ppn}"/>\n')
+        links.append(f'    <link id="node-{i}.link" bandwidth="{_num(bw)}Bps" '
+                     f'latency="{_num(d.latency / 2)}s" sharing_policy="SPLITDUPLEX"/>\n')
+        joins.append(f'    <host_link id="node-{i}.sim" up="node-{i}.link_UP" '
+                     f'down="node-{i}.link_DOWN"/>\n')
+    return ('  <zone id="sim" routing="Cluster">\n' + "".join(hosts) + "".join(links)
+            + "".join(joins) + "  </zone>\n")
 
 
 def fat_tree(d: Description) -> str:

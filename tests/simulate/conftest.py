@@ -48,3 +48,11 @@ class SimCLI(CLI):
 @pytest.fixture
 def sim(tmp_path: Path, smpi_bin: Path) -> SimCLI:
     return SimCLI(tmp_path / "results.sqlite", tmp_path / "data", smpi_bin)
+
+
+@pytest.fixture(scope="module")
+def sim_shared(tmp_path_factory, smpi_bin: Path) -> SimCLI:
+    """One data directory and database for a module's tests: smpirun's start-up is calibrated
+    once, not per test (a second or two each)."""
+    d = tmp_path_factory.mktemp("sim")
+    return SimCLI(d / "results.sqlite", d / "data", smpi_bin)
