@@ -93,3 +93,26 @@ def test_planning_ten_thousand_nodes_takes_little_time():
     assert spec.nranks == 10_000 and spec.ppn == 1
     assert spec.args[spec.args.index("--shifts") + 1].count(",") == 15
     assert any("16 of 5000 rounds sampled" in n for n in ctx.notes), ctx.notes
+
+
+def test_the_heat_map_draws_both_quantities_and_marks_the_outlier_node():
+    import hpceval.views
+    from hpceval.views.registry import FIGURES
+    hpceval.views.load()
+    [heat] = [f for f in FIGURES if f.benchmark == "netmap"]
+    names = [f"n{i}" for i in range(6)]
+
+    def rec(a, b, metric, v):
+        return {"benchmark": "netmap", "metric": metric, "unit": "us", "statistic": "median",
+                "better": "lower" if metric == "latency" else "higher",
+                "params": {"bytes": 8, "src": a, "dst": b, "src_node": names[a],
+                           "dst_node": names[b], "shift": 1, "rounds": 3, "rounds_total": 3},
+                "stats": {"median": v, "n": 5}}
+    recs = [rec(a, b, m, (500.0 if 4 in (a, b) else 1000.0) if m == "bandwidth" else 1.5)
+            for a in range(6) for b in range(a + 1, 6) for m in ("latency", "bandwidth")]
+    fig = heat.make([{"id": 1, "records": recs}])
+    lat, bw, _, _ = fig.axes             # two maps, then their colour bars
+    assert lat.images[0].get_array().shape == (6, 6)
+    red = [t.get_text() for t in bw.get_xticklabels() if t.get_color() == "crimson"]
+    assert red == ["n4"] and "red: outlier nodes" in fig._suptitle.get_text()
+    assert heat.make([{"id": 1, "records": []}]) is None
