@@ -16,6 +16,7 @@ from hpceval.analysis.headlines import size_label
 from hpceval.analysis import decide as dec
 from hpceval.analysis import significance as sig
 from hpceval.analysis.nodes import node_lines
+from hpceval.analysis.outliers import outlier_lines
 from hpceval.analysis.summary import machine_line, summary_rows
 from hpceval.analysis.warnings import warnings
 from hpceval.quality import at_floor, verdict
@@ -324,4 +325,4 @@ def summary_view(run: dict) -> dict:
         rows.append({**r, "value": fmt_num(r["value"]) + (mark.SUFFIX if r.get("simulated") else ""),
                      "ci": ci, "ok": r["quality"] == "ok"})
     return {"machine": machine_line(run), "rows": rows,
-            "warnings": [w._asdict() for w in warnings(run)]}
+            "warnings": [w._asdict() for w in warnings(run)], "outliers": outlier_lines(run)}

@@ -82,3 +82,12 @@ def test_a_run_without_a_map_or_node_check_says_nothing():
     run = {"records": [{"benchmark": "pingpong", "metric": "latency", "statistic": "median",
                         "params": {"bytes": 8}, "stats": {"median": 1.0, "n": 3}}]}
     assert outliers(run) == [] and outlier_lines(run) == []
+
+
+def test_the_reports_first_screen_lists_them():
+    from hpceval.views.data import summary_view
+    run = {**_map(lambda a, b: 5000.0 if 5 in (a, b) else 12000.0), "fingerprint": {},
+           "launches": [], "status": "ok"}
+    lines = summary_view(run)["outliers"]
+    assert lines[0].endswith(":") and lines[1].startswith("  OUTLIER node n5: link bandwidth")
+    assert summary_view({**run, "records": []})["outliers"] == []
