@@ -11,7 +11,7 @@ import random
 from typing import Any, Dict, List
 
 from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REPETITION, harness_bytes,
-                                    launch_timeout, repetition_args)
+                                    launch_timeout, repetition_args, simulated_limit)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 from hpceval.errors import UsageError
@@ -65,10 +65,10 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     args = ["--bytes", str(v["bytes"]), "--shifts", ",".join(map(str, ks)) if sampled else "0"]
     args += BUFFER_PAGES.to_arg(v["buffer-pages"]) + repetition_args(b, v)
     phases = 3 * len(ks)              # 2 or 3 phases a round, one after the other
-    return [LaunchSpec(b.name, f"netmap np={n} rounds={len(ks)}", "netmap", args, n, "core",
+    return [simulated_limit(LaunchSpec(b.name, f"netmap np={n} rounds={len(ks)}", "netmap", args, n, "core",
                        expected_results=2 * pairs_of(n, ks),
                        timeout_s=launch_timeout(v, 2 * phases),
-                       ppn=1 if ctx.nodes >= 2 else None)]
+                       ppn=1 if ctx.nodes >= 2 else None), ctx)]
 
 
 register_benchmark(Benchmark(

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import REPETITION, harness_bytes, launch_timeout, repetition_args
+from hpceval.catalog.common import (REPETITION, harness_bytes, launch_timeout, repetition_args,
+                                    simulated_limit)
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 
@@ -19,9 +20,9 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     nodes, threads = max(ctx.nodes, 1), _threads(v, ctx)
     args = ["--bytes", str(v["bytes"]), "--threads", str(threads)] + repetition_args(b, v)
     env = {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
-    return [LaunchSpec(b.name, f"nodecheck nodes={nodes} threads={threads}", "nodecheck", args,
+    return [simulated_limit(LaunchSpec(b.name, f"nodecheck nodes={nodes} threads={threads}", "nodecheck", args,
                        nodes, "none", env, expected_results=2 * nodes,
-                       timeout_s=launch_timeout(v, 2), ppn=1 if nodes > 1 else None)]
+                       timeout_s=launch_timeout(v, 2), ppn=1 if nodes > 1 else None), ctx)]
 
 
 register_benchmark(Benchmark(

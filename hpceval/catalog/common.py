@@ -74,6 +74,19 @@ def launch_timeout(values: Dict[str, Any], points: int, fixed_s: float = TIMEOUT
     return fixed_s + TIMEOUT_FACTOR * float(values["budget"]) * max(points, 1)
 
 
+def simulated_limit(spec: LaunchSpec, ctx: PlanContext) -> LaunchSpec:
+    """A simulated launch's time limit raised to cover SMPI's wall time for it (ctx.sim_cost:
+    a result's cost on this host, hpceval/simulate/cost.py), TIMEOUT_FACTOR times over: one
+    process runs every rank's messages, so 100 simulated nodes map in minutes, not seconds."""
+    if ctx.sim_cost is not None:
+        if spec.estimate_s is None:     # the measuring time planned, kept as the estimate
+            spec.estimate_s = planned_seconds(spec)
+        wall = ctx.sim_cost.startup_s(spec.nranks) + ctx.sim_cost.measure_s(
+            spec.benchmark, spec.label, spec.nranks, spec.expected_results, spec.estimate_s)
+        spec.timeout_s = max(spec.timeout_s, TIMEOUT_FIXED_S + TIMEOUT_FACTOR * wall)
+    return spec
+
+
 def planned_seconds(spec: LaunchSpec) -> float:
     """The measuring time a launch was planned for (every point spending its whole budget, plus
     what a planner added for long single runs): its time limit without the allowances."""

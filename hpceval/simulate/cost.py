@@ -34,13 +34,13 @@ LAUNCH_OVERHEAD_S = 0.15           # hpceval's side of a launch: spawning, parsi
 # sweep's cells run on this host, rank after rank; pingpong's 0.004 a rank at 4 ranks is 0.008
 # a busy rank
 # msgrate's 64-message windows at the study's settings: 1.9 (2 ranks on one host: its points
-# ran to max-reps 200) and 0.54 (4 ranks on two hosts), fat tree 32 x 2; netmap's pairs at its
-# defaults: 22.5 s for 240 results of 16 ranks, flat 16 x 1 (0.0058); nodecheck's kernels run
-# on this host rank after rank: 1.06 s for 16 results of 8 ranks at its defaults, one thread
+# ran to max-reps 200) and 0.54 (4 ranks on two hosts), fat tree 32 x 2; netmap and nodecheck
+# (RESULT_RANKS) at their defaults, flat N x 1: netmap 0.105 s a result at 8 nodes and 0.094 at
+# 16 (two busy ranks a result), nodecheck 0.054 at 8 nodes (one)
 PER_RESULT_S = {"pingpong": 0.008, "p2p": 0.006, "p2p 0-1": 0.046, "distance": 0.005,
                 "hotspot": 0.04, "random2": 0.033, "collectives": 0.004, "halo": 0.053,
-                "mem-latency": 0.7, "sweep": 0.5, "msgrate": 1.0, "netmap": 0.006,
-                "nodecheck": 0.007}
+                "mem-latency": 0.7, "sweep": 0.5, "msgrate": 1.0, "netmap": 0.05,
+                "nodecheck": 0.05}
 DEFAULT_PER_RESULT_S = 0.05
 # Launches that measure ranks 0 and 1 (pair_ranks: pingpong, loggp, eager; p2p's 0-1 and 0-k
 # patterns) while the others wait blocked in MPI_Barrier or MPI_Finalize. Not distance: it
@@ -56,9 +56,20 @@ def kind(benchmark: str, label: str) -> str:
     return head if head != label and head != benchmark else benchmark
 
 
+# Launches whose every result is the work of a few ranks whatever the launch's size, the
+# simulator running them one after another: netmap's pair (a phase's pairs measure at once in
+# simulated time, but one process runs all their messages) and nodecheck's rank (each rank's
+# kernels run on this host in turn). Its wall time per result did not grow from 8 to 16 nodes.
+RESULT_RANKS = {"netmap": 2, "nodecheck": 1}
+
+
 def busy(benchmark: str, label: str, nranks: int) -> int:
-    """The ranks of a launch that cost the simulation wall time (PAIR_KINDS: two)."""
-    return min(nranks, 2) if kind(benchmark, label) in PAIR_KINDS else nranks
+    """The ranks of a launch that cost the simulation wall time (PAIR_KINDS: two; RESULT_RANKS:
+    a result's own)."""
+    k = kind(benchmark, label)
+    if k in RESULT_RANKS:
+        return min(nranks, RESULT_RANKS[k])
+    return min(nranks, 2) if k in PAIR_KINDS else nranks
 
 
 def _smpirun_s(sim: Dict[str, Any], np: int, binary: str) -> float:

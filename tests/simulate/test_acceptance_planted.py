@@ -71,3 +71,9 @@ def test_one_node_gets_the_node_checks_and_a_note(sim):
 def test_bad_plants_are_one_line_before_launch(sim, desc, message):
     p = sim("run", "acceptance", "--simulate", desc, "--dry-run")
     assert p.returncode == 2 and message in one_line_error(p.stderr), p.stderr
+
+
+def test_a_simulated_result_costs_its_own_ranks_whatever_the_size():
+    from hpceval.simulate.cost import busy
+    assert busy("netmap", "netmap np=10000 rounds=16", 10_000) == 2
+    assert busy("nodecheck", "nodecheck nodes=10000 threads=1", 10_000) == 1
