@@ -6,6 +6,9 @@
  *              GB/s of the node's threads together (1e9 bytes/s)
  *   fma        a compute-bound rate: CHAINS independent scalar multiply-add chains a thread
  *              (x = x a + b), 2 flops each; GFLOP/s of the node's threads together
+ *   latency    memory latency: the main thread alone follows a random single cycle over
+ *              --chase-bytes (mem-latency's chase, mem/lib/chase.c, one cache line apart);
+ *              ns a load
  *
  * A sample is a batch (harness batch, over this rank alone: every node samples at its own pace,
  * all nodes at once) timed around one parallel region. Rank 0 gathers every rank's kept
@@ -13,8 +16,9 @@
  * and rank: the outlier rule (hpceval/analysis/outliers.py) judges the nodes against each other.
  *
  * Verification, outside the timed region: after the samples the triad's arrays are compared
- * with the values its calls give (bw_check) and every chain with its closed form
- * a^n (x0 - b/(1-a)) + b/(1-a); --inject corrupt damages the last rank's triad output.
+ * with the values its calls give (bw_check), every chain with its closed form
+ * a^n (x0 - b/(1-a)) + b/(1-a), the chase's cycle (chase_verify) and where it stopped against
+ * a walk of as many loads; --inject corrupt damages the last rank's triad output.
  *
  * Under SimGrid's SMPI the kernels still run (and are checked); their simulated time is charged
  * as flops at the host's speed (smpi_execute_flops: SimGrid models no memory), so a simulated
@@ -23,6 +27,7 @@
 #include "harness.h"
 #include "batch.h"
 #include "lib/bw_kernels.h"
+#include "lib/chase.h"
 
 #include <limits.h>
 #include <math.h>
@@ -33,6 +38,8 @@
 static hpc_option options[] = {
     {.name = "bytes", .type = HPC_SIZE, .def = "32M", .min = 64 * 1024, .max = 1LL << 36,
      .help = "triad working set a thread (its three arrays)"},
+    {.name = "chase-bytes", .type = HPC_SIZE, .def = "128M", .min = 64 * 1024,
+     .max = 1LL << 36, .help = "memory latency's working set (a random cycle, 64 B apart)"},
     {.name = "threads", .type = HPC_INT, .def = "0", .min = 0, .max = 4096,
      .help = "OpenMP threads a node (0: OpenMP's default, OMP_NUM_THREADS)"},
     {0}};
@@ -51,6 +58,11 @@ static bw_buf *bufs;
 static char **bases;    /* each thread's allocation */
 static double chains[4096][CHAINS];
 static long fma_done;   /* multiply-adds each chain has done */
+enum { STRIDE = 64, LOADS = 16 };   /* chase_run: 16 loads an iteration */
+static char *chase;
+static size_t chase_m;
+static void *chase_at;
+static uint64_t chase_loads;
 
 typedef struct {
     const char *node;
@@ -105,6 +117,16 @@ static double fma_sample(long k)
     return t;
 }
 
+static double chase_sample(long k)
+{
+    double t0 = hpc_now();
+    chase_at = chase_run(chase_at, k);
+    charge((double)LOADS * (double)k);
+    double t = hpc_now() - t0;
+    chase_loads += (uint64_t)LOADS * (uint64_t)k;
+    return t;
+}
+
 /* Every chain against its closed form after fma_done steps; every thread's triad arrays. */
 static void check(void)
 {
@@ -115,10 +137,14 @@ static void check(void)
             hpc_check_bound(fabs(chains[t][c] - want) / fabs(want), 1e-6,
                             "nodecheck fma: rank %d thread %d chain %d, relative error", hpc_rank,
                             t, c);
+    size_t where;
+    const char *cycle = chase_verify(chase, chase_m, STRIDE, &where);
+    if (cycle || chase_at != chase_walk(chase, chase_loads, chase_m))
+        hpc_fail("data check failed: nodecheck latency, rank %d: the chase %s", hpc_rank,
+                 cycle ? cycle : "stopped where a walk of as many loads does not");
     if (hpc_inject == HPC_INJECT_CORRUPT && hpc_rank == hpc_nranks - 1)
         bw_corrupt(&bufs[0]);
     for (int t = 0; t < nthreads; t++) {
-        size_t where;
         const char *bad = bw_check(&bufs[t], &where);
         if (bad)
             hpc_fail("data check failed: nodecheck triad, rank %d thread %d: %s at element %zu",
@@ -126,9 +152,10 @@ static void check(void)
     }
 }
 
-/* One rate of this rank: its batch's kept values (GB/s or GFLOP/s) after n, converged and the
- * batch length, in vals (max-reps + NVALS_EXTRA). */
-static void measure(double (*sample)(long), double work, double *vals)
+/* One quantity of this rank: its batch's kept values after n, converged and the batch length,
+ * in vals (max-reps + NVALS_EXTRA): a rate, work / time in 1e9 a second (GB/s, GFLOP/s), or
+ * (is_rate 0) a time per unit of work in ns. */
+static void measure(double (*sample)(long), double work, int is_rate, double *vals)
 {
     hpc_batch bt;
     hpc_batch_init(&bt, hpc_batch_tick_target(), 1L << 24, 1, MPI_COMM_SELF);
@@ -136,12 +163,14 @@ static void measure(double (*sample)(long), double work, double *vals)
         ;
     vals[0] = bt.s.n, vals[1] = bt.s.converged, vals[2] = (double)bt.k;
     for (int i = 0; i < bt.s.n && i < hpc_reps.max_reps; i++)
-        vals[NVALS_EXTRA + i] = work / bt.s.samples[i] / 1e9;
+        vals[NVALS_EXTRA + i] = is_rate ? work / bt.s.samples[i] / 1e9
+                                        : bt.s.samples[i] / work * 1e9;
     hpc_batch_free(&bt);
 }
 
 /* Rank 0 gathers every rank's values of one rate and writes a record per node. */
-static void emit(const char *metric, const char *unit, double *vals, const char *names)
+static void emit(const char *metric, const char *unit, const char *better, double *vals,
+                 const char *names)
 {
     int width = hpc_reps.max_reps + NVALS_EXTRA;
     double *all = hpc_rank == 0 ? malloc(sizeof *all * (size_t)width * (size_t)hpc_nranks) : NULL;
@@ -152,7 +181,7 @@ static void emit(const char *metric, const char *unit, double *vals, const char 
         const double *v = all + (size_t)r * (size_t)width;
         node_pt p = {names + (size_t)r * MPI_MAX_PROCESSOR_NAME, r, nthreads};
         hpc_point pt = {params, &p, "operations_per_sample", NULL};
-        hpc_emit_values(&pt, metric, unit, "higher", v + NVALS_EXTRA, (int)v[0], (int)v[1],
+        hpc_emit_values(&pt, metric, unit, better, v + NVALS_EXTRA, (int)v[0], (int)v[1],
                         (long)v[2]);
     }
     free(all);
@@ -176,6 +205,16 @@ static void prepare(size_t bytes)
     }
 }
 
+/* The chase's random single cycle, one cache line apart (its own seed a rank). */
+static void prepare_chase(size_t bytes)
+{
+    chase_m = bytes / STRIDE;
+    chase = chase_at = malloc(chase_m * STRIDE);
+    if (!chase)
+        abort();
+    chase_build_cycle(chase, chase_m, STRIDE, (uint64_t)hpc_rank + 1);
+}
+
 int main(int argc, char **argv)
 {
     hpc_init(&argc, &argv, "nodecheck",
@@ -194,20 +233,26 @@ int main(int argc, char **argv)
     MPI_Gather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
                0, MPI_COMM_WORLD);
     prepare(bytes);
+    prepare_chase((size_t)hpc_opt_int("chase-bytes"));
     hpc_inject_first_point();
     MPI_Barrier(MPI_COMM_WORLD);
     double elements = (double)bufs[0].n * nthreads;
     size_t width = (size_t)hpc_reps.max_reps + NVALS_EXTRA;
-    double *triad = calloc(width, sizeof *triad), *fma = calloc(width, sizeof *fma);
-    if (!triad || !fma)
+    double *triad = calloc(width, sizeof *triad), *fma = calloc(width, sizeof *fma),
+           *lat = calloc(width, sizeof *lat);
+    if (!triad || !fma || !lat)
         abort();
-    measure(triad_sample, 24.0 * elements, triad);
-    measure(fma_sample, 2.0 * CHAINS * nthreads, fma);
+    measure(triad_sample, 24.0 * elements, 1, triad);
+    measure(fma_sample, 2.0 * CHAINS * nthreads, 1, fma);
+    measure(chase_sample, LOADS, 0, lat);
     check();
-    emit("triad", "GB/s", triad, names);
-    emit("fma", "GFLOP/s", fma, names);
+    emit("triad", "GB/s", "higher", triad, names);
+    emit("fma", "GFLOP/s", "higher", fma, names);
+    emit("latency", "ns", "lower", lat, names);
     for (int t = 0; t < nthreads; t++)
         free(bases[t]);
+    free(chase);
+    free(lat);
     free(bases);
     free(triad);
     free(fma);

@@ -1,5 +1,5 @@
-"""nodecheck (csrc/mem/nodecheck.c): every rank's triad and multiply-add rate as one record per
-node under both MPIs at 2 ranks, the data check that bites, bad input as one line with exit
+"""nodecheck (csrc/mem/nodecheck.c): every rank's triad, multiply-add rate and memory latency as
+one record per node under both MPIs at 2 ranks, the data check that bites, bad input as one line with exit
 status 2 (binary and command line). Beside netmap's tests: acceptance's two benchmarks share
 the launch helpers here. Behaviour only: no rate is asserted."""
 import math
@@ -11,7 +11,7 @@ from helpers_comm import QUICK, error_of, launch, launch_mpich
 from hpceval.catalog import BENCHMARKS, PlanContext
 from hpceval.records import parse_record
 
-ARGS = ["--bytes", "1M", "--threads", "1"] + QUICK
+ARGS = ["--bytes", "1M", "--chase-bytes", "1M", "--threads", "1"] + QUICK
 
 
 def _run(bindir, mpi, args, nranks=2):
@@ -26,12 +26,13 @@ def test_one_record_per_node_and_rate(bindir, mpi):
     recs = [parse_record(l) for l in p.stdout.splitlines() if l.strip()]
     assert recs[0]["type"] == "meta" and recs[-1]["type"] == "end"
     results = [r for r in recs if r["type"] == "result"]
-    assert [(r["metric"], r["unit"], r["params"]["rank"]) for r in results] == [
-        ("triad", "GB/s", 0), ("triad", "GB/s", 1), ("fma", "GFLOP/s", 0), ("fma", "GFLOP/s", 1)]
+    assert [(r["metric"], r["unit"], r["better"], r["params"]["rank"]) for r in results] == [
+        (m, u, b, rank) for m, u, b in (("triad", "GB/s", "higher"), ("fma", "GFLOP/s", "higher"),
+                                        ("latency", "ns", "lower")) for rank in (0, 1)]
     for r in results:
         s = r["stats"]
         assert r["params"]["node"] and r["params"]["threads"] == 1
-        assert r["check"] == "ok" and r["statistic"] == "median" and r["better"] == "higher"
+        assert r["check"] == "ok" and r["statistic"] == "median"
         assert s["n"] >= 3 and all(math.isfinite(s[k]) and s[k] > 0 for k in ("min", "median"))
 
 
@@ -44,6 +45,7 @@ def test_corrupt_triad_is_caught(bindir, mpi):
 @pytest.mark.parametrize("args, message", [
     (["--bytes", "1K"], "option --bytes: 1K is out of range"),
     (["--threads", "-1"], "option --threads: -1 is out of range"),
+    (["--chase-bytes", "1K"], "option --chase-bytes: 1K is out of range"),
 ])
 def test_bad_input_binary(args, message):
     # under MPICH: Open MPI's mpirun takes 2 s to end a job whose ranks exit 2
@@ -60,4 +62,4 @@ def test_one_rank_a_node_on_every_node():
     ctx = PlanContext(cores=64, llc_bytes=32 << 20, mem_available_bytes=256 << 30, nodes=500)
     [spec] = BENCHMARKS["nodecheck"].plan({}, ctx)
     assert (spec.nranks, spec.ppn, spec.env["OMP_NUM_THREADS"]) == (500, 1, "64")
-    assert spec.expected_results == 1000
+    assert spec.expected_results == 1500

@@ -1,7 +1,7 @@
 """`hpceval run acceptance` on a simulated platform with planted faults (issue #51): one node's
 link at a third of the others' bandwidth and one host at half speed, 8 nodes x 1 rank. The
 outlier rule names exactly that node's link (the node, and each of its links naming it) and that
-host (its triad and multiply-add rate), nothing else; the clean platform flags nothing; one node
+host (its triad, multiply-add rate and memory latency), nothing else; the clean platform flags nothing; one node
 gets the node checks and a note that the network needs two. Deterministic: the simulated
 network and the charged flops are the platform's, not this host's load."""
 import json
@@ -10,7 +10,8 @@ import pytest
 
 from helpers import one_line_error
 
-SMALL = ["--set", "netmap.bytes=64K", "--set", "nodecheck.bytes=1M", "--set", "min-reps=3",
+SMALL = ["--set", "netmap.bytes=64K", "--set", "nodecheck.bytes=1M",
+         "--set", "nodecheck.chase-bytes=1M", "--set", "min-reps=3",
          "--set", "max-reps=5", "--set", "budget=0.01", "--no-remeasure"]
 CLEAN = "nodes=8,ppn=1"
 PLANTED = CLEAN + ",degraded_node=5,degraded_bandwidth=4GBps,slow_node=2,slow_factor=0.5"
@@ -37,7 +38,8 @@ def test_the_planted_link_and_host_are_named_and_nothing_else(sim):
     others = [f"node-{i}.sim" for i in (0, 1, 2, 3, 4, 6, 7)]
     assert named == sorted([("node", "node-5.sim", "", "bandwidth"),
                             ("node", "node-2.sim", "", "triad"),
-                            ("node", "node-2.sim", "", "fma")]
+                            ("node", "node-2.sim", "", "fma"),
+                            ("node", "node-2.sim", "", "latency")]
                            + [("link", "node-5.sim", peer, "bandwidth") for peer in others])
     link = next(o for o in found if o["kind"] == "node" and o["metric"] == "bandwidth")
     assert link["value"] < 0.5 * link["median"] and link["unit"] == "MB/s"
