@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from hpceval.analysis.card import CardRow, Cell
 from hpceval.analysis.headlines import select, value
 
 Record = Dict[str, Any]
@@ -123,16 +124,59 @@ def outliers(run: Dict[str, Any]) -> List[Dict[str, Any]]:
     """Every flagged node and link of the run's populations, node entries first within each."""
     out: List[Dict[str, Any]] = []
     for pop in POPULATIONS:
-        recs = select(run.get("records") or [], pop.benchmark, pop.metric, **dict(pop.params))
+        recs = _records(run, pop)
         if len(recs) >= 3:
             out += JUDGES[pop.per](pop, recs)
     return out
 
 
+def _records(run: Dict[str, Any], pop: Population) -> List[Record]:
+    return select(run.get("records") or [], pop.benchmark, pop.metric, **dict(pop.params))
+
+
+def population_cell(pop: Population) -> Callable[[Dict[str, Any]], Optional[Cell]]:
+    """A card row's cell: the median over the population of each member's own statistic, with
+    its count and range; no record (no one member's interval stands for the population's);
+    None where the run did not measure it."""
+    def get(run: Dict[str, Any]) -> Optional[Cell]:
+        vals = [value(r) for r in _records(run, pop)]
+        if not vals:
+            return None
+        return Cell(statistics.median(vals), f"median of {len(vals)} {pop.per}s' medians, "
+                    f"{_num(min(vals))} .. {_num(max(vals))}")
+    return get
+
+
+CARD_SECTION = "Acceptance: every node, every link"
+CARD_ORDER = 25            # after the communication rows
+CARD_MISSING = "not measured (hpceval run acceptance)"
+
+
+def card_row(pop: Population, unit: str) -> CardRow:
+    """The machine card's row of a population: its median, count and range."""
+    return CardRow(CARD_SECTION, f"{pop.quantity[0].upper()}{pop.quantity[1:]}, median", unit,
+                   population_cell(pop), missing=CARD_MISSING, order=CARD_ORDER)
+
+
+def flagged_cell(run: Dict[str, Any]) -> Optional[Cell]:
+    """The nodes named, each with what it was named for; 0 and 'none flagged' on a clean run;
+    None where no population was measured."""
+    if not judged(run):
+        return None
+    named: Dict[str, List[str]] = {}
+    for o in outliers(run):
+        if o["kind"] == "node":
+            named.setdefault(o["node"], []).append(o["quantity"])
+    for o in outliers(run):
+        if o["kind"] == "link" and o["node"] not in named:
+            named.setdefault(f"{o['node']} - {o['peer']}", []).append(o["quantity"])
+    text = "; ".join(f"{n} ({', '.join(q)})" for n, q in named.items()) or "none flagged"
+    return Cell(len(named), text)
+
+
 def judged(run: Dict[str, Any]) -> List[str]:
     """The populations the run measured, as 'quantity (n values)'."""
-    counts = ((p, len(select(run.get("records") or [], p.benchmark, p.metric, **dict(p.params))))
-              for p in POPULATIONS)
+    counts = ((p, len(_records(run, p))) for p in POPULATIONS)
     return [f"{p.quantity} ({n} {p.per}s)" for p, n in counts if n >= 3]
 
 

@@ -1,7 +1,9 @@
 """nodecheck's populations for the outlier rule (hpceval/analysis/outliers.py): every node's
-triad, multiply-add rate and memory latency against the other nodes'."""
-from hpceval.analysis.outliers import Population, register_population
+triad, multiply-add rate and memory latency against the other nodes'; their card rows."""
+from hpceval.analysis.card import register_card_row
+from hpceval.analysis.outliers import Population, card_row, register_population
 
-register_population(Population("nodecheck", "triad", "node STREAM triad", "node"))
-register_population(Population("nodecheck", "fma", "node multiply-add rate", "node"))
-register_population(Population("nodecheck", "latency", "node memory latency", "node"))
+for _pop, _unit in ((Population("nodecheck", "triad", "node triad bandwidth", "node"), "GB/s"),
+                    (Population("nodecheck", "fma", "node multiply-add rate", "node"), "GFLOP/s"),
+                    (Population("nodecheck", "latency", "node memory latency", "node"), "ns")):
+    register_card_row(card_row(register_population(_pop), _unit))

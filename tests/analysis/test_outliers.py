@@ -63,7 +63,7 @@ def test_a_slow_node_check_is_named_with_the_population_median():
     run = {"records": [_node(i, "triad", 50.0 if i == 3 else 100.0 + i) for i in range(8)]}
     [o] = outliers(run)
     assert (o["kind"], o["node"], o["quantity"], o["value"], o["median"]) == \
-        ("node", "n3", "node STREAM triad", 50.0, 103.0)
+        ("node", "n3", "node triad bandwidth", 50.0, 103.0)
     assert "peer" not in o
 
 
@@ -91,3 +91,20 @@ def test_the_reports_first_screen_lists_them():
     lines = summary_view(run)["outliers"]
     assert lines[0].endswith(":") and lines[1].startswith("  OUTLIER node n5: link bandwidth")
     assert summary_view({**run, "records": []})["outliers"] == []
+
+
+def test_the_card_gives_each_populations_median_and_the_nodes_named():
+    from hpceval.analysis.card import machine_card
+    from hpceval.analysis.outliers import CARD_SECTION
+
+    def card(run):
+        return {r["quantity"]: r for r in machine_card({**run, "fingerprint": {}, "launches": []})
+                if r["section"] == CARD_SECTION}
+    rows = card(_map(lambda a, b: 5000.0 if 5 in (a, b) else 12000.0))
+    bw = rows["Link bandwidth, median"]
+    assert (bw["value"], bw["unit"], bw["record"]) == (12000.0, "MB/s", None)
+    assert bw["point"] == "median of 28 links' medians, 5000 .. 12000"
+    named = rows["Outliers flagged (nodes, links)"]
+    assert (named["value"], named["point"]) == (1, "n5 (link bandwidth)")
+    assert card(_map())["Outliers flagged (nodes, links)"]["point"] == "none flagged"
+    assert not card({"records": []})["Link bandwidth, median"]["measured"]
