@@ -13,7 +13,8 @@
  * --shifts measures only the rounds it lists (the plan's sample above a stated rank count):
  * every record says which round it is of how many (shift, rounds, rounds_total), and the
  * meta record whether the rounds were sampled. Records name both ends' ranks and the nodes
- * they ran on (MPI_Get_processor_name).
+ * they ran on (MPI_Get_processor_name). Rank 0 writes each phase's records as it ends: --inject
+ * die or hang strikes the last rank before the last round, and the rounds before are kept.
  */
 #include "lib/comm.h"
 
@@ -241,9 +242,11 @@ int main(int argc, char **argv)
     long long bytes = hpc_opt_int("bytes");
     hpc_begin(1, meta_extra);
     gather_names();
-    hpc_inject_first_point();
-    for (int r = 0; r < nshifts; r++)
+    for (int r = 0; r < nshifts; r++) {
+        if (r == nshifts - 1)   /* --inject die, hang: a node lost mid-map, the rounds before kept */
+            hpc_inject_first_point();
         round_k(shifts ? (int)shifts[r] : r + 1, bytes);
+    }
     free(names);
     hpc_finish();
     return 0;

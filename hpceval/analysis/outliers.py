@@ -44,6 +44,9 @@ class Population:
     quantity: str          # as a reader says it: "link bandwidth"
     per: str               # "node": params name the node; "link": src_node and dst_node
     params: Tuple[Tuple[str, Any], ...] = ()   # only the records with these params
+    # what the population's launches planned and did not measure: lines for show (a map that
+    # lost a node mid-way), None: nothing to say
+    unmeasured: Optional[Callable[[Dict[str, Any]], List[str]]] = None
 
 
 POPULATIONS: List[Population] = []
@@ -63,7 +66,7 @@ def flagged(values: List[float], better: str) -> Tuple[float, float, List[bool]]
     return med, mad, [w > bound for w in worse]
 
 
-def _names(ends: List[Tuple[str, Any]]) -> Dict[Tuple[str, Any], str]:
+def display_names(ends: List[Tuple[str, Any]]) -> Dict[Tuple[str, Any], str]:
     """(node name, rank) -> the name a reader sees: the node's, or 'name/rank r' where ranks
     shared a node (a map measured on one machine)."""
     ranks: Dict[str, set] = {}
@@ -72,7 +75,7 @@ def _names(ends: List[Tuple[str, Any]]) -> Dict[Tuple[str, Any], str]:
     return {(n, k): n if len(rs) == 1 else f"{n}/rank {k}" for n, rs in ranks.items() for k in rs}
 
 
-def _end(r: Record, end: str) -> Tuple[str, Any]:
+def record_end(r: Record, end: str) -> Tuple[str, Any]:
     """A record's node and rank: params node and rank, or src_node and src (dst_...)."""
     p = r["params"]
     return (p[f"{end}_node"], p.get(end)) if end else (p["node"], p.get("rank"))
@@ -86,16 +89,16 @@ def _entry(kind: str, node: str, pop: Population, rec: Record, v: float, med: fl
 
 
 def _nodes(pop: Population, recs: List[Record]) -> List[Dict[str, Any]]:
-    names = _names([_end(r, "") for r in recs])
+    names = display_names([record_end(r, "") for r in recs])
     vals = [value(r) for r in recs]
     med, _, bad = flagged(vals, recs[0].get("better", "higher"))
-    return [_entry("node", names[_end(r, "")], pop, r, v, med)
+    return [_entry("node", names[record_end(r, "")], pop, r, v, med)
             for r, v, b in zip(recs, vals, bad) if b]
 
 
 def _links(pop: Population, recs: List[Record]) -> List[Dict[str, Any]]:
-    names = _names([_end(r, e) for r in recs for e in ("src", "dst")])
-    ends = [(names[_end(r, "src")], names[_end(r, "dst")]) for r in recs]
+    names = display_names([record_end(r, e) for r in recs for e in ("src", "dst")])
+    ends = [(names[record_end(r, "src")], names[record_end(r, "dst")]) for r in recs]
     vals = [value(r) for r in recs]
     med, _, bad = flagged(vals, recs[0].get("better", "higher"))
     per_node: Dict[str, List[int]] = {}
@@ -188,9 +191,11 @@ def outlier_lines(run: Dict[str, Any]) -> List[str]:
         return []
     found = outliers(run)
     head = f"outliers ({RULE}) among {', '.join(seen)}:"
+    gaps = list(dict.fromkeys(line for p in POPULATIONS if p.unmeasured
+                              for line in p.unmeasured(run)))
     if not found:
-        return [f"{head} none flagged"]
-    return [head] + [_line(o) for o in found]
+        return [f"{head} none flagged"] + gaps
+    return [head] + [_line(o) for o in found] + gaps
 
 
 def _num(v: float) -> str:

@@ -116,3 +116,23 @@ def test_the_heat_map_draws_both_quantities_and_marks_the_outlier_node():
     red = [t.get_text() for t in bw.get_xticklabels() if t.get_color() == "crimson"]
     assert red == ["n4"] and "red: outlier nodes" in fig._suptitle.get_text()
     assert heat.make([{"id": 1, "records": []}]) is None
+
+
+def test_a_node_lost_mid_map_keeps_the_rounds_before_and_names_the_pairs_lost():
+    """--inject die: the last rank exits before the last round (MPICH: Open MPI takes 2 s to end
+    the job); the first round's pairs were written, and the analysis names the two not
+    measured."""
+    from hpceval.analysis.netmap import unmeasured_lines
+    p = launch_mpich("netmap", ["--inject", "die"] + ARGS, 4)
+    recs = [parse_record(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    results = [r for r in recs if r["type"] == "result"]
+    assert p.returncode != 0 and not any(r["type"] == "end" for r in recs)
+    assert len(results) == 8 and {r["params"]["shift"] for r in results} == {1}
+    launch = {"benchmark": "netmap", "label": "netmap np=4 rounds=2", "status": "failed",
+              "message": "rank 3 exited with status 7", "nranks": 4, "meta": recs[0]}
+    [line] = unmeasured_lines({"records": results, "launches": [launch]})
+    assert "4 of 6 pairs measured and judged; 2 failed" in line
+    assert line.endswith("/rank 0 - " + results[0]["params"]["src_node"] + "/rank 2, "
+                         + results[0]["params"]["src_node"] + "/rank 1 - "
+                         + results[0]["params"]["src_node"] + "/rank 3)")
+    assert unmeasured_lines({"records": results, "launches": [{**launch, "status": "ok"}]}) == []
