@@ -76,7 +76,7 @@ def db(cluster, request) -> Path:
 
 PATTERNS = ["--set", "p2p.patterns=0-1,intra-pairs,0-k,ring,cross-pairs",
             "--set", "p2p.modes=pingpong,swap", "--set", "p2p.protocols=isend",
-            "--set", "sizes=8,1M", "--set", "collectives.ops=barrier"]
+            "--set", "sizes=8,64K", "--set", "collectives.ops=barrier"]
 
 
 def test_two_nodes_two_ranks_each(cluster, db, bindir):

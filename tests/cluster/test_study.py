@@ -33,7 +33,8 @@ def test_the_study_on_two_nodes(cluster, db, bindir):  # noqa: F811
     hosts = [tuple(l["meta"]["hosts"]) for l in run["launches"] if l.get("meta")]
     assert ("node1", "node2") in hosts and ("node1",) in hosts     # 1 rank, then every node
     benches = {r["benchmark"] for r in run["records"]}
-    assert "hydro" in benches and benches & {"collectives", "halo", "random2", "hotspot"}
+    assert "hydro" in benches and benches & {"collectives", "halo", "random2", "hotspot"}, \
+        (sorted(benches), story[1:])
     drawn = [b for b in ("hydro", "sweep", "montecarlo", "barotropic", "psst")
              if scaling_figure(b)([run]) is not None]
     assert drawn, benches
