@@ -243,8 +243,11 @@ int main(int argc, char **argv)
     hpc_begin(1, meta_extra);
     gather_names();
     for (int r = 0; r < nshifts; r++) {
-        if (r == nshifts - 1)   /* --inject die, hang: a node lost mid-map, the rounds before kept */
+        if (r == nshifts - 1) {  /* --inject die, hang: a node lost mid-map, the rounds before kept */
+            hpc_idle_barrier(MPI_COMM_WORLD);  /* once rank 0 has written them: a rank that died
+                                                * sooner had the job ended before it could */
             hpc_inject_first_point();
+        }
         round_k(shifts ? (int)shifts[r] : r + 1, bytes);
     }
     free(names);
