@@ -15,7 +15,11 @@ def _label(rec) -> str:
 
 def _cell(across: bool):
     def get(run):
-        rec = most_pairs_at(run.get("records") or [], SIZE, across)
+        # the most pairs that had a core each: 2 pairs on 2 cores measure the scheduler; an
+        # oversubscribed count only when nothing else was measured, and then it says so
+        recs = run.get("records") or []
+        fair = [r for r in recs if r.get("benchmark") == "msgrate" and not oversubscribed(run, r)]
+        rec = most_pairs_at(fair, SIZE, across) or most_pairs_at(recs, SIZE, across)
         if rec is None:
             return None
         over = oversubscribed(run, rec)

@@ -118,6 +118,26 @@ def test_card_and_headline_take_the_most_pairs_at_8_bytes():
                      "Message rate, 1 B, most pairs across nodes": RUN["records"][9]["params"]}
 
 
+def test_the_card_takes_the_most_pairs_that_had_a_core_each():
+    """On 2 cores the comm suite's 2 pairs are 4 ranks: the card row takes 1 pair, and the
+    oversubscribed count only when it is all there is, saying so."""
+    import hpceval.views
+    from hpceval.analysis.card import machine_card
+    hpceval.views.load_rows()
+    launches = [{"benchmark": "msgrate", "nranks": n, "meta": {"nranks": n, "hosts": ["a"] * n},
+                 "warnings": []} for n in (2, 4)]
+    run = {"records": [_rec(p, 8, 10.0 * p) for p in (1, 2)], "launches": launches,
+           "fingerprint": {"cores": 2}}
+    [row] = [r for r in machine_card(run) if r["quantity"].startswith("Message rate")
+             and r["section"] == "MPI intra-node"]
+    assert row["value"] == 10.0 and row["point"].startswith("8 B, 1 pair at once")
+    assert not row.get("warning")
+    only = {**run, "records": run["records"][1:], "launches": launches[1:]}
+    [row] = [r for r in machine_card(only) if r["quantity"].startswith("Message rate")
+             and r["section"] == "MPI intra-node"]
+    assert row["value"] == 20.0 and "oversubscribed: 4 ranks on 2 cores" in row["warning"]
+
+
 def test_the_figures_draw_one_line_per_pair_count():
     import hpceval.views
     from hpceval.views.registry import FIGURES
