@@ -43,7 +43,7 @@ def summary_rows(run: Run) -> List[Dict[str, Any]]:
             q = r["warning"] if q == "ok" else f"{r['warning']}; {q}"
         out.append({"section": r["section"], "quantity": r["quantity"], "value": r["value"],
                     "unit": r["unit"], "ci_low": s.get("ci_low"), "ci_high": s.get("ci_high"),
-                    "point": r["point"], "quality": q,
+                    "point": r["point"], "quality": q, "statistic": r["record"].get("statistic"),
                     "simulated": mark.record_simulated(r["record"])})
     return out
 
