@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpceval.catalog import ladder
-from hpceval.catalog.common import planned_seconds
+from hpceval.catalog.common import TIMEOUT_FACTOR, planned_seconds, simulated_limit
 from hpceval.catalog.params import YEAR_S, item_text
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext
 from hpceval.errors import UsageError
@@ -103,13 +103,15 @@ def startup_note(ctx: PlanContext) -> str:
 def stamp(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
     """Each launch's start-up as this host's earlier launches make it (ctx.startup_fit), else
     as this allocation's (ctx.launch_s, measured) does; a simulated launch's start-up and
-    measuring as SMPI's measured cost does (ctx.sim_cost)."""
+    measuring as SMPI's measured cost does (ctx.sim_cost), and its time limit raised to cover
+    that cost (simulated_limit: every benchmark's, with or without a --budget)."""
     for s in specs:
         if ctx.sim_cost is None:
             s.startup_s = (ctx.startup_fit.startup_s(s.nranks) if ctx.startup_fit is not None
                            else startup_s(s.nranks, ctx.launch_s))
             continue
         s.startup_s = ctx.sim_cost.startup_s(s.nranks)
+        simulated_limit(s, ctx)           # keeps the planned measuring as estimate_s first
         s.simulated_s = ctx.sim_cost.measure_s(s.benchmark, s.label, s.nranks,
                                                s.expected_results, measure_s(s))
     return specs
@@ -127,6 +129,21 @@ def measure_s(spec: LaunchSpec) -> float:
 def estimate_s(spec: LaunchSpec) -> float:
     return spec_startup_s(spec) + (measure_s(spec) if spec.simulated_s is None
                                    else spec.simulated_s)
+
+
+# Seconds a launch's own limit under a --budget allows past TIMEOUT_FACTOR x its estimate: a
+# start-up slower than the model's (3-5 s measured against 1 s estimated on a loaded host).
+OWN_LIMIT_SLACK_S = 2.0
+
+
+def own_limit_s(spec: LaunchSpec) -> float:
+    """A launch's own time limit under a --budget (Session._limit): TIMEOUT_FACTOR x its
+    estimate (start-up, and a simulated launch's SMPI wall time: stamp), or x its start-up and
+    the measuring its planner budgeted when that is more (a planner's typical expectation is
+    below it), plus OWN_LIMIT_SLACK_S. Not the plan's TIMEOUT_FIXED_S allowance: under a
+    budget one launch must not hold the run a minute past what it was planned for."""
+    return TIMEOUT_FACTOR * max(estimate_s(spec), spec_startup_s(spec) + planned_seconds(spec)) \
+        + OWN_LIMIT_SLACK_S
 
 
 def total_s(specs: Sequence[LaunchSpec]) -> float:

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext
-from hpceval.catalog.budget import estimate_s, spec_startup_s
+from hpceval.catalog.budget import estimate_s, own_limit_s, spec_startup_s
 from hpceval.errors import Interrupted
 from hpceval.quality import mark_spread, worth_remeasuring
 from hpceval.runner.jobtime import no_room
@@ -160,14 +160,15 @@ class Session:
 
     def _limit(self, spec: LaunchSpec) -> Tuple[float, bool]:
         """The launch's time limit, and whether the budget's end (not its own limit) sets it.
-        Under a --budget it is what is left of the budget (plus BUDGET_GRACE_S), not the
-        plan's own limit (its estimate times a factor: a simulated launch's wall time is not
-        a real one's), unless --timeout is lower."""
+        Under a --budget it is the least of what is left of the budget (plus BUDGET_GRACE_S),
+        the launch's own limit (own_limit_s: its estimate, SMPI's wall time in a simulated
+        one's, TIMEOUT_FACTOR times over) and --timeout: one launch slower than planned does
+        not eat the rest of the budget."""
         if self.deadline is None:
             return self.timeout_s or spec.timeout_s, False
         left = max(self.deadline - time.monotonic(), 0.0) + BUDGET_GRACE_S
-        return (left, True) if not self.timeout_s or left < self.timeout_s else \
-            (self.timeout_s, False)
+        own = min(own_limit_s(spec), self.timeout_s or float("inf"))
+        return (left, True) if left < own else (own, False)
 
     def launch(self, spec: LaunchSpec, remeasure: Optional[int] = None) -> Outcome:
         self.index += 1
@@ -180,6 +181,11 @@ class Session:
             out.status = "interrupted"
             out.message = (f"ended at the end of the run's --budget, after {out.elapsed_s:.0f} s "
                            f"({len(out.results)} records kept)")
+        elif self.deadline is not None and out.status == "timeout":
+            # Its own limit under the budget: a timeout of this launch; the run goes on.
+            out.message = (f"killed at its own limit of {limit:.0f} s under the --budget "
+                           f"(estimated at {estimate_s(spec):.1f} s), after "
+                           f"{out.elapsed_s:.0f} s ({len(out.results)} records kept)")
         for rec in out.results if remeasure else ():
             rec["remeasured"] = remeasure
         with held():                       # stored whole, also when a stop signal comes

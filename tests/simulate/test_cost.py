@@ -83,3 +83,23 @@ def test_a_dry_run_reads_the_stored_calibration_and_launches_nothing(tmp_path, s
     assert "0.37 s + 3.10 ms a rank" in ctx.sim_cost.note()
     assert "for 2 kinds" in ctx.sim_cost.note()
     assert sim_cost(sim, None, None).per_result == PER_RESULT_S
+
+
+def test_every_simulated_launch_s_limit_covers_its_smpi_cost_without_a_budget():
+    """Planning only: the study on 64 x 16 simulated ranks, no --budget. Every launch's time
+    limit (the one it runs under without a budget) covers SMPI's wall time for it, its
+    estimate, TIMEOUT_FACTOR times over: not only netmap's and nodecheck's (#45)."""
+    from hpceval.catalog.budget import estimate_s
+    from hpceval.catalog.common import TIMEOUT_FACTOR
+    from hpceval.catalog.plan import plan_targets
+    ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=64,
+                      ppn=16, host_memory_bytes=16 << 30,
+                      sim_cost=SimCost(START_S, 3e-3, {}))
+    specs = plan_targets(["study"], [], ctx)
+    top = [s for s in specs if s.nranks == 1024]
+    assert len({s.benchmark for s in top}) >= 5, sorted({s.benchmark for s in top})
+    for s in specs:
+        assert s.timeout_s >= TIMEOUT_FACTOR * estimate_s(s), (s.label, s.timeout_s,
+                                                              estimate_s(s))
+    halo = next(s for s in top if s.benchmark == "halo")     # every rank busy: 1,024 x 0.053 s
+    assert estimate_s(halo) > 1024 * PER_RESULT_S["halo"], estimate_s(halo)
