@@ -118,38 +118,18 @@ static int partner(int i, int P, int k, int ph, int *init)
  * MPI_COMM_WORLD (the split); the ranks in no pair pass by. */
 static void measure_phase(int peer, int init, long long bytes, comm_point *pts)
 {
-    MPI_Comm pair;
-    MPI_Comm_split(MPI_COMM_WORLD, peer < 0 ? MPI_UNDEFINED : (init ? hpc_rank : peer),
-                   init ? 0 : 1, &pair);
-    if (peer < 0)
-        return;
     comm_p2p_cfg cfg = {MODE_PINGPONG, PROTO_SEND, 1, 0};
     comm_role me = {1, init, peer, peer};
-    comm_bufs bufs;
-    comm_bufs_init(&bufs, (size_t)bytes, pair, 0);
-    comm_p2p_point(pair, &me, &cfg, &bufs, LATENCY_BYTES, &pts[0]);
-    comm_p2p_point(pair, &me, &cfg, &bufs, (size_t)bytes, &pts[1]);
-    comm_bufs_free(&bufs, 0);
-    MPI_Comm_free(&pair);
+    size_t sizes[2] = {LATENCY_BYTES, (size_t)bytes};
+    comm_split_points(peer < 0 ? MPI_UNDEFINED : (init ? hpc_rank : peer), init ? 0 : 1, &me,
+                      &cfg, (size_t)bytes, 2, sizes, pts);
 }
 
 /* The initiator a hands its two points' samples to rank 0 (which keeps its own). */
 static void hand_over(int a, comm_point *pts)
 {
-    for (int m = 0; m < 2; m++) {
-        comm_point *pt = &pts[m];
-        if (a != 0 && hpc_rank == a) {
-            int hdr[3] = {pt->n, pt->converged, (int)pt->batch};
-            MPI_Send(hdr, 3, MPI_INT, 0, 11, MPI_COMM_WORLD);
-            MPI_Send(pt->t, pt->n, MPI_DOUBLE, 0, 12, MPI_COMM_WORLD);
-        } else if (a != 0 && hpc_rank == 0) {
-            int hdr[3];
-            MPI_Recv(hdr, 3, MPI_INT, a, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            *pt = (comm_point){malloc(sizeof(double) * (size_t)(hdr[0] > 0 ? hdr[0] : 1)),
-                               hdr[0], hdr[1], hdr[2]};
-            MPI_Recv(pt->t, hdr[0], MPI_DOUBLE, a, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-    }
+    for (int m = 0; m < 2; m++)
+        comm_point_to_root(a, &pts[m]);
 }
 
 static char *names;  /* on rank 0: every rank's node name, MPI_MAX_PROCESSOR_NAME apart */

@@ -20,20 +20,22 @@ ALL_ROUNDS = 64       # nodes up to which every round (every pair) is measured
 SAMPLED_ROUNDS = 16   # rounds measured above: every node in 32 pairs
 
 
-def map_ranks(v: Dict[str, Any], ctx: PlanContext) -> int:
+def map_ranks(v: Dict[str, Any], ctx: PlanContext, name: str = "netmap",
+              what: str = "the map") -> int:
     """One rank a node on every node; on one machine the ranks --np asks for (2 by default:
-    they share it, said in a note); 0 where min-nodes says the allocation is too small."""
+    they share it, said in a note); 0 where min-nodes says the allocation is too small. `name`
+    and `what` (what the shared machine measures instead of a network) for the notes."""
     if ctx.nodes >= 2:
         return ctx.nodes
     if v["min-nodes"] > ctx.nodes:
-        ctx.note(f"netmap left out: the network needs {v['min-nodes']} nodes or more, this "
+        ctx.note(f"{name} left out: the network needs {v['min-nodes']} nodes or more, this "
                  f"allocation has {ctx.nodes}")
         return 0
     n = ctx.nranks or 2
     if n < 2:
-        raise UsageError(f"netmap needs 2 ranks or more (one a node), {n} given")
-    ctx.note(f"netmap np={n}: the ranks share this machine, so the map measures its shared "
-             "memory, not a network (one rank a node on two nodes or more maps it)")
+        raise UsageError(f"{name} needs 2 ranks or more (one a node), {n} given")
+    ctx.note(f"{name} np={n}: the ranks share this machine, so {what} measures its shared "
+             "memory, not a network (one rank a node on two nodes or more)")
     return n
 
 

@@ -88,12 +88,14 @@ def study_suite() -> Suite:
 
 
 # Accepting a machine (issue #51): every node at once (triad and multiply-add rate, one rank a
-# node), then the network map (every pair of nodes in P/2 rounds, sampled above 64 nodes): two
-# launches whatever the size, the outlier rule naming the slow node and the bad link
-# (hpceval show). On one node: the node checks, and a note that the network needs two.
+# node), then the network map (every pair of nodes in P/2 rounds, sampled above 64 nodes) and
+# the effective bisection bandwidth (8 random matchings): three launches whatever the size, the
+# outlier rule naming the slow node and the bad link (hpceval show). On one node: the node checks, and a note that the network needs two.
 register_suite(Suite(
-    "acceptance", "accepting a machine: every node at once (STREAM triad, multiply-add rate) "
-    "and the network map (latency and bandwidth of every pair of nodes, one rank a node), the "
+    "acceptance", "accepting a machine: every node at once (STREAM triad, multiply-add rate), "
+    "the network map (latency and bandwidth of every pair of nodes, one rank a node) and the "
+    "effective bisection bandwidth (random matchings), the "
     "outliers named by `hpceval show` (use on an allocation of nodes; --budget fits it)",
     (("nodecheck", {"budget": "0.2", "max-reps": "50"}),
-     ("netmap", {"budget": "0.05", "max-reps": "50", "min-nodes": "2"}))))
+     ("netmap", {"budget": "0.05", "max-reps": "50", "min-nodes": "2"}),
+     ("bisection", {"budget": "0.05", "max-reps": "50", "min-nodes": "2"}))))

@@ -6,6 +6,7 @@ import sys
 
 from rich.markup import escape
 
+from hpceval.analysis import bisection
 from hpceval.analysis.card import machine_card
 from hpceval.analysis.nodes import FINDING, node_lines
 from hpceval.analysis.outliers import outlier_lines, outliers
@@ -60,6 +61,8 @@ def execute(args: argparse.Namespace) -> int:
         con.print(line)
     for line in outlier_lines(run):
         con.print(escape(line), style="bold red" if "OUTLIER" in line else None)
+    for line in bisection.lines(run):
+        con.print(escape(line))
     if not args.all:
         con.print(f"[dim]{len(run['records'])} results in {len(run['launches'])} launches: --all "
                   "lists them with the machine card and fingerprint.[/dim]")

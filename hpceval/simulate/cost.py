@@ -37,10 +37,16 @@ LAUNCH_OVERHEAD_S = 0.15           # hpceval's side of a launch: spawning, parsi
 # ran to max-reps 200) and 0.54 (4 ranks on two hosts), fat tree 32 x 2; netmap and nodecheck
 # (RESULT_RANKS) at their defaults, flat N x 1: netmap 0.105 s a result at 8 nodes and 0.094 at
 # 16 (two busy ranks a result), nodecheck 0.054 at 8 nodes (one)
+# ps at the study's 40,000 cycles (32 x 32 routers, min-reps 2, max-reps 3): every rank sends
+# its four neighbours a message a cycle, so a result costs cycles, not the point's budget. Fat
+# tree N/2 x 2, one load (two results), scaled to 40,000 cycles: 4.5 at 16 ranks (4,000
+# cycles), 6.3 at 16 and 4.3 at 32 (8,000), and 3.5 in the 1,024-rank study (16 ranks: 1,107 s
+# for 20 results); 12.6 at 4 and 6.2 at 8 ranks (4,000 cycles: the sequential reference and
+# every rank's routers, a fixed cost, weigh more there). Fewer cycles cost proportionally less.
 PER_RESULT_S = {"pingpong": 0.008, "p2p": 0.006, "p2p 0-1": 0.046, "distance": 0.005,
                 "hotspot": 0.04, "random2": 0.033, "collectives": 0.004, "halo": 0.053,
-                "mem-latency": 0.7, "sweep": 0.5, "msgrate": 1.0, "netmap": 0.05,
-                "nodecheck": 0.05}
+                "mem-latency": 0.7, "sweep": 0.5, "msgrate": 1.0, "netmap": 0.05, "ps": 4.5,
+                "nodecheck": 0.05, "bisection": 0.05}
 DEFAULT_PER_RESULT_S = 0.05
 # Launches that measure ranks 0 and 1 (pair_ranks: pingpong, loggp, eager; p2p's 0-1 and 0-k
 # patterns) while the others wait blocked in MPI_Barrier or MPI_Finalize. Not distance: it
@@ -60,7 +66,8 @@ def kind(benchmark: str, label: str) -> str:
 # simulator running them one after another: netmap's pair (a phase's pairs measure at once in
 # simulated time, but one process runs all their messages) and nodecheck's rank (each rank's
 # kernels run on this host in turn). Its wall time per result did not grow from 8 to 16 nodes.
-RESULT_RANKS = {"netmap": 2, "nodecheck": 1}
+# bisection: a pair's record (and a matching's aggregate, the same exchanges again) is its pair's.
+RESULT_RANKS = {"netmap": 2, "nodecheck": 1, "bisection": 2}
 
 
 def busy(benchmark: str, label: str, nranks: int) -> int:

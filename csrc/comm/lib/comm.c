@@ -258,3 +258,37 @@ void comm_emit(const char *metric, const char *unit, const char *better, const c
     hpc_emit_values(&pt, metric, unit, better, v, p->n, p->converged, p->batch);
     free(v);
 }
+
+void comm_point_to_root(int from, comm_point *p)
+{
+    if (from == 0 || (hpc_rank != from && hpc_rank != 0))
+        return;
+    if (hpc_rank == from) {
+        int hdr[3] = {p->n, p->converged, (int)p->batch};
+        MPI_Send(hdr, 3, MPI_INT, 0, 11, MPI_COMM_WORLD);
+        MPI_Send(p->t, p->n, MPI_DOUBLE, 0, 12, MPI_COMM_WORLD);
+        return;
+    }
+    int hdr[3];
+    MPI_Recv(hdr, 3, MPI_INT, from, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    *p = (comm_point){malloc(sizeof(double) * (size_t)(hdr[0] > 0 ? hdr[0] : 1)), hdr[0], hdr[1],
+                      hdr[2]};
+    if (!p->t)
+        abort();
+    MPI_Recv(p->t, hdr[0], MPI_DOUBLE, from, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+void comm_split_points(int color, int key, const comm_role *me, const comm_p2p_cfg *cfg,
+                       size_t cap, int npts, const size_t *bytes, comm_point *pts)
+{
+    MPI_Comm act;
+    MPI_Comm_split(MPI_COMM_WORLD, color, key, &act);
+    if (color == MPI_UNDEFINED)
+        return;
+    comm_bufs bufs;
+    comm_bufs_init(&bufs, cap, act, 0);
+    for (int i = 0; i < npts; i++)
+        comm_p2p_point(act, me, cfg, &bufs, bytes[i], &pts[i]);
+    comm_bufs_free(&bufs, 0);
+    MPI_Comm_free(&act);
+}

@@ -138,6 +138,16 @@ void comm_record_extra(hpc_json *r);
  * buffers (no-op when bytes == 0). */
 void comm_flush_cache(size_t bytes);
 
+/* npts points (sizes bytes[]) over the ranks of colour `color` of a split of the world,
+ * ordered by key (the points are valid on the lowest), buffers of `cap` bytes; the ranks of
+ * colour MPI_UNDEFINED (me NULL allowed) pass by. Collective over the world. */
+void comm_split_points(int color, int key, const comm_role *me, const comm_p2p_cfg *cfg,
+                       size_t cap, int npts, const size_t *bytes, comm_point *pts);
+
+/* The point measured on world rank `from` handed to world rank 0 (a no-op when from is 0):
+ * collective over the two; on rank 0 *p is filled (free p->t), elsewhere left as it is. */
+void comm_point_to_root(int from, comm_point *p);
+
 /* World rank -> rank in comm (MPI_UNDEFINED if not in it). */
 int comm_rank_in(MPI_Comm comm, int world_rank);
 
