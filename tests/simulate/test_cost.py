@@ -103,3 +103,16 @@ def test_every_simulated_launch_s_limit_covers_its_smpi_cost_without_a_budget():
                                                               estimate_s(s))
     halo = next(s for s in top if s.benchmark == "halo")     # every rank busy: 1,024 x 0.053 s
     assert estimate_s(halo) > 1024 * PER_RESULT_S["halo"], estimate_s(halo)
+
+
+def test_ps_is_planned_at_what_smpi_took_for_it():
+    """PS at the study's settings on 16 simulated ranks took 1,107 s in the 1,024-rank study
+    (docs/study.md) against 99 s planned: its cost entry (4.5 s a result a rank, messages every
+    cycle) now plans it above that, and its limit three times over."""
+    from hpceval.catalog.budget import estimate_s
+    from hpceval.catalog.plan import plan_targets
+    ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=8,
+                      ppn=2, host_memory_bytes=16 << 30, sim_cost=SimCost(START_S, 3e-3, {}))
+    ps = next(s for s in plan_targets(["study"], [], ctx) if s.label.startswith("ps np=16 "))
+    assert 1107 <= estimate_s(ps) <= 3 * 1107, (ps.label, estimate_s(ps))
+    assert ps.timeout_s >= 3 * 1107, ps.timeout_s
