@@ -98,4 +98,5 @@ register_suite(Suite(
     "outliers named by `hpceval show` (use on an allocation of nodes; --budget fits it)",
     (("nodecheck", {"budget": "0.2", "max-reps": "50"}),
      ("netmap", {"budget": "0.05", "max-reps": "50", "min-nodes": "2"}),
-     ("bisection", {"budget": "0.05", "max-reps": "50", "min-nodes": "2"}))))
+     ("bisection", {"budget": "0.05", "max-reps": "50", "min-nodes": "2"}),
+     ("congestion", {"budget": "0.05", "max-reps": "50", "min-nodes": "4"}))))

@@ -6,7 +6,7 @@ import sys
 
 from rich.markup import escape
 
-from hpceval.analysis import bisection
+from hpceval.analysis import bisection, congestion
 from hpceval.analysis.card import machine_card
 from hpceval.analysis.nodes import FINDING, node_lines
 from hpceval.analysis.outliers import outlier_lines, outliers
@@ -61,7 +61,7 @@ def execute(args: argparse.Namespace) -> int:
         con.print(line)
     for line in outlier_lines(run):
         con.print(escape(line), style="bold red" if "OUTLIER" in line else None)
-    for line in bisection.lines(run):
+    for line in bisection.lines(run) + congestion.lines(run):
         con.print(escape(line))
     if not args.all:
         con.print(f"[dim]{len(run['records'])} results in {len(run['launches'])} launches: --all "

@@ -34,7 +34,7 @@ CPU_THRESHOLD = "1e-5"
 SHARED_MALLOC = str(1 << 20)
 SHARED_MALLOC_BINARIES = frozenset(f"hpceval-{b}" for b in (
     "pingpong", "p2p", "loggp", "distance", "hotspot", "random2", "collectives", "halo",
-    "netmap", "bisection"))
+    "netmap", "bisection", "congestion"))
 # Binaries that compute nothing between their MPI calls but bookkeeping: no computation charged
 # at all, so simulated time is the network model's alone. With charging, a burst over
 # CPU_THRESHOLD (a preempted rank on a loaded host) moved an ideal 8 B ping-pong by 3%.

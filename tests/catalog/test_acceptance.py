@@ -1,6 +1,6 @@
-"""The acceptance suite (issue #51 item 5): planned from the allocation, three launches of one
+"""The acceptance suite (issue #51 item 5): planned from the allocation, four launches of one
 rank a node whatever its size, fitted to a --budget; one node gets the node checks and a note
-that the network (the map, the bisection) needs two. Its proof on a simulated platform with planted faults is
+that the network (the map, the bisection) needs two, congestion four. Its proof on a simulated platform with planted faults is
 tests/simulate/test_acceptance_planted.py."""
 import time
 
@@ -12,7 +12,7 @@ from hpceval.catalog.plan import plan_targets
 from hpceval.catalog.registry import SUITES
 
 
-def test_ten_thousand_nodes_plan_in_three_launches_within_the_budget():
+def test_ten_thousand_nodes_plan_in_four_launches_within_the_budget():
     ctx = PlanContext(cores=64, llc_bytes=32 << 20, mem_available_bytes=16 << 30,
                       nodes=10_000, ppn=64)
     t0 = time.perf_counter()
@@ -20,11 +20,13 @@ def test_ten_thousand_nodes_plan_in_three_launches_within_the_budget():
     assert time.perf_counter() - t0 < 2.0
     assert [(s.benchmark, s.nranks, s.ppn) for s in specs] == [("nodecheck", 10_000, 1),
                                                                  ("netmap", 10_000, 1),
-                                                                 ("bisection", 10_000, 1)]
+                                                                 ("bisection", 10_000, 1),
+                                                                 ("congestion", 10_000, 1)]
     assert any("16 of 5000 rounds sampled" in n for n in ctx.notes), ctx.notes
     assert specs[2].label == "bisection np=10000 matchings=8"
     assert specs[2].expected_results == 8 * (5000 + 1)      # each matching's pairs, its aggregate
-    assert [b for b, _ in SUITES["acceptance"].entries] == ["nodecheck", "netmap", "bisection"]
+    assert [b for b, _ in SUITES["acceptance"].entries] == ["nodecheck", "netmap", "bisection",
+                                                         "congestion"]
 
 
 def test_one_node_gets_the_node_checks_and_a_note(cli):
@@ -33,7 +35,9 @@ def test_one_node_gets_the_node_checks_and_a_note(cli):
     out = " ".join(p.stdout.split())
     assert "nodecheck nodes=1" in out and "netmap np=" not in out
     assert "plan: netmap left out: the network needs 2 nodes or more, this allocation has 1" in out
-    assert "bisection np=" not in out
+    assert "bisection np=" not in out and "congestion np=" not in out
+    assert "plan: congestion left out: victims and aggressors need 4 nodes or more, this " \
+        "allocation has 1" in out
     assert "plan: bisection left out: the network needs 2 nodes or more, this allocation has 1" \
         in out
 

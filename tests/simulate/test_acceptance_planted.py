@@ -11,7 +11,8 @@ import pytest
 from helpers import one_line_error
 
 SMALL = ["--set", "netmap.bytes=64K", "--set", "bisection.bytes=64K",
-         "--set", "bisection.matchings=2", "--set", "nodecheck.bytes=1M",
+         "--set", "bisection.matchings=2", "--set", "congestion.bytes=64K",
+         "--set", "congestion.aggressor-bytes=16K", "--set", "nodecheck.bytes=1M",
          "--set", "nodecheck.chase-bytes=1M", "--set", "min-reps=3",
          "--set", "max-reps=5", "--set", "budget=0.01", "--no-remeasure"]
 CLEAN = "nodes=8,ppn=1"
@@ -29,7 +30,8 @@ def _outliers(sim, desc):
     shown = sim("show", "latest")
     assert shown.returncode == 0, shown.stderr
     doc = json.loads(sim("show", "latest", "--json").stdout)
-    assert {r["benchmark"] for r in doc["records"]} == {"netmap", "nodecheck", "bisection"}
+    assert {r["benchmark"] for r in doc["records"]} == {"netmap", "nodecheck", "bisection",
+                                                         "congestion"}
     return doc["outliers"], shown.stdout
 
 
