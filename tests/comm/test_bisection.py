@@ -51,7 +51,8 @@ def test_another_seed_draws_other_matchings(bindir):
         return [(r["params"]["matching"], r["params"]["src"], r["params"]["dst"])
                 for r in map(parse_record, p.stdout.splitlines())
                 if r.get("metric") == "pair_bandwidth"]
-    quick = ["--bytes", "1K", "--matchings", "6"] + QUICK
+    quick = ["--bytes", "1K", "--matchings", "6", "--budget", "0.005", "--min-reps", "3",
+             "--max-reps", "3", "--warmup", "0"]
     first = matchings(quick)
     assert len(first) == 6 and len(set(first)) == 6
     assert matchings(quick + ["--seed", "7"]) != first
