@@ -394,7 +394,8 @@ _FAST = {"budget": "0.05", "ci-target": "0.03", "max-reps": "200"}
 register_suite(Suite(
     "comm", "the communication suite: ping-pong, LogGP parameters, the eager limit, every protocol and mode "
     "0 B..4 MiB, placement patterns, "
-    "distance map, hot spot, random2, message rate, collectives vs size and ranks, halo (a few "
+    "distance map, hot spot, random2, message rate, collectives vs size and ranks, non-blocking "
+    "collectives' overlap, halo (a few "
     "minutes, 2-4 ranks; cross-node patterns emulate 2 nodes with ranks-per-node=2, or use the "
     "real nodes of a run that spans nodes; the distance map from rank 0 at the run's rank count)",
     (("pingpong", {"budget": "0.2", "ci-target": "0.02"}),
@@ -412,6 +413,8 @@ register_suite(Suite(
      ("random2", {**_FAST, "nranks": "4"}),
      # message rate and aggregate bandwidth of 1 and 2 pairs (osu_mbw_mr)
      ("msgrate", {**_FAST, "ranks": "2,4", "sizes": "1,8,64,1K,8K,64K,1M"}),
+     # non-blocking collectives' pure time and overlap with computation (IMB-NBC)
+     ("nbc", {**_FAST, "ranks": "2,4"}),
      ("collectives", {**_FAST, "nranks": "2,4"}),
      ("halo", {**_FAST, "nranks": "2,4"}))))
 

@@ -1,0 +1,68 @@
+"""nbc: non-blocking collectives and their overlap with computation (csrc/comm/nbc.c, as IMB-NBC
+and osu_iallreduce; issue #48 item 2). Per collective and size: the pure time (post, wait), a
+computation calibrated to it, the time with the computation between post and wait, and the
+overlap by IMB-NBC's definition. One launch per rank count (docs/nbc.md)."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import (BUFFER_PAGES, REPETITION, harness_bytes, launch_timeout,
+                                    rank_counts, repetition_args)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
+from hpceval.errors import UsageError
+
+NBC_OPS = ("ibarrier", "ibcast", "iallreduce", "iallgather", "ialltoall")
+NBC_SIZES = [4, 64, 1024, 16384, 262144, 1 << 20]
+METRICS = 4     # time_pure, time_cpu, time_overlapped, overlap
+PHASES = 3      # each a sampled point of its own (its budget)
+
+
+def _check(v: Dict[str, Any]) -> None:
+    """What the binary refuses too: iallreduce sums int32 elements."""
+    odd = [s for s in v["sizes"] if s % 4]
+    if "iallreduce" in v["ops"] and odd:
+        raise UsageError(f"--set nbc.sizes: iallreduce needs multiples of 4 bytes (int32 "
+                         f"elements), {odd[0]} given")
+
+
+def _points(v: Dict[str, Any]) -> int:
+    ops = v["ops"]
+    return ("ibarrier" in ops) + (len(ops) - ("ibarrier" in ops)) * len(v["sizes"])
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    args = ["--ops", ",".join(v["ops"])] + [a for name in ("sizes", "tests")
+                                            for a in b.param(name).to_arg(v[name])]
+    points = _points(v)
+    specs = []
+    for n in rank_counts(v["ranks"], ctx):
+        if n < 2:
+            raise UsageError(f"nbc needs 2 ranks or more, {n} given")
+        specs.append(LaunchSpec(b.name, f"nbc np={n}", "nbc", args + repetition_args(b, v), n,
+                                "core", expected_results=METRICS * points,
+                                timeout_s=launch_timeout(v, PHASES * points)))
+    return specs
+
+
+register_benchmark(Benchmark(
+    "nbc", "communication",
+    "non-blocking collectives (ibarrier, ibcast, iallreduce, iallgather, ialltoall): pure time, "
+    "time with a calibrated computation between post and wait, overlap % (IMB-NBC)",
+    (Param("ops", "words", "all", ", ".join(NBC_OPS) + ", all", choices=NBC_OPS, every=True),
+     Param("sizes", "sizes", NBC_SIZES, "bytes per rank (iallreduce: multiples of 4)", 1,
+           1 << 28),
+     Param("tests", "int", 4, "MPI_Test calls spread over the computation (0: none, as "
+           "IMB-NBC)", 0, 1000),
+     Param("ranks", "str", "", "rank counts to sweep (2 or more), comma-separated, 'max' = all "
+           "cores, or a ladder (empty: --np, else 2)"),
+     BUFFER_PAGES) + REPETITION,
+    _plan, ranks=">=2 (--np or the ranks sweep)", check=_check,
+    # iallgather, ialltoall: a send and a receive buffer of ranks x size
+    memory=lambda spec, v: 2 * spec.nranks * max(v["sizes"]) + harness_bytes(v),
+    tiny=("sizes=8,1K",)))
+
+
+# The study: against rank count, every rung of the allocation's ladder from 2 ranks.
+register_study("nbc", budget=0.05, ci_target=0.03, max_reps=200, ranks="ladder>=2")
