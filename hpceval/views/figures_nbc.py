@@ -2,8 +2,12 @@
 rank count."""
 from __future__ import annotations
 
+import math
+
+from matplotlib.ticker import FixedLocator
+
 from .data import records
-from .plot import SIZE, bytes_axis, line_plot, new_figure, plain_log_y, series_of
+from .plot import SIZE, bytes_axis, draw_records, legend, new_figure, plain_log_y, series_of
 from .registry import FigureSpec, register_figure
 
 OPS = ("ibcast", "iallreduce", "iallgather", "ialltoall")   # ibarrier has no size
@@ -16,6 +20,21 @@ def _of_op(runs, op):
             for run in runs]
 
 
+def _panel(ax, runs, metric: str, first: bool) -> None:
+    """One collective's series; a rank count has the same colour in every panel, the legend is
+    the first panel's, and a narrow panel's size axis is labelled every 1024x (1K, 1M)."""
+    xs, marked = [], set()
+    for i, (label, recs) in enumerate(series_of(runs, "nbc", metric, "bytes")):
+        mine = [r["params"]["bytes"] for r in recs]
+        draw_records(ax, recs, mine, label, marked, color=f"C{i}")
+        xs += mine
+    bytes_axis(ax, xs, "")
+    ticks = ax.xaxis.get_major_locator().locs
+    ax.xaxis.set_major_locator(FixedLocator([t for t in ticks if round(math.log2(t)) % 10 == 0]))
+    if first:
+        legend(ax)
+
+
 def overlap_and_time(runs):
     per_op = [(op, _of_op(runs, op)) for op in OPS]
     per_op = [(op, rs) for op, rs in per_op if any(r["records"] for r in rs)]
@@ -26,11 +45,14 @@ def overlap_and_time(runs):
     for col, (op, rs) in enumerate(per_op):
         for row, (metric, ylabel, log) in enumerate(ROWS):
             ax = axes[row][col]
-            bytes_axis(ax, line_plot(ax, series_of(rs, "nbc", metric, "bytes"), "bytes"),
-                       "bytes per rank" if row else "")
+            _panel(ax, rs, metric, not row and not col)
             if log:
                 plain_log_y(ax)
-            if not row:
+            else:
+                ax.set_ylim(-5, 105)      # percent: every panel on the same scale
+            if row:
+                ax.set_xlabel("bytes per rank")
+            else:
                 ax.set_title(op)
             if not col:
                 ax.set_ylabel(ylabel)

@@ -1,5 +1,5 @@
 """nbc's card row and headline row: the overlap of a 1 MiB iallreduce at the most ranks
-measured (hpceval/analysis/nbc.py), its pure time beside it."""
+measured (the card: that had a core each; hpceval/analysis/nbc.py), its pure time beside it."""
 from hpceval.analysis.card import CardRow, Cell, register_card_row
 from hpceval.analysis.headlines import Headline, register_headline, size_label, value
 from hpceval.analysis.nbc import companion, most_ranks_at
@@ -9,8 +9,11 @@ OP, SIZE = "iallreduce", 1 << 20
 
 
 def _overlap(run):
+    # the most ranks that had a core each (4 ranks on 2 cores measure the scheduler: 0%); an
+    # oversubscribed count only when nothing else was measured, and then it says so
     recs = run.get("records") or []
-    rec = most_ranks_at(recs, OP, SIZE)
+    fair = [r for r in recs if r.get("benchmark") == "nbc" and not oversubscribed(run, r)]
+    rec = most_ranks_at(fair, OP, SIZE) or most_ranks_at(recs, OP, SIZE)
     if rec is None:
         return None
     p = rec["params"]

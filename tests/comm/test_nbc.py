@@ -119,6 +119,22 @@ def test_card_and_headline_take_1_mib_iallreduce_at_the_most_ranks():
                 and r.get("measured")]
 
 
+def test_the_card_takes_the_most_ranks_that_had_a_core_each():
+    """On 2 cores the suite's 4 ranks measure the scheduler: the card takes 2, and 4 only when
+    it is all there is, saying so."""
+    import hpceval.views
+    from hpceval.analysis.card import machine_card
+    hpceval.views.load_rows()
+    launches = [{"benchmark": "nbc", "nranks": n, "meta": {"nranks": n, "hosts": ["a"] * n},
+                 "warnings": []} for n in (2, 4)]
+    run = {**RUN, "launches": launches, "fingerprint": {"cores": 2}}
+    [row] = [r for r in machine_card(run) if r["quantity"].startswith("Overlap")]
+    assert row["point"].startswith("iallreduce of 1 MiB, 2 ranks") and not row.get("warning")
+    only = {**run, "records": [r for r in RUN["records"] if r["params"]["nranks"] == 4]}
+    [row] = [r for r in machine_card(only) if r["quantity"].startswith("Overlap")]
+    assert "oversubscribed: 4 ranks on 2 cores" in row["warning"]
+
+
 def test_the_figure_draws_a_panel_pair_per_collective():
     import hpceval.views
     from hpceval.views.registry import FIGURES
