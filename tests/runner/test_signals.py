@@ -18,6 +18,7 @@ PINGPONG = str(BIN / "hpceval-pingpong")
 
 
 TOKEN = new_token()         # this session's drivers carry it, and all they start
+FAULTHANDLER = {"PYTHONFAULTHANDLER": "1"}   # a hung driver's threads, shown on SIGABRT
 
 
 def NAME(sig: signal.Signals) -> str:     # a test's id: its signal's name
@@ -36,7 +37,7 @@ def _left() -> list:
 def _driver(cli, *args: str) -> subprocess.Popen:
     """`hpceval run ARGS` in a session of its own: the test's own signals stay away from it."""
     assert not _left(), f"an earlier test's processes still run: {_left()}"
-    return subprocess.Popen([*cli.argv(), "run", *args], env=cli.env(TOKEN),
+    return subprocess.Popen([*cli.argv(), "run", *args], env=cli.env(TOKEN) | FAULTHANDLER,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
 
@@ -44,11 +45,22 @@ def _driver(cli, *args: str) -> subprocess.Popen:
 def _stopped(driver: subprocess.Popen, sig: int) -> str:
     """Send `sig`; the exit status is 128 + sig, nothing is left running; the last line."""
     driver.send_signal(sig)
-    assert driver.wait(timeout=30) == 128 + sig
+    assert _exit_status(driver) == 128 + sig
     line = one_line_error(driver.stderr.read())
     assert line == f"hpceval: interrupted by {signal.Signals(sig).name}", line
     assert wait_for(lambda: not _left(), 10), f"left running: {_left()}"
     return line
+
+
+def _exit_status(driver: subprocess.Popen) -> int:
+    """The driver's exit status; a driver still running 30 s after the signal fails the test
+    with every thread's stack (faulthandler, on SIGABRT): where it waits says why."""
+    try:
+        return driver.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        driver.send_signal(signal.SIGABRT)
+        _, err = driver.communicate(timeout=30)
+        raise AssertionError(f"the driver did not exit 30 s after the signal:\n{err}") from None
 
 
 def _reap(driver: subprocess.Popen) -> None:
