@@ -395,7 +395,7 @@ register_suite(Suite(
     "comm", "the communication suite: ping-pong, LogGP parameters, the eager limit, every protocol and mode "
     "0 B..4 MiB, placement patterns, "
     "distance map, hot spot, random2, message rate, collectives vs size and ranks, non-blocking "
-    "collectives' overlap, halo (a few "
+    "collectives' overlap, one-sided by synchronisation mode, halo (a few "
     "minutes, 2-4 ranks; cross-node patterns emulate 2 nodes with ranks-per-node=2, or use the "
     "real nodes of a run that spans nodes; the distance map from rank 0 at the run's rank count)",
     (("pingpong", {"budget": "0.2", "ci-target": "0.02"}),
@@ -415,6 +415,8 @@ register_suite(Suite(
      ("msgrate", {**_FAST, "ranks": "2,4", "sizes": "1,8,64,1K,8K,64K,1M"}),
      # non-blocking collectives' pure time and overlap with computation (IMB-NBC)
      ("nbc", {**_FAST, "ranks": "2,4"}),
+     # one-sided put, get, accumulate, fetch-and-op, compare-and-swap by synchronisation mode
+     ("rma", {**_FAST, "sizes": "8,64,1K,8K,64K,1M"}),
      ("collectives", {**_FAST, "nranks": "2,4"}),
      ("halo", {**_FAST, "nranks": "2,4"}))))
 

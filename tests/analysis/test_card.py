@@ -135,7 +135,9 @@ def test_intra_and_inter_node_rows_from_one_run_that_spans_nodes():
                       ("MPI intra-node", "Eager limit (largest eager message)"): None,
                       ("MPI inter-node", "Eager limit (largest eager message)"): None,
                       ("MPI intra-node", "Message rate, every pair at once"): None,
-                      ("MPI inter-node", "Message rate, every pair at once"): None}
+                      ("MPI inter-node", "Message rate, every pair at once"): None,
+                      ("MPI intra-node", "One-sided put latency"): None,
+                      ("MPI inter-node", "One-sided put latency"): None}
     assert c[("Collectives", "Barrier across nodes")]["value"] == 40.0
     barrier["where"]["nodes"] = ["n1"]
     assert not card({"fingerprint": {}, "records": [barrier]})[("Collectives", "Barrier across nodes")]["measured"]

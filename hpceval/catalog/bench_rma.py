@@ -1,0 +1,66 @@
+"""rma: one-sided communication by synchronisation mode (csrc/comm/rma.c, as osu_put_latency/-bw,
+osu_get_latency/-bw, osu_acc_latency, osu_fop_latency, osu_cas_latency; issue #48 item 3). Rank 0
+is the origin, rank 1 the target: one launch of 2 ranks measures every operation under every
+mode asked for."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REPETITION, harness_bytes,
+                                    launch_timeout, pow2_sizes, repetition_args)
+from hpceval.catalog.params import Param
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
+                                      register_study)
+from hpceval.errors import UsageError
+
+OPS = ("put", "get", "acc", "fop", "cas")
+SYNCS = ("fence", "lock", "flush", "pscw")
+ACC_ELEMENT = 4          # acc sums 4-byte integers: sizes of whole elements only (docs/rma.md)
+
+
+def results_per_mode(ops: List[str], sizes: List[int]) -> int:
+    """Records one synchronisation mode gives: latency and bandwidth a size for put and get,
+    latency a size of whole elements for acc, one 8-byte latency for fop and cas."""
+    whole = sum(1 for s in sizes if s % ACC_ELEMENT == 0)
+    return sum({"put": 2 * len(sizes), "get": 2 * len(sizes), "acc": whole}.get(op, 1)
+               for op in ops)
+
+
+def _check(v: Dict[str, Any]) -> None:
+    if v["ops"] == ["acc"] and not any(s % ACC_ELEMENT == 0 for s in v["sizes"]):
+        raise UsageError(f"--set rma.sizes: acc sums {ACC_ELEMENT}-byte integers, and no size "
+                         f"is a multiple of {ACC_ELEMENT}")
+
+
+def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
+    _check(v)
+    args = [a for name in ("ops", "sync", "sizes", "window", "win")
+            for a in b.param(name).to_arg(v[name])]
+    points = len(v["sync"]) * results_per_mode(v["ops"], v["sizes"])
+    return [LaunchSpec(b.name, f"rma {','.join(v['sync'])} win={v['win']}", "rma",
+                       args + repetition_args(b, v), 2, "core", expected_results=points,
+                       timeout_s=launch_timeout(v, points))]
+
+
+register_benchmark(Benchmark(
+    "rma", "communication",
+    "one-sided put, get, accumulate (latency; put and get bandwidth too), fetch-and-op and "
+    "compare-and-swap latency, rank 0 to rank 1, under fence, lock, lock_all+flush and "
+    "post-start-complete-wait (osu_put_latency -s ...)",
+    (Param("ops", "words", "all", ", ".join(OPS) + ", all", choices=OPS, every=True),
+     Param("sync", "words", "all", ", ".join(SYNCS) + ", all", choices=SYNCS, every=True),
+     Param("sizes", "sizes", pow2_sizes(1, 1 << 20), "message sizes in bytes (put, get, acc)",
+           1, MAX_MESSAGE),
+     Param("window", "int", 32, "operations an epoch in the put and get bandwidth tests", 1,
+           1024),
+     Param("win", "choice", "allocate", "window memory: MPI_Win_allocate or MPI_Win_create",
+           choices=("allocate", "create")),
+     BUFFER_PAGES) + REPETITION,
+    _plan, ranks="2 (rank 0 origin, rank 1 target)",
+    # the origin's source, result and expected-data buffers and the window, each of the
+    # largest size
+    memory=lambda spec, v: 4 * max(v["sizes"]) + harness_bytes(v),
+    tiny=("sizes=8,1K",)))
+
+
+register_study("rma", budget=0.05, ci_target=0.03, max_reps=200)
