@@ -65,3 +65,13 @@ def bracket_ok(switch, refined: set) -> bool:
     from hpceval.analysis.commmodel import BRACKET_BYTES, BRACKET_REL
     close = switch.n_after - switch.n_before <= max(BRACKET_BYTES, BRACKET_REL * switch.n_before)
     return close and bool({switch.n_before, switch.n_after} & refined)
+
+
+def run_twice_and_compare(cli, name: str, sets: List[str]) -> dict:
+    """`hpceval run NAME` twice with these settings, then `compare 1 2 --json`: its document."""
+    for _ in range(2):
+        p = cli("run", name, *sets)
+        assert p.returncode == 0, p.stderr[-2000:]
+    p = cli("compare", "1", "2", "--json")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)

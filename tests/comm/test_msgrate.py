@@ -1,13 +1,12 @@
 """msgrate: the binary's records at 1 and 2 pairs under both MPIs, the data check that bites, bad
 input as one line with exit status 2 (binary and command line), its place in the suite and the
 study. Behaviour only: no rate is asserted."""
-import json
 import math
 
 import pytest
 
 from helpers import FAST, one_line_error
-from helpers_comm import QUICK, error_of, launch, launch_mpich
+from helpers_comm import QUICK, error_of, launch, launch_mpich, run_twice_and_compare
 from hpceval.catalog import BENCHMARKS
 from hpceval.catalog.registry import STUDY, SUITES
 from hpceval.records import parse_record
@@ -160,12 +159,7 @@ def test_the_time_limit_allows_for_the_bytes_every_pair_moves():
 def test_run_twice_and_compare(cli):
     """`hpceval run msgrate` stores its records; `compare` matches them point by point and
     shows the headline row."""
-    sets = [*FAST, "--set", "msgrate.ranks=2", "--set", "msgrate.sizes=8,1K"]
-    for _ in range(2):
-        p = cli("run", "msgrate", *sets)
-        assert p.returncode == 0, p.stderr[-2000:]
-    p = cli("compare", "1", "2", "--json")
-    assert p.returncode == 0, p.stderr
-    doc = json.loads(p.stdout)
+    doc = run_twice_and_compare(cli, "msgrate", [*FAST, "--set", "msgrate.ranks=2", "--set",
+                                                 "msgrate.sizes=8,1K"])
     assert len([r for r in doc["rows"] if r["benchmark"] == "msgrate"]) == 4
     assert [h["label"] for h in doc["headline"]] == ["Message rate, 8 B, most pairs in a node"]
