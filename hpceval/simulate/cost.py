@@ -38,7 +38,8 @@ LAUNCH_OVERHEAD_S = 0.15           # hpceval's side of a launch: spawning, parsi
 # (RESULT_RANKS) at their defaults, flat N x 1: netmap 0.105 s a result at 8 nodes and 0.094 at
 # 16 (two busy ranks a result), nodecheck 0.054 at 8 nodes (one); bisection 0.015 (8 matchings
 # at 64 KiB, 8 nodes: 1.4 s for 40 results, two busy ranks a result), congestion 0.003 (every
-# rank busy: 0.4 s for 9 results at 8 nodes, 64 KiB and 16 KiB aggressors)
+# rank busy: 0.4 s for 9 results at 8 nodes, 64 KiB and 16 KiB aggressors); rma 0.17 (88
+# results, every op and mode at 8 B .. 1 MiB, study settings, fat tree 32 x 2: 30 s, two ranks)
 # ps at the study's 40,000 cycles (32 x 32 routers, min-reps 2, max-reps 3): every rank sends
 # its four neighbours a message a cycle, so a result costs cycles, not the point's budget. Fat
 # tree N/2 x 2, one load (two results), scaled to 40,000 cycles: 4.5 at 16 ranks (4,000
@@ -49,7 +50,7 @@ PER_RESULT_S = {"pingpong": 0.008, "p2p": 0.006, "p2p 0-1": 0.046, "distance": 0
                 "hotspot": 0.04, "random2": 0.033, "collectives": 0.004, "halo": 0.053,
                 "mem-latency": 0.7, "sweep": 0.5, "msgrate": 1.0, "netmap": 0.05, "ps": 4.5,
                 "nodecheck": 0.05, "bisection": 0.015,
-                "congestion": 0.003}
+                "congestion": 0.003, "rma": 0.17}
 DEFAULT_PER_RESULT_S = 0.05
 # Launches that measure ranks 0 and 1 (pair_ranks: pingpong, loggp, eager; p2p's 0-1 and 0-k
 # patterns) while the others wait blocked in MPI_Barrier or MPI_Finalize. Not distance: it
