@@ -67,7 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--simulate", metavar="nodes=N,ppn=K,...", default=None,
                    help="run on a simulated cluster (SimGrid SMPI): nodes, ppn, latency, "
                         "bandwidth, topology=flat|fat-tree|torus|dragonfly, flops, memory, "
-                        "model=ideal|smpi (docs/simulate.md)")
+                        "model=ideal|smpi, backbone (flat's shared link; docs/simulate.md)")
     p.add_argument("--platform", metavar="FILE.xml", default=None,
                    help="run on a simulated platform from a SimGrid platform file (hosts in "
                         "order; --nodes, --ppn)")

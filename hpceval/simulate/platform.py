@@ -25,7 +25,8 @@ _UNITS = {
                "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12},
 }
 _KIND = {"latency": "latency", "intra_latency": "latency", "bandwidth": "bandwidth",
-         "intra_bandwidth": "bandwidth", "degraded_bandwidth": "bandwidth", "flops": "flops", "memory": "memory", "eager": "memory"}
+         "intra_bandwidth": "bandwidth", "degraded_bandwidth": "bandwidth", "backbone": "bandwidth",
+         "flops": "flops", "memory": "memory", "eager": "memory"}
 MODELS = ("ideal", "smpi")
 # charged: computation runs on this host and is charged in simulated time; none: not charged,
 # so simulated time is the network's alone, free of the host's load (a loaded host's
@@ -57,6 +58,11 @@ class Description:
     degraded_bandwidth: Optional[float] = None
     slow_node: Optional[int] = None
     slow_factor: Optional[float] = None
+    # A planted shared bottleneck (issue #51: congestion's proof): a backbone of this bandwidth
+    # that every flow between two nodes crosses, its bandwidth shared fairly by all of them in
+    # both directions (SimGrid's SHARED policy), no latency of its own; None: a crossbar, where
+    # two pairs of nodes share no link. topology=flat only.
+    backbone: Optional[float] = None
 
     def settings(self) -> Dict[str, Any]:
         return asdict(self)
@@ -165,6 +171,9 @@ def parse_description(text: str) -> Description:
     check_ranks(f"--simulate nodes={values['nodes']},ppn={ppn}", values["nodes"], ppn)
     desc = Description(**values)
     _check_plants(desc)
+    if desc.backbone is not None and desc.topology != "flat":
+        raise UsageError(f"--simulate backbone: needs topology=flat, not "
+                         f"topology={desc.topology} (its switches are the shared links)")
     if desc.handshake and desc.model != "ideal":
         raise UsageError(f"--simulate handshake={desc.handshake}: needs model=ideal (model=smpi "
                          "keeps SMPI's own latency factors)")

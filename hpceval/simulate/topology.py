@@ -5,6 +5,8 @@ Every writer makes one <cluster> of `nodes` hosts named node-0.sim ... with `ppn
 description's `latency` between two nearest nodes:
 
 - flat: a crossbar; each node's private link (split duplex) is crossed twice: latency / 2 each.
+  With `backbone`, every route also crosses one shared link of that bandwidth and no latency
+  (SimGrid's cluster backbone, SHARED: all flows, both directions, share it fairly).
 - fat-tree: two levels (leaf switches of k nodes, k up-links each, non-blocking); nearest
   nodes share a leaf: two links, latency / 2 each.
 - torus: up to three dimensions, nodes joined directly; neighbours are one link apart:
@@ -54,16 +56,24 @@ def divisors(n: int) -> List[int]:
     return sorted(set(small + [n // f for f in small]))
 
 
+def _bb_attrs(d: Description) -> str:
+    if d.backbone is None:
+        return ""
+    # bb_lat 0: the nearest nodes' latency stays the description's `latency`
+    return f' bb_bw="{_num(d.backbone)}Bps" bb_lat="0s" bb_sharing_policy="SHARED"'
+
+
 def flat(d: Description) -> str:
     if d.degraded_node is not None or d.slow_node is not None:
         return planted(d)
-    return f'  <cluster {_common(d, d.latency / 2)} sharing_policy="SPLITDUPLEX"/>\n'
+    return f'  <cluster {_common(d, d.latency / 2)} sharing_policy="SPLITDUPLEX"{_bb_attrs(d)}/>\n'
 
 
 def planted(d: Description) -> str:
     """The flat crossbar written host by host (a Cluster zone, one private link each), so one
     node's link or speed can differ: the degraded node's link at degraded_bandwidth, the slow
-    node's cores at slow_factor x flops. No loopback link: one rank a node (ppn=1)."""
+    node's cores at slow_factor x flops, and the zone's <backbone> (always SHARED) when planted.
+    No loopback link: one rank a node (ppn=1)."""
     hosts, links, joins = [], [], []
     for i in range(d.nodes):
         speed = d.flops * (d.slow_factor if i == d.slow_node else 1.0)
@@ -73,6 +83,9 @@ def planted(d: Description) -> str:
                      f'latency="{_num(d.latency / 2)}s" sharing_policy="SPLITDUPLEX"/>\n')
         joins.append(f'    <host_link id="node-{i}.sim" up="node-{i}.link_UP" '
                      f'down="node-{i}.link_DOWN"/>\n')
+    if d.backbone is not None:
+        links.append(f'    <backbone id="sim-backbone" bandwidth="{_num(d.backbone)}Bps" '
+                     'latency="0s"/>\n')
     return ('  <zone id="sim" routing="Cluster">\n' + "".join(hosts) + "".join(links)
             + "".join(joins) + "  </zone>\n")
 

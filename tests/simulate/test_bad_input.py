@@ -26,6 +26,9 @@ GOOD = "nodes=4,ppn=2,latency=1.5us,bandwidth=10GBps"
     ("nodes=4,eager=1.5", "eager=1.5: expected a whole number of bytes"),
     ("nodes=4,handshake=-1", "handshake=-1: expected a whole number from 0 to 16"),
     ("nodes=4,handshake=2,model=smpi", "handshake=2: needs model=ideal"),
+    ("nodes=4,backbone=0GBps", "backbone=0GBps: must be positive"),
+    ("nodes=4,backbone=wide", "backbone=wide: expected a number with a unit"),
+    ("nodes=4,backbone=10GBps,topology=torus", "backbone: needs topology=flat"),
 ])
 def test_bad_description(sim, desc, message):
     p = sim("run", "pingpong", "--simulate", desc)
