@@ -16,9 +16,10 @@ def test_binary_records(bindir):
     for r in recs:
         assert r["metric"] == "late_receive" and r["unit"] == "us" and r["better"] == "lower"
         assert r["params"]["ranks"] == "0-1" and r["params"]["late_us"] == 5
-        # microseconds, not ns: the fastest sample (beside the other worker's ranks the median
-        # was 6.3 ms in one fresh-clone run: a rank waited for a time slice at every sample)
-        assert r["messages_per_sample"] == 1 and 0 < r["stats"]["min"] < 5000
+        # a time, under a second whatever the load: beside the other worker's ranks the median
+        # was 6.3 ms in one fresh-clone run and the fastest sample 5.6 ms in another (a rank
+        # waited for a time slice at every sample), so no tighter bound holds on this machine
+        assert r["messages_per_sample"] == 1 and 0 < r["stats"]["min"] < 1e6
 
 
 # A sweep as `hpceval run eager` plans it (default sizes, refined), under each MPI with its limit
