@@ -7,6 +7,7 @@
     procs.py      every process a launch started, ended
     signals.py    SIGTERM/SIGHUP stop like Ctrl-C
     jobtime.py    a run sized to its Slurm job's time: launches that do not fit are left out
+    shares.py     each area's share of a --budget kept: an overrunning area leaves launches out
     placement.py, nodeprint.py, llcprobe.py, dryrun.py, progress.py: their own docstrings
 """
 from hpceval.runner.execute import Outcome, execute

@@ -33,9 +33,12 @@ def cut_short(clock: JobClock, spec: LaunchSpec, elapsed_s: float) -> str:
 
 def left_out(why: str, rest: Sequence[LaunchSpec], what: str = "by the job's time limit") -> str:
     """The run's reason: why it stopped and the launches it did not make."""
+    return f"stopped {what}: {why}" + (f"; {listed(rest)}" if rest else "")
+
+
+def listed(rest: Sequence[LaunchSpec]) -> str:
+    """'left out N launches: a, b, c and K more'."""
     labels: List[str] = [s.label for s in rest]
-    if not labels:
-        return f"stopped {what}: {why}"
     more = f" and {len(labels) - LISTED} more" if len(labels) > LISTED else ""
-    return (f"stopped {what}: {why}; left out {len(labels)} launch"
-            f"{'es' if len(labels) > 1 else ''}: {', '.join(labels[:LISTED])}{more}")
+    return (f"left out {len(labels)} launch{'es' if len(labels) > 1 else ''}: "
+            f"{', '.join(labels[:LISTED])}{more}")

@@ -21,6 +21,7 @@ from hpceval.runner.nodeprint import run_nodes
 from hpceval.runner.placement import Placement, check_plan
 from hpceval.runner.progress import ProgressDisplay
 from hpceval.runner.session import RunResult, Session, budget_cut, in_run, remeasure
+from hpceval.runner.shares import area_ends, over_share, shares_spent
 from hpceval.runner.signals import stoppable
 from hpceval.simulate.session import simulated_allocation
 from hpceval.slurm import runs as slurm_runs
@@ -211,18 +212,25 @@ def launch_all(session: Session, specs: List[LaunchSpec], result: RunResult) -> 
     estimate, or when the job's end cut a launch short (hpceval/runner/jobtime.py). A run
     with a --budget stops (incomplete) when what is left of it cannot hold the next launch's
     estimate (the plan was fitted to it, so only a machine slower than the estimates gets
-    there), or when its end cut a launch short (Session.launch); it says what it left out."""
+    there), or when its end cut a launch short (Session.launch); it says what it left out.
+    Before that, a launch whose area has spent its share of the budget is left out and the run
+    goes on with the next area (hpceval/runner/shares.py)."""
+    ends = area_ends(session.ctx.areas, session.deadline)
+    passed: List[LaunchSpec] = []       # left out: their area had spent its share
     for i, spec in enumerate(specs):
         if session.spent(estimate_s(spec)):
             return _incomplete(result, f"{spec.label} may take {estimate_s(spec):.0f} s",
-                               specs[i:])
+                               passed + specs[i:])
+        if over_share(spec, specs[i + 1:], ends, time.monotonic()):
+            passed.append(spec)
+            continue
         why = jobtime.no_room(session.clock, spec)
         if why:
             return result.timed_out(jobtime.left_out(why, specs[i:]), specs[i:])
         out = session.launch(spec)
         if budget_cut(out):
             return _incomplete(result, f"{spec.label} was ended after {out.elapsed_s:.0f} s",
-                               specs[i + 1:])
+                               passed + specs[i + 1:])
         if out.status == "interrupted":
             raise Interrupted(out.signum)
         if out.status == "timeout" and session.clock.ending():   # the job's end, not a hang
@@ -231,7 +239,13 @@ def launch_all(session: Session, specs: List[LaunchSpec], result: RunResult) -> 
         if out.status != "ok":
             (result.usage_errors if out.usage_error else result.failures).append(
                 f"{spec.label}: {out.message}")
-    return "failed" if result.failures or result.usage_errors else "ok"
+    if result.failures or result.usage_errors:
+        result.left_out = [s.label for s in passed]
+        return "failed"
+    if passed:
+        result.reason, result.left_out = shares_spent(passed), [s.label for s in passed]
+        return "incomplete"
+    return "ok"
 
 
 def _incomplete(result: RunResult, why: str, rest: List[LaunchSpec]) -> str:
