@@ -22,10 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import peers_ab  # noqa: E402  (the shared helpers: run, hpceval, table_value)
 
-LAUNCH = {"openmpi": (["mpirun", "--allow-run-as-root", "--bind-to", "core", "-np", "2"],
-                      peers_ab.ROOT / "build" / "bin"),
-          "mpich": (["mpiexec.mpich", "-n", "2", "-bind-to", "core"],
-                    peers_ab.ROOT / "build-mpich" / "bin")}
+LAUNCH = peers_ab.LAUNCH
 SIZES = {"8": 8, "16K": 16 << 10, "1M": 1 << 20, "4M": 4 << 20}
 
 

@@ -27,6 +27,10 @@ from typing import Callable, Dict, List, Tuple
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(os.environ.get("HPCEVAL_BINDIR", ROOT / "build" / "bin"))
 MPIRUN = ["mpirun", "--allow-run-as-root", "--bind-to", "core", "-np", "2"]
+# --mpi of the OSU scripts: the launch of 2 ranks bound to cores, and hpceval's binaries
+LAUNCH = {"openmpi": (MPIRUN, ROOT / "build" / "bin"),
+          "mpich": (["mpiexec.mpich", "-n", "2", "-bind-to", "core"],
+                    ROOT / "build-mpich" / "bin")}
 
 
 def run(cmd: List[str], env: Dict[str, str] | None = None) -> str:
@@ -37,27 +41,59 @@ def run(cmd: List[str], env: Dict[str, str] | None = None) -> str:
     return p.stdout + p.stderr
 
 
+def results(text: str) -> List[dict]:
+    """hpceval's result records in a program's output."""
+    return [r for r in (json.loads(l) for l in text.splitlines() if l.startswith("{"))
+            if r.get("type") == "result"]
+
+
+def pick(recs: List[dict], metric: str, stat: str = "median", **params) -> float:
+    """The statistic of the record of `metric` whose params include `params`."""
+    for r in recs:
+        if r["metric"] == metric and all(r["params"].get(k) == v for k, v in params.items()):
+            return r["stats"][stat]
+    sys.exit(f"peers_ab: no {metric} {params} in hpceval's records")
+
+
+def hpceval_cmd(binary: str, args: List[str]) -> List[str]:
+    """hpceval's binary under the current MPI launch (MPIRUN, BIN)."""
+    return MPIRUN + [str(BIN / f"hpceval-{binary}")] + args
+
+
 def hpceval(binary: str, args: List[str], metric: str, stat: str = "median", mpi: bool = True,
             env: Dict[str, str] | None = None, cpus: str = "0", **params) -> Callable[[], float]:
     def measure() -> float:
-        cmd = (MPIRUN if mpi else ["taskset", "-c", cpus]) + [str(BIN / f"hpceval-{binary}")] + args
-        recs = [json.loads(l) for l in run(cmd, env).splitlines() if l.startswith("{")]
-        for r in recs:
-            if r.get("type") == "result" and r["metric"] == metric and all(
-                    r["params"].get(k) == v for k, v in params.items()):
-                return r["stats"][stat]
-        sys.exit(f"peers_ab: no {metric} {params} from hpceval-{binary}")
+        cmd = (hpceval_cmd(binary, args) if mpi else
+               ["taskset", "-c", cpus, str(BIN / f"hpceval-{binary}")] + args)
+        return pick(results(run(cmd, env)), metric, stat, **params)
     return measure
+
+
+def table_rows(text: str) -> Dict[int, List[float]]:
+    """OSU-style output: size -> the numbers after it on the first line that starts with that
+    size (up to the first word that is not a number, such as a validation's "Pass")."""
+    rows: Dict[int, List[float]] = {}
+    for line in text.splitlines():
+        f = line.split()
+        if not f or not f[0].isdigit() or int(f[0]) in rows:
+            continue
+        nums = []
+        for x in f[1:]:
+            try:
+                nums.append(float(x))
+            except ValueError:
+                break
+        rows[int(f[0])] = nums
+    return rows
 
 
 def table_value(cmd: List[str], size: int, col: int = 1, env=None) -> Callable[[], float]:
     """OSU-style output: the column of the row whose first number is `size`."""
     def measure() -> float:
-        for line in run(cmd, env).splitlines():
-            f = line.split()
-            if len(f) > col and f[0] == str(size):
-                return float(f[col])
-        sys.exit(f"peers_ab: no row {size} from {cmd[-1]}")
+        row = table_rows(run(cmd, env)).get(size, [])
+        if len(row) < col:
+            sys.exit(f"peers_ab: no row {size} from {cmd[-1]}")
+        return row[col - 1]
     return measure
 
 
