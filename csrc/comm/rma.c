@@ -8,18 +8,31 @@
  *   flush  MPI_Win_lock_all once a sample (untimed), MPI_Win_flush closes each epoch;
  *   pscw   origin MPI_Win_start/MPI_Win_complete, target MPI_Win_post/MPI_Win_wait.
  * Operations: put, get, acc (MPI_Accumulate, MPI_SUM over MPI_UINT32_T: sizes that are not
- * whole elements are skipped), each of n bytes at displacement 0; fop (MPI_Fetch_and_op, SUM of 1) and cas (MPI_Compare_and_swap) of one
- * 8-byte word. A sample is a batch of k epochs, timed by the origin:
+ * whole elements are skipped) of n bytes, fop (MPI_Fetch_and_op, SUM of 1) and cas
+ * (MPI_Compare_and_swap) of one 8-byte word. Operation j of an epoch goes to displacement
+ * j n of the window from offset j n of the origin's buffer (as osu_put_bw/osu_get_bw): an
+ * epoch of w operations touches w n bytes each side, so a bandwidth epoch cannot stay in the
+ * caches by rewriting one n-byte slot (it did: 31-33 GB/s at 64 KiB, OSU with -W 1 the same).
+ * A sample is a batch of k epochs, timed by the origin:
  *   latency   = batch time / k, one operation an epoch              [us]
  *   bandwidth = window n k / batch time, window operations an epoch [MB/s] (put, get)
  *
+ * Each sample starts warm: one untimed epoch runs after the data preparation (which leaves
+ * the buffers dirty in the preparing core's cache) and before the timed ones, as OSU's
+ * steady-state loop is warm. Above ~50 us an operation, k is 1: without it a 1 MiB put
+ * under Open MPI took 77-83 us against OSU's 44-46 us.
+ *
  * Verification, outside the timed region: before each sample the origin fills its buffer
  * with a pattern seeded by (size, sample, rank) and the target clears its window (get: fills
- * it); after the sample the rank that holds the data checks it against what k epochs must
- * leave: the target's window after puts (the pattern) and accumulates (k x window times the
- * pattern, element by element), the origin's buffer after gets, both after fop and cas (the target's
- * word k, the origin's last fetched value k - 1: every operation took effect once). A rank
- * reads or writes its own window only under a lock of it, between epochs.
+ * it); the warm epoch's data is then made distinguishable from the timed epochs' (put: the
+ * origin's buffer held another pattern during the warm epoch; get: the origin clears its
+ * result buffer again), so the check sees what the timed operations left. After the sample
+ * the rank that holds the data checks every slot written against what k + 1 epochs must
+ * leave: the target's window after puts (the pattern) and accumulates (k + 1 times the
+ * pattern, element by element), the origin's buffer after gets, both after fop and cas (the
+ * target's word k + 1, the origin's last fetched value k: every operation, the warm one
+ * included, took effect once). A rank reads or writes its own window only under a lock of
+ * it, between epochs.
  *
  * Why 4-byte elements for acc, not OSU's bytes: Open MPI 4.1.4's op/avx component sums 8-bit
  * integers with saturation (255 after enough accumulates, not the sum mod 256); this check
@@ -85,10 +98,13 @@ static void issue(const point *p)
 {
     static const uint64_t one = 1;
     for (int w = 0; w < p->window; w++) {
+        size_t off = (size_t)w * (size_t)p->bytes;  /* slot w, each side (top of the file) */
         if (p->op == PUT)
-            MPI_Put(sbuf, p->bytes, MPI_BYTE, TARGET, 0, p->bytes, MPI_BYTE, win);
+            MPI_Put(sbuf + off, p->bytes, MPI_BYTE, TARGET, (MPI_Aint)off, p->bytes, MPI_BYTE,
+                    win);
         else if (p->op == GET)
-            MPI_Get(rbuf, p->bytes, MPI_BYTE, TARGET, 0, p->bytes, MPI_BYTE, win);
+            MPI_Get(rbuf + off, p->bytes, MPI_BYTE, TARGET, (MPI_Aint)off, p->bytes, MPI_BYTE,
+                    win);
         else if (p->op == ACC)
             MPI_Accumulate(sbuf, p->bytes / 4, MPI_UINT32_T, TARGET, 0, p->bytes / 4,
                            MPI_UINT32_T, MPI_SUM, win);
@@ -140,14 +156,22 @@ static uint64_t seed(const point *p, long idx, int rank)
     return hpc_seed((uint64_t)p->bytes, (uint64_t)idx, (uint64_t)rank);
 }
 
+/* Bytes an epoch touches each side: window slots of n bytes (put, get; acc has window 1). */
+static size_t span(const point *p)
+{
+    return (size_t)p->window * (size_t)p->bytes;
+}
+
+enum { WARM_SEED = 2 };  /* seed rank of the put pattern of the warm epoch, not a rank's */
+
 /* Buffers before a sample: the origin's source pattern and cleared results, the target's
  * window cleared (get: the target's pattern). */
 static void prepare(const point *p, long idx)
 {
-    size_t n = (size_t)p->bytes;
+    size_t n = span(p);
     cas_word[0] = 0, cas_word[1] = 1;
     if (origin) {
-        hpc_fill(sbuf, n, seed(p, idx, 0));
+        hpc_fill(sbuf, n, seed(p, idx, p->op == PUT ? WARM_SEED : 0));
         memset(rbuf, 0, n);
         return;
     }
@@ -159,25 +183,39 @@ static void prepare(const point *p, long idx)
     own_window(0);
 }
 
+/* After the warm epoch, the origin's local buffers (never the window, so no lock): put's
+ * source gets the sample's pattern, get's result is cleared, so the check tells the timed
+ * epochs' data from the warm one's. Written by the origin, they stay in its cache. */
+static void rearm(const point *p, long idx)
+{
+    if (!origin)
+        return;
+    if (p->op == PUT)
+        hpc_fill(sbuf, span(p), seed(p, idx, 0));
+    else if (p->op == GET)
+        memset(rbuf, 0, span(p));
+}
+
 /* The buffer this rank checks after k epochs (NULL: none), with what it must hold in ebuf. */
 static char *expected(const point *p, long k, long idx)
 {
     uint64_t ops = (uint64_t)k * (uint64_t)p->window, word = origin ? ops - 1 : ops;
+    size_t n = span(p);
     if (p->op == FOP || p->op == CAS) {
         memcpy(ebuf, &word, WORD);
         return origin ? rbuf : base;
     }
     if (p->op == GET) {
-        hpc_fill(ebuf, (size_t)p->bytes, seed(p, idx, TARGET));
+        hpc_fill(ebuf, n, seed(p, idx, TARGET));
         return origin ? rbuf : NULL;
     }
     if (origin)
         return NULL;
-    hpc_fill(ebuf, (size_t)p->bytes, seed(p, idx, 0));
-    for (int i = 0; p->op == ACC && i < p->bytes; i += 4) {  /* SUM of ops patterns */
+    hpc_fill(ebuf, n, seed(p, idx, 0));
+    for (size_t i = 0; p->op == ACC && i < n; i += 4) {  /* SUM of k patterns (window 1) */
         uint32_t v;
         memcpy(&v, ebuf + i, 4);
-        v *= (uint32_t)ops;
+        v *= (uint32_t)k;
         memcpy(ebuf + i, &v, 4);
     }
     return base;
@@ -194,8 +232,8 @@ static long long verdict(const point *p, long k, long idx)
         own_window(1);
     if (hpc_inject == HPC_INJECT_CORRUPT && corrupt_here)
         held[p->bytes / 2] ^= 0x5a;
-    long long bad = -1;
-    for (int i = 0; bad < 0 && i < p->bytes; i++)
+    long long bad = -1, n = (long long)span(p);  /* every slot written */
+    for (long long i = 0; bad < 0 && i < n; i++)
         if (held[i] != ebuf[i])
             bad = i;
     if (!origin)
@@ -216,7 +254,8 @@ static void check(MPI_Comm pair, const point *p, long k, long idx)
                      r == 0 ? "result buffer" : "window", bads[r]);
 }
 
-/* One sample of k epochs, the origin's time; data prepared and checked outside it. */
+/* One sample of k timed epochs after a warm one, the origin's time; data prepared and
+ * checked outside it. */
 static double sample(MPI_Comm pair, const point *p, long k, long idx)
 {
     prepare(p, idx);
@@ -225,6 +264,8 @@ static double sample(MPI_Comm pair, const point *p, long k, long idx)
         MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
     if (p->sync == FLUSH && origin)
         MPI_Win_lock_all(0, win);
+    epochs(p, 1);  /* warm, untimed (top of the file) */
+    rearm(p, idx);
     double t0 = hpc_now();
     epochs(p, k);
     double t = hpc_now() - t0;
@@ -233,7 +274,7 @@ static double sample(MPI_Comm pair, const point *p, long k, long idx)
     if (p->sync == FLUSH && origin)
         MPI_Win_unlock_all(win);
     MPI_Barrier(pair);
-    check(pair, p, k, idx);
+    check(pair, p, k + 1, idx);
     return t;
 }
 
@@ -313,13 +354,15 @@ int main(int argc, char **argv)
     hpc_usage_check(hpc_nranks < 2, "rma needs at least 2 MPI ranks, got %d", hpc_nranks);
     const long long *sizes;
     int nsizes, on_op[NOPS], on_sync[NSYNCS];
-    /* At least a page: MPICH 4.0's 8-byte MPI_Win_allocate lost every put here (16 B did
-     * not); a page costs nothing. */
     size_t cap = (size_t)comm_opt_sizes(&sizes, &nsizes);
-    cap = cap < 4096 ? 4096 : cap;
     hpc_opt_chosen("ops", on_op);
     hpc_opt_chosen("sync", on_sync);
     int window = (int)hpc_opt_int("window");
+    if (on_op[PUT] || on_op[GET])
+        cap *= (size_t)window;  /* a bandwidth epoch's slots (top of the file) */
+    /* At least a page: MPICH 4.0's 8-byte MPI_Win_allocate lost every put here (16 B did
+     * not); a page costs nothing. */
+    cap = cap < 4096 ? 4096 : cap;
     created = strcmp(hpc_opt_str("win"), "create") == 0;
     hpc_begin(1, NULL);
 
