@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from helpers import BIN
 from test_runs import assert_nothing_left, bindir, db, finish, hpceval_on_node1, stored_run  # noqa: F401
 from hpceval.views.figures_scaling import scaling_figure
 
@@ -33,11 +34,16 @@ def test_the_study_on_two_nodes(cluster, db, bindir):  # noqa: F811
     hosts = [tuple(l["meta"]["hosts"]) for l in run["launches"] if l.get("meta")]
     assert ("node1", "node2") in hosts and ("node1",) in hosts     # 1 rank, then every node
     benches = {r["benchmark"] for r in run["records"]}
-    assert "hydro" in benches and benches & {"collectives", "halo", "random2", "hotspot"}, \
-        (sorted(benches), story[1:])
+    assert benches & {"collectives", "halo", "random2", "hotspot"}, (sorted(benches), story[1:])
+    # The proxies' curve against processors, or its launches named among those left out. With
+    # Open MPI the curve is always there; MPICH on nodes of one CPU pays a time slice an
+    # exchange and spent its communication share up to 4x over in 1 of 6 runs (each area keeps
+    # its share, hpceval/runner/shares.py, but a launch under way runs on past it).
+    left = " ".join(run["settings"].get("left_out") or [])
+    assert "hydro" in benches or (bindir != BIN and "hydro" in left), (sorted(benches), story[1:])
     drawn = [b for b in ("hydro", "sweep", "montecarlo", "barotropic", "psst")
              if scaling_figure(b)([run]) is not None]
-    assert drawn, benches
+    assert drawn or "hydro" not in benches, benches
     print(f"{bindir.parent.name}: run study --budget {BUDGET} on 2 nodes: {wall:.0f} s wall, "
           f"{len(run['launches'])} launches, figures against processors: {drawn}")
     assert_nothing_left(cluster)
