@@ -74,6 +74,23 @@ def _row(label: str, recs: List[Dict[str, Any]], decided: Dict[int, List[Dict[st
             "simulated": [mark.record_simulated(r) for r in recs]}
 
 
+def model_error(rows: List[Dict[str, Any]], i: int) -> Optional[Dict[str, Any]]:
+    """Run i's error as a model of the reference (or the reference's as a model of run i: one
+    simulated, the other real): over the points with a ratio, the simulated value over the real
+    one less 1. {points, median_abs, within_10, within_20, worst: [{label, params, error}] the
+    three largest}; None when no point has one."""
+    errs = [((r["ratios"][i] if r["simulated"][i] else 1 / r["ratios"][i]) - 1, r)
+             for r in rows if r["verdicts"][i] == dec.NOT_COMPARABLE and r["ratios"][i]]
+    if not errs:
+        return None
+    size = np.abs([e for e, _ in errs])
+    worst = sorted(errs, key=lambda x: -abs(x[0]))[:3]
+    return {"points": len(errs), "median_abs": float(np.median(size)),
+            "within_10": int(np.sum(size <= 0.10)), "within_20": int(np.sum(size <= 0.20)),
+            "worst": [{"label": r["label"], "params": r["params"], "error": float(e)}
+                      for e, r in worst]}
+
+
 def compare(runs: List[Dict[str, Any]], tolerance: float = dec.TOLERANCE) -> Dict[str, Any]:
     """{"runs": [...], "tolerance", "interval", "headline": rows, "rows": rows, "summary": per
     run}. A row is one metric point present in every run; headline rows are the machine-card
@@ -107,6 +124,7 @@ def compare(runs: List[Dict[str, Any]], tolerance: float = dec.TOLERANCE) -> Dic
                         "run": run.get("id"), "uuid": run.get("uuid"),
                         "hostname": (run.get("fingerprint") or {}).get("hostname"),
                         "tags": list(run.get("tags") or []), "shared": len(ds),
+                        "model_error": model_error(rows, i) if i else None,
                         "best_in": sum(1 for x in ds if x == 0.0),
                         "median_deficit": float(np.median(ds)) if ds else None,
                         "geomean_ratio": float(np.exp(np.mean(np.log1p(ds)))) if ds else None})

@@ -21,7 +21,8 @@ difference is about the tolerance). A disturbed or unconverged point is decided 
 like any other: what a disturbance did shows in the interval. Undecided whatever the samples:
 a point at a subtraction floor, a statistic that is not above 0 (no ratio), and fewer than 6
 samples on a side. A simulated point against a real one is **not comparable** (docs/simulate.md):
-no verdict at all.
+no verdict at all, only the ratio: a twin's error against the machine it models, never a
+regression.
 """
 from __future__ import annotations
 
@@ -131,8 +132,10 @@ def decide(base: Record, other: Record, tolerance: float = TOLERANCE) -> Dict[st
     """{verdict, ratio, low, high, method, why} of `other` against `base` (module docstring):
     why is None unless the verdict is undecided or not comparable."""
     if mark.mismatch(base, other):
-        return _undecided(None, "simulated against real: never compared",
-                          verdict=NOT_COMPARABLE)
+        va, vb = value(base), value(other)
+        ratio = float(vb) / float(va) if va and vb and va > 0 and vb > 0 else None
+        return _undecided(ratio, "simulated against real: the ratio is a model's error, never "
+                          "a verdict", verdict=NOT_COMPARABLE)
     for who, r in (("the reference", base), ("this run", other)):
         if at_floor(r):
             return _undecided(None, f"{who} is at the subtraction floor: not a measurement")

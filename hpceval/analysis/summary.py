@@ -52,6 +52,16 @@ def _names(runs: List[Run]) -> List[str]:
     return [f"#{r.get('id', '?')}" for r in runs]
 
 
+def _model_error_line(names: List[str], i: int, e: Dict[str, Any]) -> str:
+    """'Simulated against real (#2 against #1), 73 points: median |error| 0.4%, 61 within 10%,
+    70 within 20%; worst: pingpong latency bytes=7 +41%, ...'"""
+    worst = ", ".join(f"{w['label']} " + " ".join(f"{k}={v}" for k, v in w["params"].items())
+                      + f" {100 * w['error']:+.0f}%" for w in e["worst"])
+    return (f"Simulated against real ({names[i]} against {names[0]}), {e['points']} points: "
+            f"median |error| {100 * e['median_abs']:.1f}%, {e['within_10']} within 10%, "
+            f"{e['within_20']} within 20%; worst: {worst}.")
+
+
 def comparison_lines(result: Dict[str, Any], runs: List[Run]) -> List[Dict[str, str]]:
     """[{text, kind}] saying, per run after the first, how many shared points are faster, slower,
     the same within the tolerance or undecided, which runs were disturbed, and when every
@@ -68,9 +78,12 @@ def comparison_lines(result: Dict[str, Any], runs: List[Run]) -> List[Dict[str, 
     for name, run in zip(names, runs):
         if mark.platform(run) and real:
             lines.append({"kind": "info", "text": (
-                f"Run {name} is simulated (platform {mark.platform(run)['name']}): its figures "
-                f"stand beside run(s) {', '.join(real)} but are not compared with a real "
-                "machine's (not comparable).")})
+                f"Run {name} is simulated (platform {mark.platform(run)['name']}"
+                f"{mark.twin_source(run)}): its figures stand beside run(s) {', '.join(real)} as "
+                "a model's, their ratios its error, never a verdict (not comparable).")})
+    for i, s in enumerate(result["summary"]):
+        if s.get("model_error"):
+            lines.append({"kind": "info", "text": _model_error_line(names, i, s["model_error"])})
     for i, (name, s) in enumerate(zip(names, result["summary"])):
         if i == 0:
             continue

@@ -84,9 +84,34 @@ def test_no_interval_from_too_few_samples_or_a_simulated_point():
     d = dec.decide(rec(QUIET[:5]), rec(1.2 * QUIET[:5]))
     assert d["verdict"] == dec.UNDECIDED
     assert d["why"] == "5 samples: an interval needs 6 on each side"
-    sim = rec(QUIET)
-    sim["extra"] = {"where": {"placement": "simulated"}}
-    assert dec.decide(rec(QUIET), sim)["verdict"] == dec.NOT_COMPARABLE
+    sim = simulated(rec(1.1 * QUIET))
+    d = dec.decide(rec(QUIET), sim)
+    # a twin against the machine it models: its error as a ratio, never a verdict
+    assert d["verdict"] == dec.NOT_COMPARABLE and d["low"] is None
+    assert d["ratio"] == pytest.approx(1.1) and "never a verdict" in d["why"]
+
+
+def simulated(r):
+    r["extra"] = {**(r.get("extra") or {}), "where": {"placement": "simulated"}}
+    return r
+
+
+def test_a_twin_is_summarised_by_its_error_against_the_real_run():
+    """Planted: a simulated run 2% off at three sizes and 30% off at one; as the later run and
+    as the reference (the error is always simulated over real less 1)."""
+    real = [rec(QUIET, bytes=b) for b in (8, 64, 1024, 4096)]
+    sim = [simulated(rec(f * QUIET, bytes=b)) for f, b in zip((1.02, 0.98, 1.02, 1.3),
+                                                              (8, 64, 1024, 4096))]
+    for order in ((real, sim), (sim, real)):
+        out = compare([run(1, order[0]), run(2, order[1])])
+        e = out["summary"][1]["model_error"]
+        assert e["points"] == 4 and e["within_10"] == 3 and e["within_20"] == 3
+        assert e["median_abs"] == pytest.approx(0.02, rel=1e-6)
+        assert e["worst"][0]["params"] == {"bytes": 4096}
+        assert e["worst"][0]["error"] == pytest.approx(0.3, rel=1e-6)
+        assert out["summary"][1]["verdicts"][dec.NOT_COMPARABLE] == 4
+    # two real runs: no model error
+    assert compare([run(1, real), run(2, real)])["summary"][1]["model_error"] is None
 
 
 def test_the_interval_is_reproducible():

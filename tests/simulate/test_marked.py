@@ -26,7 +26,7 @@ def test_simulated_run_is_marked(sim, bindir, tmp_path):
     show = sim("show", "latest")
     assert show.returncode == 0 and "SIMULATED (SimGrid SMPI) platform flat-2x1" in show.stdout
     assert show.stdout.count("(simulated)") >= 2
-    # A real run beside it: the figures stand side by side, never compared.
+    # A real run beside it: the figures stand side by side, never judged.
     real = sim("run", "pingpong", "--np", "2", "--set", "sizes=8,64K,1M", *FAST,
                env={"HPCEVAL_BINDIR": str(bindir)})
     assert real.returncode == 0, real.stderr
@@ -36,6 +36,9 @@ def test_simulated_run_is_marked(sim, bindir, tmp_path):
     assert rows and all(r["verdicts"][1] == "not comparable" for r in rows)
     text = sim("compare", "1", "2").stdout
     assert "#1 (simulated)" in text and "is simulated (platform flat-2x1" in text
+    # its ratios are the simulated platform's error against the real run, never a verdict
+    assert all(r["ratios"][1] for r in rows)
+    assert "Simulated against real (#2 against #1), " in " ".join(text.split())
     out = tmp_path / "r.html"
     rep = sim("report", "1", "2", "-o", str(out))
     assert rep.returncode == 0, rep.stderr

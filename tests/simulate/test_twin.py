@@ -10,7 +10,9 @@ import pytest
 
 from helpers import CLI, FAST, single_line
 
-SIZES = "8,1K,64K,1M"
+# Odd small sizes too: their segments are steep where the real curve is noisy, and a steep
+# segment is where SMPI's 16-byte envelope shows (test_smpi_transfers_sixteen_bytes_more)
+SIZES = "1,3,7,8,16,1K,64K,1M"
 TIGHT = ["--set", "budget=0.001", "--no-remeasure", "--llc", "reported"]
 
 
@@ -52,12 +54,29 @@ def test_twin_reproduces_its_run(real, sim, tmp_path: Path) -> None:
             "--set", f"pingpong.sizes={SIZES}", "--set", "pingpong.refine=0", *TIGHT)
     assert p.returncode == 0, p.stderr
     simulated = sim.export("latest")[0]
-    for metric, size in (("latency", 8), ("bandwidth", 1 << 20)):
-        got, want = (_median(r, "pingpong", metric, size) for r in (simulated, run))
-        assert abs(got / want - 1) < 0.10, (metric, size, got, want)
+    # The twin passes through every point it was made from (its segments end at them); 1 B,
+    # the first segment's lower end, within SMPI's own few ns
+    for size in (1, 3, 7, 8, 16, 1 << 10, 1 << 16, 1 << 20):
+        got, want = (_median(r, "pingpong", "latency", size) for r in (simulated, run))
+        assert abs(got / want - 1) < (0.10 if size == 1 else 0.03), (size, got, want)
+    got, want = (_median(r, "pingpong", "bandwidth", 1 << 20) for r in (simulated, run))
+    assert abs(got / want - 1) < 0.03, (got, want)
     assert simulated["fingerprint"]["simulated"]["twin"]["run"] == run["uuid"]
     shown = sim("show", "latest", "--all").stdout
     assert f"twin of run {run['uuid']}" in shown.replace("\n", "")
+
+
+def test_smpi_transfers_sixteen_bytes_more(sim) -> None:
+    """What hpceval/analysis/calibrate.py's `wire` assumes of SimGrid: on an ideal 1 us, 100 MB/s
+    link an n-byte message takes 1 us + (n + 16) B / 100 MB/s (a SimGrid that changes it fails
+    here, not in a twin's small sizes)."""
+    p = sim("run", "pingpong", "--simulate", "nodes=2,ppn=1,latency=1us,bandwidth=100MBps",
+            "--set", "sizes=1,100,1000", "--set", "refine=0", *TIGHT)
+    assert p.returncode == 0, p.stderr
+    run = sim.export("latest")[0]
+    for n in (1, 100, 1000):
+        want = 1.0 + (n + 16) / 100.0
+        assert abs(_median(run, "pingpong", "latency", n) / want - 1) < 0.01, n
 
 
 SHEET = """name = "proposal"
