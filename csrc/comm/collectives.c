@@ -28,7 +28,7 @@
 
 static hpc_option options[] = {
     {.name = "ops", .type = HPC_CHOICES,
-     .def = "barrier,bcast,reduce,reduce-null,allreduce,allgather,alltoall,alltoallv",
+     .def = "all",
      .choices = "barrier|bcast|reduce|reduce-null|allreduce|allgather|alltoall|alltoallv",
      .all = 1,
      .what = "a collective", .help = "collectives to measure"},

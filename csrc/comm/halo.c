@@ -23,7 +23,7 @@
 static hpc_option options[] = {
     {.name = "tile", .type = HPC_INT, .def = "128", .min = 1, .max = 8192,
      .help = "cells per side of each rank's tile"},
-    {.name = "widths", .type = HPC_SIZES, .def = "1,2,4", .min = 1, .max = 8192,
+    {.name = "widths", .type = HPC_SIZES, .def = "1,2,4,8", .min = 1, .max = 8192,
      .help = "ghost widths (cells)"},
     {.name = "neighbours", .type = HPC_CHOICES, .def = "4,8", .choices = "4|8",
      .help = "neighbours: 4 (sides) and/or 8 (and corners)"},

@@ -37,8 +37,7 @@
 #include <string.h>
 
 static hpc_option options[] = {
-    {.name = "ops", .type = HPC_CHOICES,
-     .def = "ibarrier,ibcast,iallreduce,iallgather,ialltoall",
+    {.name = "ops", .type = HPC_CHOICES, .def = "all",
      .choices = "ibarrier|ibcast|iallreduce|iallgather|ialltoall", .all = 1,
      .what = "a collective", .help = "non-blocking collectives to measure"},
     {.name = "sizes", .type = HPC_SIZES, .def = "4,64,1K,16K,256K,1M", .min = 1,

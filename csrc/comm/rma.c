@@ -47,11 +47,11 @@
 #include <string.h>
 
 static hpc_option options[] = {
-    {.name = "ops", .type = HPC_CHOICES, .def = "put,get,acc,fop,cas",
+    {.name = "ops", .type = HPC_CHOICES, .def = "all",
      .choices = "put|get|acc|fop|cas", .all = 1,
      .help = "operations: put, get, acc (accumulate, SUM of 4-byte integers), fop (fetch-and-op), cas "
              "(compare-and-swap); fop and cas at 8 B only"},
-    {.name = "sync", .type = HPC_CHOICES, .def = "fence,lock,flush,pscw",
+    {.name = "sync", .type = HPC_CHOICES, .def = "all",
      .choices = "fence|lock|flush|pscw", .all = 1,
      .help = "synchronisation modes: fence, lock (lock/unlock an epoch), flush (lock_all "
              "once, flush an epoch), pscw (post-start-complete-wait)"},

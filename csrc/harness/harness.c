@@ -24,7 +24,7 @@ static int provided;  /* MPI thread level */
 /* Options every benchmark has. A benchmark may override an entry by
  * declaring one with the same name (e.g. a different default). */
 static const hpc_option common_options[] = {
-    {.name = "warmup", .type = HPC_INT, .def = "1", .min = 0, .max = 1000000,
+    {.name = "warmup", .type = HPC_INT, .def = "2", .min = 0, .max = 1000000,
      .help = "repetitions run before samples are kept"},
     {.name = "min-reps", .type = HPC_INT, .def = "10", .min = 1, .max = 1000000,
      .help = "samples kept at least, whatever the budget"},
@@ -108,6 +108,12 @@ static void lean_singleton(void)
 void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
                const hpc_option *opts, int thread_level, const char *cflags)
 {
+    /* --describe, alone: the option table as JSON, without MPI (the build runs it, where no
+     * launcher may be at hand; docs/architecture.md). */
+    if (*argc == 2 && strcmp((*argv)[1], "--describe") == 0) {
+        hpc_options_describe(name, common_options, opts);
+        exit(0);
+    }
     lean_singleton();
     MPI_Init_thread(argc, argv, thread_level, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &hpc_rank);

@@ -72,6 +72,12 @@ int hpc_options_parse(int argc, char **argv, const hpc_option *common,
 /* Print the option table (for --help). */
 void hpc_options_help(const char *prog, const char *about);
 
+/* Print the merged table as JSON on stdout (--describe): {"binary": name, "options":
+ * [{"name", "type", "default", "min", "max", "choices", "what", "all", "dims", "help"}]};
+ * type is the hpc_opt_type's name in lower case without HPC_ ("sizes"), choices the
+ * '|'-separated words ("" for none), dims 2 or 3 for grids (else 0). */
+void hpc_options_describe(const char *name, const hpc_option *common, const hpc_option *bench);
+
 /* Accessors; an unknown name is a programming error and aborts. */
 long long hpc_opt_int(const char *name);             /* HPC_INT, HPC_SIZE */
 double hpc_opt_double(const char *name);

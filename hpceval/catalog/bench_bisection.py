@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from hpceval.catalog.bench_netmap import map_ranks
-from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REPETITION, harness_bytes,
-                                    launch_timeout, repetition_args, simulated_limit)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import (MESSAGES, harness_bytes, launch_timeout, min_nodes,
+                                    repetition_args, simulated_limit)
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 
-MATCHINGS = 8     # netgauge's default is more; 8 bound the spread at acceptance's budget
 
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -23,7 +22,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         return []
     m = v["matchings"]
     args = ["--bytes", str(v["bytes"]), "--matchings", str(m), "--seed", str(v["seed"])]
-    args += BUFFER_PAGES.to_arg(v["buffer-pages"]) + repetition_args(b, v)
+    args += b.param("buffer-pages").to_arg(v["buffer-pages"]) + repetition_args(b, v)
     return [simulated_limit(LaunchSpec(
         b.name, f"bisection np={n} matchings={m}", "bisection", args, n, "core",
         expected_results=m * (n // 2 + 1), timeout_s=launch_timeout(v, 2 * m),
@@ -34,14 +33,8 @@ register_benchmark(Benchmark(
     "bisection", "communication",
     "effective bisection bandwidth (netgauge): random perfect matchings of the nodes, one rank "
     "a node, every pair exchanging a large message at once; per-pair and aggregate bandwidth",
-    (Param("bytes", "size", 1 << 20, "message size each rank of a pair sends its partner", 1,
-           MAX_MESSAGE),
-     Param("matchings", "int", MATCHINGS, "random perfect matchings measured", 1, 1 << 20),
-     Param("seed", "int", 1, "seed of the matchings (the same seed, the same matchings)", 0,
-           1 << 30),
-     Param("min-nodes", "int", 0, "nodes the bisection needs, else it is left out with a note "
-           "(0: on one node, --np ranks of this machine)", 0, 2),
-     BUFFER_PAGES) + REPETITION,
+    options("bisection", "bytes matchings seed buffer-pages", bytes=MESSAGES)
+    + (min_nodes("the bisection", 2, "on one node, --np ranks of this machine"),),
     _plan, ranks="one a node on every node (>=2; on one machine --np)",
     memory=lambda spec, v: 2 * v["bytes"] + harness_bytes(v),
     tiny=("bytes=64K", "matchings=2")))

@@ -15,29 +15,20 @@ import random
 from collections.abc import Sequence
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, DEFAULT_MEMORY_SHARE, MAX_MESSAGE, REFINEMENT,
-                                    REFINEMENT_NAMES, REPETITION,
-                                    check_memory, fits_host, fits_memory,
-                                    harness_bytes, launch_timeout, narrow_sizes, pair_ranks,
-                                    pow2_sizes,
-                                    repetition_args, spec_arg, words)
+from hpceval.catalog.common import (DEFAULT_MEMORY_SHARE, MESSAGES, REFINEMENT_NAMES,
+                                    check_memory, fits_host, fits_memory, harness_bytes,
+                                    launch_timeout, narrow_sizes, pair_ranks, repetition_args,
+                                    spec_arg, words)
+from hpceval.catalog.options import choices, from_binary, options
 from hpceval.catalog.params import Param, ascii_int
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,
                                       register_benchmark, register_study, register_suite)
 from hpceval.errors import UsageError
 from hpceval.limits import MAX_RANKS, check_count
 
-PINGPONG_SIZES = sorted(set([0] + pow2_sizes(1, 4 << 20) + [3, 7, 1000, 65537, 1000000]))
-P2P_SIZES = [0] + pow2_sizes(1, 4 << 20)
-MODES = ("pingpong", "swap", "stream", "bistream")
-PROTOCOLS = ("send", "sendrecv", "isend", "ssend", "rsend", "persistent", "put-fence",
-             "get-fence", "put-lock", "get-lock")
-PATTERNS = ("0-1", "intra-pairs", "0-k", "ring", "cross-pairs")
+MODES = choices("p2p", "modes")
+PROTOCOLS = choices("p2p", "protocols")
 INTRA_PATTERNS = ("0-1", "intra-pairs")       # pairs on one node
-# reduce-null: MPI_Reduce with a user-defined operation that combines nothing (SP2 §3.2: the
-# library's reduction cost without the arithmetic, beside reduce's MPI_SUM).
-COLLECTIVES = ("barrier", "bcast", "reduce", "reduce-null", "allreduce", "allgather", "alltoall",
-               "alltoallv")
 FULL_MATRIX_MAX_RANKS = 64   # n(n-1)/2 pairs, one at a time: beyond this it takes hours
 
 
@@ -63,13 +54,7 @@ def _plan_pingpong(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[La
 register_benchmark(Benchmark(
     "pingpong", "communication",
     "MPI_Send/MPI_Recv ping-pong between ranks 0 and 1: latency (half round trip) and bandwidth",
-    (Param("sizes", "sizes", PINGPONG_SIZES, "message sizes in bytes", 0, MAX_MESSAGE),
-     *REFINEMENT,
-     # osu: osu_latency's loop, to set hpceval beside OSU's figures (docs/compare.md)
-     Param("method", "choice", "batch", "batch: calibrated batches, buffers prepared per "
-           "sample; osu: as osu_latency, each of max-reps round trips timed alone after warmup "
-           "(stats.mean is OSU's figure)", choices=("batch", "osu")),
-     BUFFER_PAGES) + REPETITION,
+    options("pingpong", "sizes refine refine-tol resolution method buffer-pages", sizes=MESSAGES),
     _plan_pingpong, ranks=">=2 (--np, default 2)", narrow=narrow_sizes, memory=_two_buffers,
     tiny=("sizes=8,64K", "refine=0")))
 
@@ -111,9 +96,6 @@ def _args(b: Benchmark, v: Dict[str, Any], names) -> List[str]:
 NRANKS = Param("nranks", "str", "",
                "rank counts, comma-separated (empty: --np, else the benchmark's default; "
                "'np': the run's rank count when one is given)")
-RPN = Param("ranks-per-node", "int", 0,
-            "ranks per emulated node (0: real nodes, from MPI shared memory; a run that spans "
-            "nodes always uses its real nodes)", 0, 1 << 20)
 
 
 # ---------------------------------------------------------------- p2p
@@ -155,22 +137,13 @@ register_benchmark(Benchmark(
     "p2p", "communication",
     "point-to-point: ping-pong, swap, streaming (osu_bw window); every protocol; placement "
     "patterns with the slowest pair reported",
-    (Param("sizes", "sizes", P2P_SIZES, "message sizes in bytes", 0, MAX_MESSAGE),
-     Param("modes", "words", "pingpong,swap,stream,bistream", "pingpong, swap, stream, bistream, all",
-           choices=MODES, every=True),
-     Param("protocols", "words", "all", ", ".join(PROTOCOLS) + ", all (impossible pairs skipped)",
-           choices=PROTOCOLS, every=True),
-     Param("patterns", "words", "0-1", "placement patterns: " + ", ".join(PATTERNS),
-           choices=PATTERNS),
-     Param("peer", "int", -1, "pattern 0-k: k (-1: first rank on another node)", -1, 1 << 20),
-     Param("window", "int", 64, "messages per window in stream modes (osu_bw: 64)", 1, 4096),
-     Param("flush", "size", 0, "bytes written between samples to evict caches (0: none)", 0,
-           1 << 34),
-     Param("refine", "int", 0, "sizes added at most per mode/protocol where the curve bends "
-           "(adaptive, as mpptest)", 0, 1000),
-     Param("refine-tol", "float", 0.1, "refine where a point is this far (relative) off the line "
-           "through its neighbours", 0.001, 10.0),
-     RPN, NRANKS, BUFFER_PAGES) + REPETITION,
+    options("p2p", "sizes modes protocols peer window flush refine refine-tol ranks-per-node "
+            "buffer-pages", sizes=MESSAGES,
+            # the plan sweeps every mode and protocol (a run of the binary alone: one of each),
+            # and refines only where asked
+            modes=dict(default="all"), protocols=dict(default="all"), refine=dict(default=0))
+    # one launch a pattern
+    + (from_binary("p2p", "pattern", name="patterns", kind="words"), NRANKS),
     _plan_p2p, ranks=">=2 (0-1: 2; other patterns: 4)", memory=_two_buffers,
     tiny=("sizes=8", "modes=pingpong,stream", "protocols=send,isend,put-fence")))
 
@@ -213,11 +186,7 @@ register_benchmark(Benchmark(
     "barrier, bcast, reduce (MPI_SUM and a null operation), allreduce, allgather, alltoall, "
     "alltoallv vs size and rank count: "
     "barrier-synchronised, barrier cost subtracted, slowest rank (mean beside it)",
-    (Param("ops", "words", "all", ", ".join(COLLECTIVES) + ", all",
-          choices=COLLECTIVES, every=True),
-     Param("sizes", "sizes", [4, 64, 1024, 16384, 262144, 1 << 20],
-           "bytes per rank (reduce, reduce-null, allreduce: multiples of 4)", 0, 1 << 28),
-     NRANKS, BUFFER_PAGES) + REPETITION,
+    options("collectives", "ops sizes buffer-pages") + (NRANKS,),
     _plan_collectives, ranks=">=1 (nranks list; default --np or 2)",
     # alltoall(v): a send and a receive buffer of ranks x size, and as much again of staging
     # the sizes a rung kept (the largest may not fit a node at thousands of ranks)
@@ -292,18 +261,18 @@ register_benchmark(Benchmark(
     "distance", "communication",
     "distance map: ping-pong latency and bandwidth from rank 0 to every rank (full=1: every "
     "pair), with each end's node and CPU",
-    (Param("sizes", "sizes", [8, 1 << 20], "message sizes in bytes", 0, MAX_MESSAGE),
-     Param("full", "int", 0, "1: the full rank x rank matrix (opt-in)", 0, 1),
-     Param("protocol", "choice", "send", "ping-pong protocol",
-           choices=tuple(p for p in PROTOCOLS if p != "sendrecv")),
-     # One pair at a time while the others wait: at 1,024 simulated ranks every rank took
-     # more than 20 minutes (docs/simulate.md); a stated sample keeps the hops visible.
-     Param("sample-above", "int", 256, "beyond this many ranks rank 0 measures a sample: its "
-           "node's ranks, the first rank of the nodes 2^j nodes away either way, and `sample` "
-           "ranks drawn with `seed` (0: every rank always)", 0, 1 << 30),
-     Param("sample", "int", 64, "ranks drawn at random into the sample", 0, 1 << 30),
-     Param("seed", "int", 1, "seed of the sample's random draw", 0, (1 << 31) - 1),
-     RPN, NRANKS, BUFFER_PAGES) + REPETITION,
+    options("distance", "sizes full protocol ranks-per-node buffer-pages", sizes=MESSAGES,
+            # sendrecv is an exchange, not a ping-pong: the binary refuses it at run time
+            protocol=dict(choices=tuple(p for p in PROTOCOLS if p != "sendrecv")))
+    # The planner's sample (--dests): one pair at a time while the others wait, and at 1,024
+    # simulated ranks every rank took more than 20 minutes (docs/simulate.md); a stated sample
+    # keeps the hops visible.
+    + (Param("sample-above", "int", 256, "beyond this many ranks rank 0 measures a sample: its "
+             "node's ranks, the first rank of the nodes 2^j nodes away either way, and `sample` "
+             "ranks drawn with `seed` (0: every rank always)", 0, 1 << 30),
+       Param("sample", "int", 64, "ranks drawn at random into the sample", 0, 1 << 30),
+       Param("seed", "int", 1, "seed of the sample's random draw", 0, (1 << 31) - 1),
+       NRANKS),
     _plan_distance, ranks=">=2", memory=_two_buffers, tiny=("sizes=8",)))
 
 
@@ -321,9 +290,7 @@ def _plan_hotspot(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Lau
 register_benchmark(Benchmark(
     "hotspot", "communication",
     "hot spot: k = 1..n-1 senders stream to rank 0; aggregate bandwidth vs k",
-    (Param("sizes", "sizes", [1024, 65536, 1 << 20], "message sizes in bytes", 1, MAX_MESSAGE),
-     Param("window", "int", 16, "messages in flight per sender", 1, 1024),
-     NRANKS, BUFFER_PAGES) + REPETITION,
+    options("hotspot", "sizes window buffer-pages", sizes=MESSAGES) + (NRANKS,),
     _plan_hotspot, ranks=">=2",
     # rank 0 receives from every sender at once into a buffer each (csrc/comm/hotspot.c)
     memory=lambda spec, v: (spec.nranks * max(v["sizes"]) + harness_bytes(v),
@@ -346,10 +313,7 @@ def _plan_random2(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Lau
 register_benchmark(Benchmark(
     "random2", "communication",
     "random pairs (SP2 random2): evens ping-pong with a random odd, all at once; slowest pair",
-    (Param("sizes", "sizes", [8, 1024, 65536, 1 << 20], "message sizes in bytes", 0,
-           MAX_MESSAGE),
-     Param("seed", "int", 1, "seed of the random pairings", 0, (1 << 31) - 1),
-     NRANKS, BUFFER_PAGES) + REPETITION,
+    options("random2", "sizes seed buffer-pages", sizes=MESSAGES) + (NRANKS,),
     _plan_random2, ranks="even, >=2", memory=_two_buffers, tiny=("sizes=8",)))
 
 
@@ -375,12 +339,7 @@ register_benchmark(Benchmark(
     "halo", "communication",
     "halo exchange on a periodic 2-D process grid: 4/8 neighbours, ghost widths, packed buffers "
     "vs derived datatypes vs one-sided puts",
-    (Param("tile", "int", 128, "cells per side of each rank's tile (doubles)", 1, 8192),
-     Param("widths", "sizes", [1, 2, 4, 8], "ghost widths in cells", 1, 8192),
-     Param("neighbours", "words", "4,8", "4 and/or 8", choices=("4", "8")),
-     Param("methods", "words", "pack,datatype,put", "pack, datatype, put, all",
-           choices=("pack", "datatype", "put"), every=True),
-     NRANKS, BUFFER_PAGES) + REPETITION,
+    options("halo", "tile widths neighbours methods buffer-pages") + (NRANKS,),
     _plan_halo, ranks=">=1",
     # the tile with its widest ghost ring, its copy, and packed edges of the ghost width
     memory=lambda spec, v: (3 * 8 * (v["tile"] + 2 * max(v["widths"])) ** 2

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REPETITION, harness_bytes,
-                                    launch_timeout, repetition_args, simulated_limit)
+from hpceval.catalog.common import (MESSAGES, harness_bytes, launch_timeout, min_nodes,
+                                    repetition_args, simulated_limit)
+from hpceval.catalog.options import options
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 
@@ -36,7 +37,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         return []
     args = ["--bytes", str(v["bytes"]), "--aggressor-bytes", str(v["aggressor-bytes"]),
             "--victims-percent", str(v["victims-percent"])]
-    args += BUFFER_PAGES.to_arg(v["buffer-pages"]) + repetition_args(b, v)
+    args += b.param("buffer-pages").to_arg(v["buffer-pages"]) + repetition_args(b, v)
     return [simulated_limit(LaunchSpec(
         b.name, f"congestion np={n}", "congestion", args, n, "core", expected_results=9,
         timeout_s=launch_timeout(v, 9), ppn=1 if ctx.nodes >= 2 else None), ctx)]
@@ -46,17 +47,10 @@ register_benchmark(Benchmark(
     "congestion", "communication",
     "congestion impact (GPCNeT): victims' 8 B latency, bandwidth and 8 B allreduce alone and "
     "beside aggressors' incast and all-to-all, one rank a node; the ratio congested / isolated",
-    (Param("bytes", "size", 128 << 10, "message size of the victims' bandwidth ping-pong", 1,
-           MAX_MESSAGE),
-     Param("aggressor-bytes", "size", 64 << 10, "message size of the aggressors' incast and "
-           "all-to-all", 1, 1 << 19),
-     Param("victims-percent", "int", 20, "share of the nodes that are victims (GPCNeT: 20)", 1,
-           50),
-     Param("ranks", "int", NEEDS, "ranks on one machine, below 4 nodes (2 victims and 2 "
-           "aggressors at least)", NEEDS, 1 << 16),
-     Param("min-nodes", "int", 0, "nodes congestion needs, else it is left out with a note (0: "
-           "on fewer nodes, --np ranks of this machine)", 0, NEEDS),
-     BUFFER_PAGES) + REPETITION,
+    options("congestion", "bytes aggressor-bytes victims-percent buffer-pages", bytes=MESSAGES)
+    + (Param("ranks", "int", NEEDS, "ranks on one machine, below 4 nodes (2 victims and 2 "
+             "aggressors at least)", NEEDS, 1 << 16),
+       min_nodes("congestion", NEEDS, "on fewer nodes, --np ranks of this machine")),
     _plan, ranks="one a node on every node (>=4; on one machine `ranks`, 4)",
     memory=lambda spec, v: 2 * v["bytes"] + 2 * v["aggressor-bytes"] * spec.nranks
     + harness_bytes(v),

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REFINEMENT, REFINEMENT_NAMES, REPETITION,
-                                    harness_bytes, launch_timeout, narrow_sizes, pair_ranks,
-                                    pow2_sizes, repetition_args)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import (MESSAGES, REFINEMENT_NAMES, harness_bytes, launch_timeout,
+                                    narrow_sizes, pair_ranks, repetition_args)
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
-EAGER_SIZES = pow2_sizes(256, 256 << 10)
 
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -32,10 +30,7 @@ register_benchmark(Benchmark(
     "eager", "communication",
     "eager limit between ranks 0 and 1: the time from posting a late receive until the "
     "sender's MPI_Send has returned, per size; the step where the protocol changes is bracketed",
-    (Param("sizes", "sizes", EAGER_SIZES, "message sizes in bytes", 0, MAX_MESSAGE),
-     Param("late", "float", 20.0, "microseconds the receive is posted after the send started "
-           "(long enough for an eager message to arrive)", 1.0, 1e6),
-     *REFINEMENT, BUFFER_PAGES) + REPETITION,
+    options("eager", "sizes late refine refine-tol resolution buffer-pages", sizes=MESSAGES),
     _plan, ranks=">=2 (--np, default 2; ranks 0 and 1 measure)", narrow=narrow_sizes,
     memory=lambda spec, v: 2 * max(v["sizes"] + [1]) + harness_bytes(v),
     tiny=("sizes=8,64K", "refine=0")))

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REPETITION, check_memory, harness_bytes,
-                                    launch_timeout, narrow_whole, pair_ranks, repetition_args)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import (MESSAGES, check_memory, harness_bytes, launch_timeout,
+                                    narrow_whole, pair_ranks, repetition_args)
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
-LOGGP_SIZES = [0, 8, 64, 512, 4096, 16384, 65536, 262144, 1 << 20]
 POINTS_PER_SIZE = 5          # round trip, the computation alone, gap, o_s, o_r
 RESULTS_PER_SIZE = 4         # round_trip, gap, o_s, o_r (+ one summary record, L)
 
@@ -36,12 +35,7 @@ register_benchmark(Benchmark(
     "loggp", "communication",
     "LogGP parameters L, o_s, o_r, g, G between ranks 0 and 1 (netgauge: message trains with "
     "and without computation between messages); o_s, o_r, g and the round trip per size",
-    (Param("sizes", "sizes", LOGGP_SIZES, "message sizes in bytes (the smallest gives L, o_s, "
-           "o_r, g; G is the gap's slope over the sizes >= the largest / 16)", 0, MAX_MESSAGE),
-     Param("train", "int", 32, "messages per train (n of PRTT(n, d, s))", 2, 100000),
-     Param("delay", "float", 0.0, "computation between messages in us (0: twice the size's "
-           "round trip)", 0.0, 1e7),
-     BUFFER_PAGES) + REPETITION,
+    options("loggp", "sizes train delay buffer-pages", sizes=MESSAGES),
     # every size feeds the summary (L, G): a point is re-measured with its whole launch
     _plan, ranks=">=2 (--np, default 2; ranks 0 and 1 measure)", narrow=narrow_whole,
     memory=lambda spec, v: 2 * max(v["sizes"]) + harness_bytes(v),

@@ -5,21 +5,19 @@ latency) to at least 4x the last-level cache; the bandwidth sweep has 4 points p
 that the detector (hpceval.analysis.hierarchy) can place each cache's edge within a factor 2."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, counts, default_bytes,
+from hpceval.catalog.common import (check_memory, counts, default_bytes,
                                     harness_bytes, launch_timeout, narrow_sizes, narrow_whole,
                                     pow2_sizes, repetition_args, spec_arg, words)
 from hpceval.catalog.numa import beyond_local_sizes, check_home, numa_nodes
+from hpceval.catalog.options import choices, options
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
-BW_MODES = ("read", "write", "rmw", "memset", "memcpy", "copy", "triad",
-            "write-nt", "copy-nt", "triad-nt")
-PAGES = ("base", "thp", "huge")
+BW_MODES = choices("mem-bandwidth", "modes")
 
 
 def log_sizes(lo: int, hi: int, per_octave: int = 4, align: int = 64) -> List[int]:
@@ -121,24 +119,18 @@ register_benchmark(Benchmark(
     "mem-latency", "memory",
     "dependent loads one cache line apart (random cycle or linear): ns per load vs working set; "
     "page size, core and NUMA home as parameters",
-    (Param("sizes", "sizes", [], "working sets in bytes (default 4K..max(256M, 4x LLC))", 256, 1 << 40),
-     Param("stride", "size", 64, "bytes between pointers (a cache line)", 8, 1 << 20),
-     Param("order", "words", "random", "random (defeats prefetch), window (random inside "
-           "TLB-friendly windows), linear; comma-separated for several",
-                 choices=("random", "window", "linear")),
-     Param("pages", "words", "base", "page kinds, comma-separated: base, thp (madvise), huge (2 MiB "
-           "hugetlb; base pages and a warning where none are reserved)", choices=PAGES),
-     Param("cpu", "int", -1, "CPU to pin to (-1: the launcher's binding)", -1, 1023),
-     Param("node", "int", -1, "NUMA node of the memory (-1: first touch)", -1, 4095),
-     Param("matrix", "choice", "no", "also the core x NUMA-node latency matrix at the largest size",
-           choices=("no", "yes")),
-     Param("homes", "choice", "no", "also the whole sweep from CPU `cpu` (0 when -1) with the "
-           "memory on each NUMA home in turn (random order, base pages)", choices=("no", "each")),
-     Param("loads", "size", 0, "dependent loads per sample (0: ~10 ms worth)", 0, 1 << 36),
-     Param("window", "size", 256 << 10, "TLB-friendly flavour: random inside windows of this "
-           "many bytes (multichase's 64 pages), measured at the largest set beside the fully "
-           "random chase (0: not measured); with order=window, the whole sweep", 0, 1 << 40),
-     ) + REPETITION,
+    # the plan draws the default sizes from the cache (4K..max(256M, 4x LLC)) and sweeps a
+    # list of orders and page kinds, a launch each
+    options("mem-latency", "sizes stride order pages cpu node loads window",
+            sizes=dict(default=[]), order=dict(kind="words", more="comma-separated for several"),
+            pages=dict(kind="words", more="comma-separated for several"),
+            # 0: not measured (never passed; the binary's least is a cache line)
+            window=dict(min=0))
+    + (Param("matrix", "choice", "no", "also the core x NUMA-node latency matrix at the largest "
+             "size", choices=("no", "yes")),
+       Param("homes", "choice", "no", "also the whole sweep from CPU `cpu` (0 when -1) with the "
+             "memory on each NUMA home in turn (random order, base pages)",
+             choices=("no", "each"))),
     _plan_mem_latency, narrow=narrow_sizes, sized_by_llc=True, memory=_sizes_memory,
     check=_window_check,
     tiny=("sizes=16K,1M",)))
@@ -198,23 +190,21 @@ register_benchmark(Benchmark(
     "mem-bandwidth", "memory",
     "bandwidth vs working set (1 KiB..4x LLC, 4 points per octave) for read, write, rmw, memset, "
     "memcpy, copy, triad and non-temporal stores; GB/s of application bytes",
-    (Param("sizes", "sizes", [], "working sets per thread in bytes (default 1K..4x LLC)", 512, 1 << 40),
-     Param("per-octave", "int", 4, "points per doubling of the default sweep", 1, 16),
-     Param("modes", "words", "read,write,rmw,memset,memcpy,copy,triad,write-nt,copy-nt,triad-nt",
-           "access modes, comma-separated", choices=BW_MODES),
-     Param("threads", "str", "1", "thread counts ('max' = all cores, 'sweep' = 1, 2, 4 .. all)"),
-     Param("bind", "choice", "close", "OMP_PROC_BIND policy with several threads",
-           choices=("close", "spread")),
-     Param("cpu", "int", 0, "CPU a single thread is pinned to", 0, 1023),
-     Param("pages", "words", "thp", "page kinds, comma-separated: base, thp, huge", choices=PAGES),
-     Param("node", "int", -1, "NUMA node of the memory (-1: first touch, each thread's own)", -1,
-           4095),
-     Param("homes", "choice", "no", "also the read sweep from CPU `cpu` with the memory on each "
-           "NUMA home in turn", choices=("no", "each")),
-     Param("beyond-local", "choice", "no", "also read arrays of 0.5, 0.9 and 1.2x the memory of "
-           "`cpu`'s home, first touch (EV7 Fig. 2.6; needs two homes or more)",
-           choices=("no", "yes")),
-     ) + REPETITION,
+    # the plan draws the default sizes from the cache (1K..4x LLC, per-octave points), sweeps
+    # thread counts and page kinds, and pins one thread to CPU 0 (the binary alone: unpinned)
+    options("mem-bandwidth", "sizes modes threads cpu pages node", sizes=dict(default=[]),
+            modes=dict(default=list(BW_MODES)),
+            threads=dict(kind="str", default="1", more="comma list: 'max' = all cores, "
+                         "'sweep' = 1, 2, 4 .. all"),
+            cpu=dict(default=0, min=0), pages=dict(kind="words", more="comma-separated"))
+    + (Param("per-octave", "int", 4, "points per doubling of the default sweep", 1, 16),
+       Param("bind", "choice", "close", "OMP_PROC_BIND policy with several threads",
+             choices=("close", "spread")),
+       Param("homes", "choice", "no", "also the read sweep from CPU `cpu` with the memory on "
+             "each NUMA home in turn", choices=("no", "each")),
+       Param("beyond-local", "choice", "no", "also read arrays of 0.5, 0.9 and 1.2x the memory "
+             "of `cpu`'s home, first touch (EV7 Fig. 2.6; needs two homes or more)",
+             choices=("no", "yes"))),
     _plan_mem_bandwidth, sized_by_llc=True, memory=_sizes_memory,
     tiny=("sizes=16K", "modes=read,triad")))
 
@@ -246,14 +236,8 @@ register_benchmark(Benchmark(
     "mem-contention", "memory",
     "one core's read bandwidth and latency while k = 0..n-1 other cores stream; the stream "
     "kernel on 1 core vs all cores (per-core rate)",
-    (Param("bytes", "size", 0, "working set per core (0: 4x LLC)", 0, 1 << 40),
-     Param("latency-bytes", "size", 0, "working set of the latency chase (0: same)", 0, 1 << 40),
-     Param("threads", "int", 0, "cores used (0: all)", 0, 4096),
-     Param("stream-mode", "str", "triad", "kernel of the streaming cores (a mem-bandwidth mode)"),
-     Param("experiments", "choice", "both", "loaded, per-core or both",
-           choices=("both", "loaded", "per-core")),
-     Param("bind", "choice", "close", "OMP_PROC_BIND policy", choices=("close", "spread")),
-     ) + REPETITION,
+    options("mem-contention", "bytes latency-bytes threads stream-mode experiments")
+    + (Param("bind", "choice", "close", "OMP_PROC_BIND policy", choices=("close", "spread")),),
     _plan_mem_contention, sized_by_llc=True, memory=_contention_memory,
     tiny=("bytes=4M", "latency-bytes=64K")))
 
@@ -276,21 +260,14 @@ def _plan_stream(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[Laun
 
 # Values grow 15x per repetition of the four kernels: the binary keeps at most 200 samples and
 # 50 warm-ups (csrc/mem/stream.c), its own defaults 100 and 1.
-STREAM_REPETITION = tuple(
-    dataclasses.replace(p, **{"warmup": {"default": 1, "max": 50},
-                              "max-reps": {"default": 100, "max": 200}}.get(p.name, {}))
-    for p in REPETITION)
-
-
 register_benchmark(Benchmark(
     "stream", "memory",
     "STREAM copy/scale/add/triad with OpenMP threads, arrays >= 4x the last-level cache",
-    (Param("n", "int", 0, "elements per array (0: 4x LLC, at least 10M)", 0, 1 << 36),
-     Param("threads", "str", "1,max",
-           "OpenMP thread counts, comma-separated ('max' = all cores, 'sweep' = 1, 2, 4 .. all)"),
-     Param("bind", "words", "close", "OMP_PROC_BIND policies, comma-separated: close, spread",
-           choices=("close", "spread")),
-     ) + STREAM_REPETITION,
+    options("stream", "n threads", threads=dict(
+        kind="str", default="1,max", more="a comma list: 'max' = all cores, 'sweep' = 1, 2, 4 "
+        ".. all"))
+    + (Param("bind", "words", "close", "OMP_PROC_BIND policies, comma-separated: close, spread",
+             choices=("close", "spread")),),
     _plan_stream, narrow=narrow_whole, sized_by_llc=True,
     memory=lambda spec, v: 3 * 8 * int(spec_arg(spec, "--n")) + harness_bytes(v),
     tiny=("n=200000",)))

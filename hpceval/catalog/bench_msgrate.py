@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REPETITION, TIMEOUT_FACTOR,
-                                    TIMEOUT_FIXED_S, harness_bytes, launch_timeout, pow2_sizes, rank_counts,
+from hpceval.catalog.common import (MESSAGES, TIMEOUT_FACTOR, TIMEOUT_FIXED_S, harness_bytes,
+                                    launch_timeout, pow2_sizes, rank_counts, ranks_sweep,
                                     repetition_args)
-from hpceval.catalog.params import Param
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
-MSGRATE_SIZES = pow2_sizes(1, 4 << 20)
 # The rate a launch's plan assumes for moving its messages, every pair's windows together: below
 # a node's memory bandwidth and a 100 Gb/s link's 12.5 GB/s (its time limit allows 3.3 GB/s).
 PLANNED_BYTES_PER_S = 10e9
@@ -57,13 +56,8 @@ register_benchmark(Benchmark(
     "msgrate", "communication",
     "message rate and aggregate bandwidth: rank i streams windows of non-blocking sends to "
     "rank i + N/2, every pair at once (osu_mbw_mr)",
-    (Param("sizes", "sizes", MSGRATE_SIZES, "message sizes in bytes", 1, MAX_MESSAGE),
-     Param("window", "int", 64, "messages in flight per pair and window", 1, 1024),
-     Param("pairs", "int", 0, "pairs at once, rank i with i + N/2 (0: every rank, N/2 pairs)",
-           0, 1 << 20),
-     Param("ranks", "str", "", "rank counts to sweep (even), comma-separated, 'max' = all "
-           "cores, or a ladder (empty: --np, else 2)"),
-     BUFFER_PAGES) + REPETITION,
+    options("msgrate", "sizes window pairs buffer-pages", sizes=MESSAGES)
+    + (ranks_sweep(note=" (even)", ladder=True),),
     _plan, ranks="even, >=2 (--np or the ranks sweep)",
     # a sender's message, or the one buffer a receiver's window lands in (comm_alloc)
     memory=lambda spec, v: max(v["sizes"]) + harness_bytes(v),

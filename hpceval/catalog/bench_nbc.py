@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, REPETITION, harness_bytes, launch_timeout,
-                                    rank_counts, repetition_args)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import (RANKS_SWEEP, harness_bytes, launch_timeout, rank_counts,
+                                    repetition_args)
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
-NBC_OPS = ("ibarrier", "ibcast", "iallreduce", "iallgather", "ialltoall")
-NBC_SIZES = [4, 64, 1024, 16384, 262144, 1 << 20]
 METRICS = 4     # time_pure, time_cpu, time_overlapped, overlap
 PHASES = 3      # each a sampled point of its own (its budget)
 
@@ -50,14 +48,7 @@ register_benchmark(Benchmark(
     "nbc", "communication",
     "non-blocking collectives (ibarrier, ibcast, iallreduce, iallgather, ialltoall): pure time, "
     "time with a calibrated computation between post and wait, overlap % (IMB-NBC)",
-    (Param("ops", "words", "all", ", ".join(NBC_OPS) + ", all", choices=NBC_OPS, every=True),
-     Param("sizes", "sizes", NBC_SIZES, "bytes per rank (iallreduce: multiples of 4)", 1,
-           1 << 28),
-     Param("tests", "int", 4, "MPI_Test calls spread over the computation (0: none, as "
-           "IMB-NBC)", 0, 1000),
-     Param("ranks", "str", "", "rank counts to sweep (2 or more), comma-separated, 'max' = all "
-           "cores, or a ladder (empty: --np, else 2)"),
-     BUFFER_PAGES) + REPETITION,
+    options("nbc", "ops sizes tests buffer-pages") + (RANKS_SWEEP,),
     _plan, ranks=">=2 (--np or the ranks sweep)", check=_check,
     # iallgather, ialltoall: a send and a receive buffer of ranks x size
     memory=lambda spec, v: 2 * spec.nranks * max(v["sizes"]) + harness_bytes(v),

@@ -10,8 +10,9 @@ from __future__ import annotations
 import random
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REPETITION, harness_bytes,
-                                    launch_timeout, repetition_args, simulated_limit)
+from hpceval.catalog.common import (MESSAGES, harness_bytes, launch_timeout, min_nodes,
+                                    repetition_args, simulated_limit)
+from hpceval.catalog.options import options
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 from hpceval.errors import UsageError
@@ -65,7 +66,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
                  f"{pairs_of(n, ks)} of {n * (n - 1) // 2} pairs; every node in "
                  f"{2 * len(ks) - 1} pairs or more")
     args = ["--bytes", str(v["bytes"]), "--shifts", ",".join(map(str, ks)) if sampled else "0"]
-    args += BUFFER_PAGES.to_arg(v["buffer-pages"]) + repetition_args(b, v)
+    args += b.param("buffer-pages").to_arg(v["buffer-pages"]) + repetition_args(b, v)
     phases = 3 * len(ks)              # 2 or 3 phases a round, one after the other
     return [simulated_limit(LaunchSpec(b.name, f"netmap np={n} rounds={len(ks)}", "netmap", args, n, "core",
                        expected_results=2 * pairs_of(n, ks),
@@ -77,14 +78,14 @@ register_benchmark(Benchmark(
     "netmap", "communication",
     "network map: latency (8 B) and bandwidth of every pair of nodes, one rank a node, in P/2 "
     "rounds of shifted pairs measured at once (sampled rounds above all-rounds nodes)",
-    (Param("bytes", "size", 1 << 20, "message size of the bandwidth ping-pong", 1, MAX_MESSAGE),
-     Param("all-rounds", "int", ALL_ROUNDS, "nodes up to which every round (every pair) is "
-           "measured", 2, 1 << 20),
-     Param("rounds", "int", SAMPLED_ROUNDS, "rounds measured above all-rounds nodes", 2, 1 << 20),
-     Param("seed", "int", 1, "seed of the sampled rounds", 0, 1 << 30),
-     Param("min-nodes", "int", 0, "nodes the map needs, else it is left out with a note (0: on "
-           "one node, map --np ranks of this machine)", 0, 2),
-     BUFFER_PAGES) + REPETITION,
+    options("netmap", "bytes buffer-pages", bytes=MESSAGES)
+    # the planner's rounds (the binary's --shifts)
+    + (Param("all-rounds", "int", ALL_ROUNDS, "nodes up to which every round (every pair) is "
+             "measured", 2, 1 << 20),
+       Param("rounds", "int", SAMPLED_ROUNDS, "rounds measured above all-rounds nodes", 2,
+             1 << 20),
+       Param("seed", "int", 1, "seed of the sampled rounds", 0, 1 << 30),
+       min_nodes("the map", 2, "on one node, map --np ranks of this machine")),
     _plan, ranks="one a node on every node (>=2; on one machine --np)",
     memory=lambda spec, v: 2 * v["bytes"] + harness_bytes(v),
     tiny=("bytes=64K",)))

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, fits_host, harness_bytes, launch_timeout,
-                                    repetition_args, simulated_limit)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import (fits_host, harness_bytes, launch_timeout, repetition_args,
+                                    simulated_limit)
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 from hpceval.errors import UsageError
 
@@ -41,12 +41,7 @@ register_benchmark(Benchmark(
     "nodecheck", "memory",
     "every node at once, one rank a node on all its cores: STREAM triad, a multiply-add rate "
     "and memory latency, one record per node (the nodes judged against each other)",
-    (Param("bytes", "size", 32 << 20, "triad working set a thread (three arrays)", 64 << 10,
-           1 << 36),
-     Param("chase-bytes", "size", 128 << 20, "memory latency's working set (a random cycle)",
-           64 << 10, 1 << 36),
-     Param("threads", "int", 0, "OpenMP threads a node (0: every core of a node)", 0, 4096))
-    + REPETITION,
+    options("nodecheck", "bytes chase-bytes threads"),
     _plan, ranks="one a node on every node",
     memory=lambda spec, v: _bytes(v, int(spec.env["OMP_NUM_THREADS"])),
     tiny=("bytes=1M", "chase-bytes=1M")))

@@ -4,9 +4,9 @@ direction, classes S, W, A, B, C, verified against NPB 3.4's residual and error 
 NPB counts them vs the number of ranks (squares, NPB's rule for BT; LU's 2-D grid)."""
 from __future__ import annotations
 
-from hpceval.catalog.nas_common import (REPS, grid_app, ranks_param,
+from hpceval.catalog.nas_common import (FEWER_REPS, grid_app, ranks_param,
                                         register_npb_study, SQUARE, square_grid)
-from hpceval.catalog.params import Param
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import Benchmark, register_benchmark
 
 # class: (n, niter, a pessimistic timed run on one rank in seconds: 5x this machine's)
@@ -26,9 +26,7 @@ register_benchmark(Benchmark(
     "steps, W 24^3 x 200, A 64^3 x 200, B 102^3 x 200, C 162^3 x 200; the residual and error "
     "norms verified against NPB 3.4's values; Mop/s as NPB counts them, a square number of "
     "ranks on LU's 2-D grid with the block tridiagonal solves pipelined across ranks",
-    (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
-     ranks_param("squares", alone=1),
-     ) + REPS,
+    options("npb-bt", "class", **FEWER_REPS) + (ranks_param("squares", alone=1),),
     _plan, ranks="--np or the ranks sweep (squares)", rank_rule=SQUARE, memory=_memory,
     tiny=("class=S", "ranks=1")))
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
+from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes,
                                     launch_timeout, parallel_seconds, rank_counts, repetition_args)
-from hpceval.catalog.nas_common import POWER_OF_TWO
-from hpceval.catalog.params import Param
+from hpceval.catalog.nas_common import POWER_OF_TWO, ranks_param
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 
@@ -59,11 +59,7 @@ register_benchmark(Benchmark(
     "NAS Parallel Benchmarks CG: inverse power iteration with 25 conjugate-gradient steps per "
     "iteration on NPB's random sparse matrix (makea), rows in blocks per rank (allgatherv, "
     "allreduce); zeta verified against NPB's value for the class; Mop/s as NPB counts them",
-    (Param("class", "choice", "S", "NPB problem class (S: na 1400, W: 7000, A: 14000, "
-           "B: 75000)", choices=tuple(CLASSES)),
-     Param("ranks", "str", "", "rank counts to sweep, powers of two, comma-separated, 'max' = "
-           "all cores (empty: --np, else 2)"),
-     ) + REPETITION,
+    options("npb-cg", "class") + (ranks_param(),),
     _plan, ranks="--np or the ranks sweep (powers of two)", rank_rule=POWER_OF_TWO,
     memory=lambda spec, v: _matrix_bytes(v["class"]) + harness_bytes(v),
     tiny=("class=S",)))

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from hpceval.catalog.nas_common import (REPS, grid_app, POWER_OF_TWO, ranks_param,
+from hpceval.catalog.nas_common import (FEWER_REPS, grid_app, POWER_OF_TWO, ranks_param,
                                         register_npb_study)
-from hpceval.catalog.params import Param
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import Benchmark, register_benchmark
 
 # class: (n, itmax, a pessimistic timed run on one rank in seconds: 5x this machine's)
@@ -37,9 +37,7 @@ register_benchmark(Benchmark(
     "W 33^3 x 300, A 64^3 x 250, B 102^3 x 250, C 162^3 x 250; the residual and error norms "
     "and the surface integral verified against NPB 3.4's values; Mop/s as NPB counts them, "
     "NPB's 2-D pipelined wavefront over a power-of-two number of ranks",
-    (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
-     ranks_param(),
-     ) + REPS,
+    options("npb-lu", "class", **FEWER_REPS) + (ranks_param(),),
     _plan, ranks="--np or the ranks sweep (powers of two)", rank_rule=POWER_OF_TWO,
     memory=_memory,
     tiny=("class=S",)))

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from hpceval.catalog.common import check_memory, harness_bytes
-from hpceval.catalog.nas_common import (POWER_OF_TWO, REPS, plan_class, ranks_param,
+from hpceval.catalog.nas_common import (POWER_OF_TWO, FEWER_REPS, plan_class, ranks_param,
                                         register_npb_study)
-from hpceval.catalog.params import Param
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, register_benchmark
 from hpceval.errors import UsageError
 
@@ -36,9 +36,7 @@ register_benchmark(Benchmark(
     "operators and charge placement), classes S 32^3, W 128^3, A 256^3 (4 iterations), "
     "B 256^3 (20); the final residual norm verified against NPB 3.4's value; Mop/s as NPB "
     "counts them, z-slab decomposition over a power-of-two number of ranks",
-    (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
-     ranks_param(),
-     ) + REPS,
+    options("npb-mg", "class", **FEWER_REPS) + (ranks_param(),),
     _plan, ranks="--np or the ranks sweep (powers of two)", rank_rule=POWER_OF_TWO,
     # a z-slab of every level, with ghost planes: half as much again
     memory=lambda spec, v: (int(1.5 * ARRAYS * 8 * CLASSES[v["class"]][0] ** 3 / spec.nranks)

@@ -5,9 +5,9 @@ norms; Mop/s as NPB counts them vs the number of ranks (squares, NPB's rule for 
 grid, as npb-bt)."""
 from __future__ import annotations
 
-from hpceval.catalog.nas_common import (REPS, grid_app, ranks_param,
+from hpceval.catalog.nas_common import (FEWER_REPS, grid_app, ranks_param,
                                         register_npb_study, SQUARE, square_grid)
-from hpceval.catalog.params import Param
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import Benchmark, register_benchmark
 
 # class: (n, niter, a pessimistic timed run on one rank in seconds: 5x this machine's)
@@ -27,9 +27,7 @@ register_benchmark(Benchmark(
     "classes S 12^3 x 100 steps, W 36^3 x 400, A 64^3 x 400, B 102^3 x 400, C 162^3 x 400; the "
     "residual and error norms verified against NPB 3.4's values; Mop/s as NPB counts them, a "
     "square number of ranks on LU's 2-D grid with the line solves pipelined across ranks",
-    (Param("class", "choice", "S", "NPB problem class", choices=tuple(CLASSES)),
-     ranks_param("squares", alone=1),
-     ) + REPS,
+    options("npb-sp", "class", **FEWER_REPS) + (ranks_param("squares", alone=1),),
     _plan, ranks="--np or the ranks sweep (squares)", rank_rule=SQUARE, memory=_memory,
     tiny=("class=S", "ranks=1")))
 

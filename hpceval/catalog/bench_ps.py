@@ -11,10 +11,10 @@ from typing import Any, Dict, List, Tuple
 
 from hpceval.catalog.bench_phold import number_list
 from hpceval.catalog.common import (expected_seconds, harness_bytes, int_pair, launch_timeout,
-                                    parallel_seconds, rank_counts, repetition_args)
+                                    parallel_seconds, rank_counts, ranks_sweep, repetition_args)
 from hpceval.catalog.ladder import RankRule
-from hpceval.catalog.nas_common import REPS
-from hpceval.catalog.params import Param
+from hpceval.catalog.nas_common import FEWER_REPS
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
@@ -106,15 +106,9 @@ register_benchmark(Benchmark(
     "of processes, each sending its four neighbours one short message per packet crossing (or "
     "a null message) a cycle; checked against a sequential run; execution time and messages "
     "vs load",
-    (Param("routers", "str", "32x32", "the simulated torus, XxY routers"),
-     Param("loads", "str", "5,10,20,30,40,50,60,70,80,90", "offered loads, % of the "
-           "bisection's theoretical bandwidth, in (0, 100], comma list"),
-     Param("cycles", "size", 40000, "simulated cycles", 1, 2 * 10**9),
-     Param("flits", "int", 4, "flits per packet (a link carries one a cycle)", 1, 4096),
-     Param("seed", "int", 12345, "random key: the same seed, the same packets", 0, 4 * 10**18),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
-           "(empty: --np, else 2); each must tile the routers as a PX x PY torus"),
-     ) + REPS,
+    # routers: the planner reads XxY itself (the rank rule tiles it)
+    options("ps", "routers loads cycles flits seed", routers=dict(kind="str"), **FEWER_REPS)
+    + (ranks_sweep(note="; each must tile the routers as a PX x PY torus"),),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory, rank_rule=_rank_rule,
     tiny=("routers=8x8", "cycles=500", "loads=10,50")))
 

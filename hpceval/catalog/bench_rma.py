@@ -6,15 +6,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (BUFFER_PAGES, MAX_MESSAGE, REPETITION, harness_bytes,
-                                    launch_timeout, pow2_sizes, repetition_args)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import MESSAGES, harness_bytes, launch_timeout, repetition_args
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
-OPS = ("put", "get", "acc", "fop", "cas")
-SYNCS = ("fence", "lock", "flush", "pscw")
 ACC_ELEMENT = 4          # acc sums 4-byte integers: sizes of whole elements only (docs/rma.md)
 
 
@@ -52,15 +49,7 @@ register_benchmark(Benchmark(
     "one-sided put, get, accumulate (latency; put and get bandwidth too), fetch-and-op and "
     "compare-and-swap latency, rank 0 to rank 1, under fence, lock, lock_all+flush and "
     "post-start-complete-wait (osu_put_latency -s ...)",
-    (Param("ops", "words", "all", ", ".join(OPS) + ", all", choices=OPS, every=True),
-     Param("sync", "words", "all", ", ".join(SYNCS) + ", all", choices=SYNCS, every=True),
-     Param("sizes", "sizes", pow2_sizes(1, 1 << 20), "message sizes in bytes (put, get, acc)",
-           1, MAX_MESSAGE),
-     Param("window", "int", 32, "operations an epoch in the put and get bandwidth tests", 1,
-           1024),
-     Param("win", "choice", "allocate", "window memory: MPI_Win_allocate or MPI_Win_create",
-           choices=("allocate", "create")),
-     BUFFER_PAGES) + REPETITION,
+    options("rma", "ops sync sizes window win buffer-pages", sizes=MESSAGES),
     _plan, ranks="2 (rank 0 origin, rank 1 target)",
     # the origin's source, result and expected-data buffers and the window, each of the
     # largest size times the window when put or get runs: a bandwidth epoch's operations go

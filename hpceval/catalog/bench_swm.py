@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 from hpceval.catalog.bench_kernels import plan_psst_ranks, psst_bytes, psst_memory, sst_bytes
-from hpceval.catalog.common import fits_memory, rank_counts
-from hpceval.catalog.nas_common import REPS
+from hpceval.catalog.common import fits_memory, rank_counts, ranks_sweep
+from hpceval.catalog.nas_common import FEWER_REPS
+from hpceval.catalog.options import options
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
@@ -61,12 +62,10 @@ register_benchmark(Benchmark(
     "(T170 L32, about 0.9 GB of 64-bit workspace) where memory allows, else the small one "
     "(T42 L16); execution time and MFlop/s (the serial model's operation count), checked "
     "against the serial model",
-    (Param("problem", "choice", "auto", "auto (medium where memory allows, else small), "
-           "medium (T170 L32), small (T42 L16)", choices=("auto",) + tuple(PROBLEMS)),
-     Param("days", "float", 1.0, "simulated days per integration", 0.001, 1000),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
-           "(empty: --np, else 2)"),
-     ) + REPS,
+    options("psst", "days", **FEWER_REPS)
+    + (Param("problem", "choice", "auto", "auto (medium where memory allows, else small), "
+             "medium (T170 L32), small (T42 L16)", choices=("auto",) + tuple(PROBLEMS)),
+       ranks_sweep()),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=psst_memory,
     tiny=("problem=small", "days=0.05")))
 

@@ -5,6 +5,7 @@ import dataclasses
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from hpceval.catalog.options import COMMON
 from hpceval.catalog.params import INT_MAX, Param, ascii_int
 from hpceval.catalog.registry import LaunchSpec, PlanContext
 from hpceval.errors import UsageError
@@ -26,7 +27,23 @@ REPETITION = (
                                            "preempted")),
 )
 
-REPETITION_NAMES = tuple(p.name for p in REPETITION)
+REPETITION_NAMES = COMMON
+
+
+def min_nodes(what: str, most: int, fewer: str) -> Param:
+    """`min-nodes` of a benchmark run one rank a node: a planner's parameter."""
+    return Param("min-nodes", "int", 0, f"nodes {what} needs, else it is left out with a note "
+                 f"(0: {fewer})", 0, most)
+
+
+def ranks_sweep(alone: int = 2, note: str = "", ladder: bool = False) -> Param:
+    """The `ranks` of a benchmark launched once per rank count (rank_counts): a planner's
+    parameter, no binary's option. alone: the ranks without --np; note: what a count must be."""
+    return Param("ranks", "str", "", f"rank counts to sweep{note}, comma-separated, 'max' = all "
+                 f"cores{', or a ladder' if ladder else ''} (empty: --np, else {alone})")
+
+
+RANKS_SWEEP = ranks_sweep(note=" (2 or more)", ladder=True)
 
 # The message buffers' pages of every communication benchmark (csrc/comm/lib/comm.h,
 # COMM_PAGES_OPTION): thp, the default, for the same cache placement in every process, or base,
@@ -53,8 +70,8 @@ def repetition_args(bench, values: Dict[str, Any]) -> List[str]:
         if name == "inject" and values[name] == "none":
             continue
         args += bench.param(name).to_arg(values[name])
-    if values.get(BUFFER_PAGES.name, BUFFER_PAGES.default) != BUFFER_PAGES.default:
-        args += bench.param(BUFFER_PAGES.name).to_arg(values[BUFFER_PAGES.name])
+    if values.get("buffer-pages", "thp") != "thp":
+        args += bench.param("buffer-pages").to_arg(values["buffer-pages"])
     return args
 
 
@@ -66,6 +83,8 @@ TIMEOUT_FACTOR = 3.0        # the limit allows the planned measuring time this m
 # point is warm-up + min-reps samples, each preparing, moving and checking the buffers: pingpong
 # at 64 MiB took 10 s on a loaded 2-core VM, at 256 MiB 57 s, at 1 GiB past its 135 s limit.
 MAX_MESSAGE = 64 << 20
+# A `sizes` option narrowed so (options.options(..., sizes=MESSAGES)).
+MESSAGES = dict(max=MAX_MESSAGE)
 
 
 def launch_timeout(values: Dict[str, Any], points: int, fixed_s: float = TIMEOUT_FIXED_S) -> float:

@@ -7,7 +7,7 @@ import dataclasses
 import math
 from typing import Any, Callable, Dict, List, Tuple
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
+from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes,
                                     launch_timeout, parallel_seconds, rank_counts,
                                     repetition_args)
 from hpceval.catalog.ladder import RankRule
@@ -22,9 +22,9 @@ def ranks_param(counts: str = "powers of two", alone: int = 2) -> Param:
 
 
 # Each sample is a whole NPB run after NPB's own untimed warm-up: fewer, longer samples than
-# the harness's defaults (npb-mg, npb-lu, npb-bt).
-_FEWER = {"warmup": 0, "min-reps": 3, "max-reps": 20}
-REPS = tuple(dataclasses.replace(p, default=_FEWER.get(p.name, p.default)) for p in REPETITION)
+# the harness's defaults (the NPB binaries, ps, swm: options.options(..., **FEWER_REPS)).
+FEWER_REPS = {"warmup": dict(default=0), "min_reps": dict(default=3),
+              "max_reps": dict(default=20)}
 
 
 # NPB's rank rules (Benchmark.rank_rule): a ladder's rungs across nodes keep to them with

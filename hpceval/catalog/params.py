@@ -78,6 +78,7 @@ class Param:
     noun: str = ""                 # ints, grids: what an item is, for errors ("S_N order")
     dims: int = 3                  # grids: integers per item
     every: bool = False            # words: 'all' stands for every choice
+    binary: str = ""               # the binary whose option it is (options.py); "": the planner's
 
     def parse(self, text: str) -> Any:
         """Parse a --set value; raise UsageError with a one-line reason."""

@@ -16,7 +16,7 @@ from helpers import FAST, one_line_error
     (["run", "pingpong", "--set", "sizes=-3"], 2, "is not a size"),
     (["run", "pingpong", "--set", "budget=1e9"], 2, "out of range"),
     (["run", "pingpong", "--set", "nosuch=1"], 2, "no parameter 'nosuch'"),
-    (["run", "mem-latency", "--set", "sizes=100T"], 2, "100T is out of range [256, 1024G]"),
+    (["run", "mem-latency", "--set", "sizes=100T"], 2, "100T is out of range [16, 1024G]"),
     (["run", "mem-latency", "--set", "sizes=900G"], 2, "needs 900.0 GiB but only"),
     (["run", "pingpong", "--launcher", "poe"], 2, "invalid choice: 'poe'"),
     (["run", "pingpong", "--timeout", "-1"], 2, "--timeout: -1: must be a positive number"),
