@@ -51,7 +51,7 @@ class SMPILauncher(Launcher):
             raise UsageError(f"{nranks} ranks: refused, {self.max_ranks_reason()}")
         from hpceval.simulate.session import launch_cfg
         return [self.program, "-np", str(nranks), "-platform", self.sim["platform_file"],
-                "-hostfile", self._hostfile(slots), *launch_cfg(self.sim, argv),
+                "-hostfile", self._hostfile(slots), *launch_cfg(self.sim, argv, nranks),
                 "--log=root.thres:critical", *argv]
 
     def _hostfile(self, slots: Sequence[Tuple[str, int]]) -> str:

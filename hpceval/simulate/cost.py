@@ -90,7 +90,7 @@ def _smpirun_s(sim: Dict[str, Any], np: int, binary: str) -> float:
             "--pattern", "0-1" if np > 1 else "ring", "--refine", "0"]
     start = time.monotonic()
     subprocess.run(["smpirun", "-np", str(np), "-platform", sim["platform_file"], "-hostfile",
-                    sim["hostfile"], *launch_cfg(sim, argv), "--log=root.thres:critical",
+                    sim["hostfile"], *launch_cfg(sim, argv, np), "--log=root.thres:critical",
                     *argv], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=120, check=False)
     return time.monotonic() - start

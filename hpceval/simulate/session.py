@@ -48,6 +48,7 @@ NO_COMPUTE_BINARIES = (SHARED_MALLOC_BINARIES - {"hpceval-halo"}) | {"hpceval-no
 # (3 s and 11 s with MPICH's); its default allreduce is a reduce then a bcast, twice the steps of
 # the recursive doubling a real MPI uses for small messages.
 COLL_SELECTOR = "mpich"
+SELECTOR_CFG = "--cfg=smpi/coll-selector:"
 # Messages up to this size start their transfer when sent, as a real MPI's eager protocol does
 # (Open MPI's TCP eager limit, 64 KiB; MPICH ch3's 128 KiB; SMPI's own detached-send limit,
 # smpi/send-is-detached-thresh, 64 KiB). SMPI's default, 0, starts a small message only when its
@@ -162,7 +163,7 @@ def _write(plat: Platform) -> Path:
     """The platform's directory under the data directory, named by its content (kept: the
     fingerprint names it, a later run on the same platform finds it)."""
     cfg = [f"--cfg=smpi/host-speed:{HOST_SPEED}", f"--cfg=smpi/cpu-threshold:{CPU_THRESHOLD}",
-           f"--cfg=smpi/coll-selector:{COLL_SELECTOR}", *plat.cfg]
+           f"{SELECTOR_CFG}{COLL_SELECTOR}", *plat.cfg]
     digest = hashlib.sha256((plat.xml + "\n".join(plat.hosts) + str(plat.ppn)
                              + " ".join(cfg)).encode()).hexdigest()[:12]
     plat.name = f"{re.sub(r'[^A-Za-z0-9._-]', '_', plat.name)[:40]}-{digest}"
@@ -180,11 +181,17 @@ def _write(plat: Platform) -> Path:
     return where
 
 
-def launch_cfg(sim: Dict[str, Any], argv: List[str]) -> List[str]:
+def launch_cfg(sim: Dict[str, Any], argv: List[str], nranks: int) -> List[str]:
     """The SimGrid options of one launch: the platform's, shared large buffers for the
-    communication benchmarks, and no computation charged to those that compute nothing."""
+    communication benchmarks, and no computation charged to those that compute nothing. A
+    one-rank launch keeps MPICH's selection: SimGrid 3.32's Open MPI one (a twin of an Open MPI
+    run) aborts in MPI_Reduce on a one-rank MPI_COMM_WORLD ("Actor pid=-1 is gone??", from
+    reduce__ompi_binary), and one rank runs no collective algorithm anyway."""
     name = Path(argv[0]).name if argv else ""
-    return (sim["cfg"]
+    cfg = [c for c in sim["cfg"] if nranks > 1 or not c.startswith(SELECTOR_CFG)]
+    if len(cfg) < len(sim["cfg"]):
+        cfg.append(f"{SELECTOR_CFG}{COLL_SELECTOR}")
+    return (cfg
             + ([f"--cfg=smpi/auto-shared-malloc-thresh:{SHARED_MALLOC}"]
                if name in SHARED_MALLOC_BINARIES else [])
             + (COMPUTE_CFG["none"] if name in NO_COMPUTE_BINARIES
@@ -225,7 +232,7 @@ def check_with_simgrid(info: Dict[str, Any], bindir: Path, timeout_s: float = 12
     probe = [str(bindir / "hpceval-collectives"), "--ops", "barrier", "--sizes", "8",
              "--warmup", "0", "--min-reps", "1", "--max-reps", "1", "--budget", "0.001"]
     argv = ["smpirun", "-np", "1", "-platform", info["platform_file"], "-hostfile",
-            info["hostfile"], *info["cfg"], "--log=root.thres:error", *probe]
+            info["hostfile"], *launch_cfg(info, [], 1), "--log=root.thres:error", *probe]
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s,
                               stdin=subprocess.DEVNULL)

@@ -22,6 +22,10 @@ from hpceval.errors import UsageError
 from hpceval.simulate.platform import Description
 
 FORMAT = 1
+# Settings SimGrid 3.32 takes only on the command line: smpi/coll-selector in a platform's
+# <config> ends the simulation at load ("Actor pid=-1 is gone??"). They reach smpirun as --cfg
+# (config_cfg), the twin's JSON keeps them.
+CFG_ONLY = frozenset({"smpi/coll-selector"})
 PROP = "hpceval-twin"
 _HEADER = re.compile(r"<!--\s*hpceval-twin\s+(\S+)")
 
@@ -66,7 +70,7 @@ def twin_xml(twin: Twin) -> str:
     d = twin.description
     head, rest = HEADER.split("<platform", 1)
     config = "".join(f"    <prop id={quoteattr(k)} value={quoteattr(v)}/>\n"
-                     for k, v in twin.config.items())
+                     for k, v in twin.config.items() if k not in CFG_ONLY)
     notes = "".join(f"  {_comment(f'{n.what} = {n.value}: {n.source}')}\n" for n in twin.notes)
     cluster = TOPOLOGIES[d.topology](d).rstrip()
     assert cluster.endswith("/>")

@@ -50,10 +50,13 @@ def test_twin_reproduces_its_run(real, sim, tmp_path: Path) -> None:
     for name in named + (["loggp L bytes=8"] if L > 0 else []):
         assert name in text, name
     assert ("loggp L" in text) == (L > 0), L
-    p = sim("run", "pingpong", "--platform", str(twin), "--nodes", "1", "--ppn", "2",
-            "--set", f"pingpong.sizes={SIZES}", "--set", "pingpong.refine=0", *TIGHT)
+    # column: a one-rank launch, which SimGrid's Open MPI selection cannot run (session.py)
+    p = sim("run", "pingpong", "column", "--platform", str(twin), "--nodes", "1", "--ppn", "2",
+            "--set", f"pingpong.sizes={SIZES}", "--set", "pingpong.refine=0",
+            "--set", "column.nlons=8", "--set", "column.ncols=16", *TIGHT)
     assert p.returncode == 0, p.stderr
     simulated = sim.export("latest")[0]
+    assert {l["status"] for l in simulated["launches"]} == {"ok"}
     # The twin passes through every point it was made from (its segments end at them); 1 B,
     # the first segment's lower end, within SMPI's own few ns
     for size in (1, 3, 7, 8, 16, 1 << 10, 1 << 16, 1 << 20):
@@ -62,6 +65,12 @@ def test_twin_reproduces_its_run(real, sim, tmp_path: Path) -> None:
     got, want = (_median(r, "pingpong", "bandwidth", 1 << 20) for r in (simulated, run))
     assert abs(got / want - 1) < 0.03, (got, want)
     assert simulated["fingerprint"]["simulated"]["twin"]["run"] == run["uuid"]
+    # the collectives' algorithms are the measured MPI's, and the simulation ran them
+    want = {"openmpi": "ompi", "mpich": "mpich"}[run["fingerprint"]["mpi"]["flavour"]]
+    from hpceval.simulate.twin import read_twin
+    assert read_twin(text, "twin").config["smpi/coll-selector"] == want
+    assert f"(smpi/coll-selector) = {want}: run {run['uuid']} ran " in text
+    assert f"--cfg=smpi/coll-selector:{want}" in simulated["fingerprint"]["simulated"]["cfg"]
     shown = sim("show", "latest", "--all").stdout
     assert f"twin of run {run['uuid']}" in shown.replace("\n", "")
 
