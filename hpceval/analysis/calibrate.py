@@ -198,7 +198,7 @@ def selector(run: dict) -> Tuple[Optional[str], str]:
     return chosen, what + ("" if chosen else ": SMPI has no selector of it; MPICH's kept")
 
 
-def from_run(run: dict, topology: str = "flat") -> Twin:
+def from_run(run: dict, topology: str = "flat", shape: Optional[str] = None) -> Twin:
     """The twin of a stored run (export form): its nodes, as many as it ran on (2 at least)."""
     from hpceval.simulate.session import eager_cfg
     fields, config, notes = network(run)
@@ -209,7 +209,10 @@ def from_run(run: dict, topology: str = "flat") -> Twin:
                         for h in ((l.get("meta") or {}).get("hosts") or [])}))
     desc = Description(nodes=nodes, ppn=int(fp.get("cores") or 1), topology=topology,
                        flops=flops, memory=float(fp.get("memory_bytes") or 16 << 30),
-                       model="smpi", eager=eager, **fields)
+                       model="smpi", eager=eager, shape=shape, **fields)
+    if shape is not None:
+        from hpceval.simulate.topology import unit
+        unit(desc, "twin --shape")
     config.update((c.split("=", 1)[1].split(":", 1) for c in eager_cfg(eager)))
     config["smpi/host-speed"] = f"{flops:.6g}f"
     coll, coll_src = selector(run)
@@ -249,6 +252,7 @@ def from_spec(path: str) -> Twin:
     from hpceval.simulate.topology import TOPOLOGIES
     doc = specsheet.read(path)
     topology = doc.pop("topology", "flat") if isinstance(doc, dict) else "flat"
+    shape = doc.pop("topology_shape", None) if isinstance(doc, dict) else None
     if topology not in TOPOLOGIES:
         raise UsageError(f"spec {path}: topology = {topology!r}: expected one of "
                          f"{', '.join(TOPOLOGIES)}")
@@ -259,7 +263,11 @@ def from_spec(path: str) -> Twin:
     flops, how = _spec_flops(spec, path)
     lat, bw = spec["network_latency_us"] * 1e-6, spec["network_bandwidth_mbs"] * 1e6
     desc = Description(nodes=spec["nodes"], ppn=spec["cores_per_node"], latency=lat,
-                       bandwidth=bw, topology=topology, flops=flops, model="smpi")
+                       bandwidth=bw, topology=topology, flops=flops, model="smpi",
+                       shape=None if shape is None else str(shape))
+    if shape is not None:
+        from hpceval.simulate.topology import unit
+        unit(desc, f"spec {path} topology_shape")
     config = {"smpi/lat-factor": "0:1", "smpi/bw-factor": "0:1",
               **dict(c.split("=", 1)[1].split(":", 1) for c in eager_cfg(desc.eager))}
     src = f"spec sheet {path}"
@@ -269,6 +277,9 @@ def from_spec(path: str) -> Twin:
              Note("intra-node link", f"{desc.intra_latency * 1e6:.6g} us, "
                   f"{desc.intra_bandwidth / 1e6:.6g} MB/s", "not on the sheet: hpceval's default"),
              Note("eager limit", f"{desc.eager} B", "not on the sheet: hpceval's default"),
-             Note("topology", topology, f"{src} topology; its dimensions grow with --nodes "
-                  "(hpceval/simulate/topology.py)")]
+             Note("topology", topology + (f", shape {shape}" if shape is not None else ""),
+                  f"{src} topology" + (" and topology_shape: its unit fixed, the outermost "
+                                       "dimension grown with --nodes" if shape is not None else
+                                       "; its dimensions grow with --nodes")
+                  + " (hpceval/simulate/topology.py)")]
     return Twin(desc, config, {"spec": path, "name": spec.get("name")}, notes)

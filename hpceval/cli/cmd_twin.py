@@ -21,6 +21,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="calibrate from a spec sheet instead (hpceval spec's keys plus topology)")
     p.add_argument("--topology", choices=tuple(TOPOLOGIES), default="flat",
                    help="a run's twin: how its nodes are joined (default flat)")
+    p.add_argument("--shape", default=None, metavar="SHAPE",
+                   help="a run's twin: the topology's fixed unit, grown to --nodes (fat-tree K:U "
+                        "nodes a leaf : up-links a leaf, torus AxB leading dimensions, dragonfly "
+                        "CxRxN); default: every dimension from the node count")
     p.add_argument("-o", "--output", metavar="FILE", default=None,
                    help="write the platform here (default: standard output)")
     add_db(p)
@@ -31,6 +35,9 @@ def _twin(args: argparse.Namespace):
     if (args.run is None) == (args.spec is None):
         raise UsageError("twin: give a RUN or --spec SHEET.toml (one of them)")
     if args.spec is not None:
+        if args.shape is not None or args.topology != "flat":
+            raise UsageError("twin --spec: the sheet states its topology and topology_shape; "
+                             "--topology and --shape are for a run's twin")
         return calibrate.from_spec(args.spec)
     store = open_store(args)
     try:
@@ -38,7 +45,7 @@ def _twin(args: argparse.Namespace):
         run = store.get_run(run_id, traces=False)
     finally:
         store.close()
-    return calibrate.from_run(run, args.topology)
+    return calibrate.from_run(run, args.topology, args.shape)
 
 
 def execute(args: argparse.Namespace) -> int:

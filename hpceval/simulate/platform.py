@@ -63,6 +63,11 @@ class Description:
     # both directions (SimGrid's SHARED policy), no latency of its own; None: a crossbar, where
     # two pairs of nodes share no link. topology=flat only.
     backbone: Optional[float] = None
+    # The topology's fixed unit, its outermost dimension grown to `nodes` (topology.SHAPES):
+    # fat-tree K:U (K nodes a leaf switch, U up-links a leaf: U < K tapers it K:U), torus AxB
+    # (the leading dimensions), dragonfly CxRxN (chassis a group, routers a chassis, nodes a
+    # router). None: every dimension derived from `nodes`.
+    shape: Optional[str] = None
 
     def settings(self) -> Dict[str, Any]:
         return asdict(self)
@@ -113,6 +118,7 @@ def _parsers() -> Dict[str, Callable[[str, str], Any]]:
     out["handshake"] = lambda k, t: _count(k, t, 16, low=0)
     out["degraded_node"] = out["slow_node"] = lambda k, t: _count(k, t, MAX_NODES - 1, low=0)
     out["slow_factor"] = _fraction
+    out["shape"] = lambda k, t: t
     return out
 
 
@@ -174,6 +180,9 @@ def parse_description(text: str) -> Description:
     if desc.backbone is not None and desc.topology != "flat":
         raise UsageError(f"--simulate backbone: needs topology=flat, not "
                          f"topology={desc.topology} (its switches are the shared links)")
+    if desc.shape is not None:
+        from hpceval.simulate.topology import unit
+        unit(desc, "--simulate")          # its grammar, and nodes a whole number of units
     if desc.handshake and desc.model != "ideal":
         raise UsageError(f"--simulate handshake={desc.handshake}: needs model=ideal (model=smpi "
                          "keeps SMPI's own latency factors)")

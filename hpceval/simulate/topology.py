@@ -7,15 +7,17 @@ description's `latency` between two nearest nodes:
 - flat: a crossbar; each node's private link (split duplex) is crossed twice: latency / 2 each.
   With `backbone`, every route also crosses one shared link of that bandwidth and no latency
   (SimGrid's cluster backbone, SHARED: all flows, both directions, share it fairly).
-- fat-tree: two levels (leaf switches of k nodes, k up-links each, non-blocking); nearest
-  nodes share a leaf: two links, latency / 2 each.
-- torus: up to three dimensions, nodes joined directly; neighbours are one link apart:
+- fat-tree: two levels (leaf switches of k nodes, k up-links each, non-blocking; a `shape`
+  K:U sets the leaf's nodes and up-links, tapered K:U); nearest nodes share a leaf: two links,
+  latency / 2 each.
+- torus: up to three dimensions (a `shape` fixes the leading ones), nodes joined directly; neighbours are one link apart:
   `latency` per link, a hop more per dimension crossed.
 - dragonfly: groups of chassis of routers of nodes; nearest nodes share a router: two links,
   latency / 2 each."""
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING, Callable, Dict, List
 
 if TYPE_CHECKING:                  # platform.py reads TOPOLOGIES: no import back at run time
@@ -90,21 +92,64 @@ def planted(d: Description) -> str:
             + "".join(joins) + "  </zone>\n")
 
 
+# What a description's `shape` fixes per topology, its form, and how many numbers it takes.
+SHAPES = {"fat-tree": ("K:U (nodes a leaf switch : up-links a leaf) or K", r"\d+(:\d+)?"),
+          "torus": ("AxB (the leading dimensions; the last grows with the nodes) or A",
+                    r"\d+(x\d+)?"),
+          "dragonfly": ("CxRxN (chassis a group, routers a chassis, nodes a router)",
+                        r"\d+x\d+x\d+")}
+
+
+def unit(d: Description, what: str) -> List[int]:
+    """The shape's numbers (fat-tree [K, U], torus [A(, B)], dragonfly [C, R, N]), checked:
+    its topology takes one, its form, positive numbers, the nodes a whole number of units (a
+    one-line UsageError naming `what`: '--simulate', 'spec FILE', '--nodes 100')."""
+    from hpceval.errors import UsageError
+    if d.topology not in SHAPES:
+        raise UsageError(f"{what}: shape={d.shape}: topology={d.topology} takes no shape "
+                         f"(fat-tree, torus and dragonfly do)")
+    form, grammar = SHAPES[d.topology]
+    if not re.fullmatch(grammar, d.shape or ""):
+        raise UsageError(f"{what}: shape={d.shape}: a {d.topology} takes {form}")
+    nums = [int(x) for x in re.split("[:x]", d.shape)]
+    if min(nums) < 1 or (d.topology == "fat-tree" and len(nums) == 2 and nums[1] > nums[0]):
+        raise UsageError(f"{what}: shape={d.shape}: positive numbers"
+                         + (", up-links at most the leaf's nodes" if d.topology == "fat-tree"
+                            else ""))
+    per = math.prod(nums[:1] if d.topology == "fat-tree" else nums)
+    if d.nodes % per:
+        raise UsageError(f"{what}: {d.nodes} nodes are not a whole number of the {d.topology}'s "
+                         f"units of {per} nodes (shape={d.shape})")
+    return nums
+
+
 def fat_tree(d: Description) -> str:
-    leaf, tops = factors(d.nodes, 2)
-    params = f"2;{leaf},{tops};1,{leaf};1,1" if tops > 1 else f"1;{leaf};1;1"
+    if d.shape is None:
+        leaf, tops = factors(d.nodes, 2)
+        ups = leaf
+    else:
+        leaf, *rest = unit(d, f"--nodes {d.nodes}")
+        tops, ups = d.nodes // leaf, (rest or [leaf])[0]
+    # levels; children a switch per level; parents a node, a leaf; links a parent (1)
+    params = f"2;{leaf},{tops};1,{ups};1,1" if tops > 1 else f"1;{leaf};1;1"
     return (f'  <cluster {_common(d, d.latency / 2)} sharing_policy="SPLITDUPLEX" '
             f'topology="FAT_TREE" topo_parameters="{params}"/>\n')
 
 
 def torus(d: Description) -> str:
-    dims = ",".join(map(str, factors(d.nodes, 3)))
+    lead = [] if d.shape is None else unit(d, f"--nodes {d.nodes}")
+    dims = ",".join(map(str, lead + [d.nodes // math.prod(lead)] if lead
+                        else factors(d.nodes, 3)))
     return (f'  <cluster {_common(d, d.latency)} sharing_policy="SPLITDUPLEX" '
             f'topology="TORUS" topo_parameters="{dims}"/>\n')
 
 
 def dragonfly(d: Description) -> str:
-    groups, chassis, routers, nodes = factors(d.nodes, 4)
+    if d.shape is None:
+        groups, chassis, routers, nodes = factors(d.nodes, 4)
+    else:
+        chassis, routers, nodes = unit(d, f"--nodes {d.nodes}")
+        groups = d.nodes // (chassis * routers * nodes)
     params = f"{groups},1;{chassis},1;{routers},1;{nodes}"
     return (f'  <cluster {_common(d, d.latency / 2)} sharing_policy="SPLITDUPLEX" '
             f'topology="DRAGONFLY" topo_parameters="{params}"/>\n')

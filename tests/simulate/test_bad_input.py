@@ -140,3 +140,31 @@ def test_a_million_nodes_factor_in_milliseconds():
     assert factors(1_000_000, 3) == [100, 100, 100] and factors(999_983, 2) == [999_983, 1]
     assert factors(1 << 20, 4) == [32, 32, 32, 32] and factors(12, 3) == [3, 2, 2]
     assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("desc, params", [
+    ("nodes=64,topology=fat-tree,shape=16:4", "2;16,4;1,4;1,1"),     # 4 leaves, 4 up-links each
+    ("nodes=64,topology=fat-tree,shape=16", "2;16,4;1,16;1,1"),      # non-blocking
+    ("nodes=64,topology=torus,shape=4x4", "4,4,4"),
+    ("nodes=96,topology=torus,shape=8", "8,12"),
+    ("nodes=64,topology=dragonfly,shape=2x2x4", "4,1;2,1;2,1;4"),
+])
+def test_a_shape_fixes_the_unit_and_grows_with_the_nodes(desc, params):
+    from hpceval.simulate.platform import parse_description
+    from hpceval.simulate.topology import platform_xml
+    assert f'topo_parameters="{params}"' in platform_xml(parse_description(desc))
+
+
+@pytest.mark.parametrize("desc, message", [
+    ("nodes=60,topology=fat-tree,shape=16:4", "60 nodes are not a whole number of the "
+                                              "fat-tree's units of 16 nodes"),
+    ("nodes=64,shape=4", "topology=flat takes no shape"),
+    ("nodes=64,topology=torus,shape=4:4", "a torus takes AxB"),
+    ("nodes=64,topology=fat-tree,shape=4:8", "up-links at most the leaf's nodes"),
+    ("nodes=64,topology=dragonfly,shape=0x2x4", "positive numbers"),
+])
+def test_bad_shape(desc, message):
+    from hpceval.errors import UsageError
+    from hpceval.simulate.platform import parse_description
+    with pytest.raises(UsageError, match=message):
+        parse_description(desc)

@@ -1,6 +1,8 @@
 """Topology on a simulated platform (docs/simulate.md): the distance map on a torus shows the
 hops (16 nodes as 4 x 2 x 2, 1.5 us per link: rank 0's neighbours one link away, the others two
 or three), and hot spot senders share the receiver's link."""
+import pytest
+
 from helpers import FAST
 
 
@@ -38,3 +40,26 @@ def test_hotspot_shares_the_receivers_link(sim):
            for r in sim.export("latest")[0]["records"] if r["metric"] == "bandwidth"}
     assert sorted(agg) == [1, 2, 3, 4]
     assert all(abs(v / 10000 - 1) < 0.01 for v in agg.values()), agg
+
+
+def test_a_tapered_fat_tree_shares_its_up_links(sim):
+    """Planted: 8 nodes in two leaves of 4; with one up-link a leaf (shape 4:1) the pairs of a
+    matching that cross between the leaves share it, each getting 1/c of the non-blocking tree's
+    bandwidth (c: the matching's crossing pairs) at 1 MiB; pairs inside a leaf are untouched."""
+    def pairs(shape):
+        p = sim("run", "bisection", "--simulate",
+                f"nodes=8,ppn=1,topology=fat-tree,shape={shape}", "--set", "bisection.bytes=1M",
+                "--set", "bisection.matchings=3", "--set", "min-reps=3", "--set", "max-reps=5",
+                "--set", "budget=0.01", "--no-remeasure", timeout=60)
+        assert p.returncode == 0, p.stderr[-2000:]
+        return {(r["params"]["matching"], r["params"]["src"], r["params"]["dst"]):
+                r["stats"]["median"] for r in sim.export("latest")[-1]["records"]
+                if r["metric"] == "pair_bandwidth"}
+    full, tapered = pairs("4:4"), pairs("4:1")
+    assert full.keys() == tapered.keys()
+    crossing = {m: sum(1 for (k, s, d) in full if k == m and s // 4 != d // 4)
+                for m, _, _ in full}
+    assert max(crossing.values()) >= 2, crossing        # the seed draws a shared up-link
+    for (m, s, d), bw in tapered.items():
+        share = 1 / crossing[m] if s // 4 != d // 4 else 1.0
+        assert bw / full[(m, s, d)] == pytest.approx(share, rel=0.10), (m, s, d, crossing[m])

@@ -95,6 +95,7 @@ peak_gflops_per_node = 80
 network_latency_us = 1.2
 network_bandwidth_mbs = 12500
 topology = "fat-tree"
+topology_shape = "16:8"
 """
 
 
@@ -104,6 +105,8 @@ def test_spec_twin_runs_64_ranks(sim, tmp_path: Path) -> None:
     p = sim("twin", "--spec", str(sheet), "-o", str(twin))
     assert p.returncode == 0, p.stderr
     assert "spec sheet" in twin.read_text() and 'topology="FAT_TREE"' in twin.read_text()
+    # the sheet's leaves of 16 nodes with 8 up-links (2:1 tapered), 4 of them at 64 nodes
+    assert 'topo_parameters="2;16,4;1,8;1,1"' in twin.read_text()
     p = sim("run", "pingpong", "collectives", "--platform", str(twin), "--nodes", "32",
             "--ppn", "2", "--set", "pingpong.sizes=8", "--set", "pingpong.refine=0",
             "--set", "collectives.sizes=8", "--set", "collectives.ops=allreduce,barrier",
@@ -111,6 +114,7 @@ def test_spec_twin_runs_64_ranks(sim, tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     run = sim.export("latest")[0]
     assert run["fingerprint"]["simulated"]["nodes"] == 32
+    assert 'topo_parameters="2;16,2;1,8;1,1"' in run["fingerprint"]["simulated"]["platform_xml"]
     assert {r["benchmark"] for r in run["records"]} == {"pingpong", "collectives"}
     assert "twin of spec sheet" in sim("show", "latest").stdout.replace("\n", "")
 
@@ -119,6 +123,7 @@ def test_spec_twin_runs_64_ranks(sim, tmp_path: Path) -> None:
     (SHEET.replace("nodes = 64\n", ""), "a twin needs nodes"),
     (SHEET.replace("1.2", "-1"), "network_latency_us = -1 us is absurd"),
     (SHEET.replace('"fat-tree"', '"ring"'), "topology = 'ring'"),
+    (SHEET.replace('"16:8"', '"3x3"'), "shape=3x3: a fat-tree takes K:U"),
 ])
 def test_bad_sheet(sim, tmp_path: Path, sheet: str, says: str) -> None:
     path = tmp_path / "sheet.toml"
@@ -142,4 +147,10 @@ def test_nodes_zero(sim, tmp_path: Path) -> None:
     assert sim("twin", "--spec", str(sheet), "-o", str(twin)).returncode == 0
     p = sim("run", "pingpong", "--platform", str(twin), "--nodes", "0")
     assert p.returncode == 2 and "--nodes" in single_line(p.stderr), p.stderr
+    # the sheet's leaves hold 16 nodes: 20 is not a whole number of them
+    p = sim("run", "pingpong", "--platform", str(twin), "--nodes", "20")
+    assert p.returncode == 2, p.stderr
+    assert "20 nodes are not a whole number of the fat-tree's units of 16" in single_line(
+        p.stderr)
+    assert not sim.db.exists()
     assert not sim.db.exists()
