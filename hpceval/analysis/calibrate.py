@@ -198,6 +198,21 @@ def selector(run: dict) -> Tuple[Optional[str], str]:
     return chosen, what + ("" if chosen else ": SMPI has no selector of it; MPICH's kept")
 
 
+def _memory_note(run: dict) -> List[Note]:
+    """The node's STREAM triad on the most threads, stated, not set: a SimGrid host has a speed
+    and no memory. A twin's computation runs on this host, so a memory-bound kernel is charged
+    what this host's memory gives it: right for a twin of this machine, and for another the
+    reason its memory-bound rates are this host's."""
+    from hpceval.analysis.memory import stream_triad
+    cell = stream_triad("all")(run) or stream_triad("one")(run)
+    if cell is None:
+        return [Note("node memory bandwidth (not modelled: SimGrid has no memory)", "not measured",
+                     f"run {run.get('uuid')} has no STREAM triad ('hpceval run stream')")]
+    return [Note("node memory bandwidth (stated, not set: SimGrid has no memory; computation "
+                 "runs on this host, at this host's memory bandwidth)",
+                 f"{cell.value:.6g} MB/s, {cell.point}", _point(run, cell.record))]
+
+
 def from_run(run: dict, topology: str = "flat", shape: Optional[str] = None) -> Twin:
     """The twin of a stored run (export form): its nodes, as many as it ran on (2 at least)."""
     from hpceval.simulate.session import eager_cfg
@@ -224,7 +239,7 @@ def from_run(run: dict, topology: str = "flat", shape: Optional[str] = None) -> 
                    "runs is charged at its own duration, right when the simulator runs on the "
                    "machine measured)", f"{flops:.6g} flop/s", flops_src),
               Note("collectives' algorithms (smpi/coll-selector)", coll or "mpich", coll_src),
-              *_loggp_note(run)]
+              *_memory_note(run), *_loggp_note(run)]
     source = {"run": run.get("uuid"), "machine": fp.get("hash"), "host": fp.get("hostname")}
     return Twin(desc, config, source, notes)
 
