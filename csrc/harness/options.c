@@ -395,54 +395,6 @@ void hpc_options_help(const char *prog, const char *about)
     printf("  %-22s print this table as JSON and exit (alone, without MPI)\n", "--describe");
 }
 
-static const char *type_name(hpc_opt_type t)
-{
-    static const char *const names[] = {"int", "size", "double", "string", "sizes",
-                                        "choice", "choices", "grids"};
-    return names[t];
-}
-
-/* A JSON string (the table's texts are ASCII; control characters escaped all the same). */
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
-void hpc_options_describe(const char *name, const hpc_option *common, const hpc_option *bench)
-{
-    merge(common, bench);
-    printf("{\"binary\": ");
-    json_str(name);
-    printf(", \"options\": [");
-    for (int i = 0; i < ntable; i++) {
-        const hpc_option *o = &table[i];
-        printf("%s\n  {\"name\": ", i ? "," : "");
-        json_str(o->name);
-        printf(", \"type\": \"%s\", \"default\": ", type_name(o->type));
-        json_str(o->def);
-        /* %.17g: the double exactly as the parser compares against it */
-        printf(", \"min\": %.17g, \"max\": %.17g, \"choices\": ", o->min, o->max);
-        json_str(o->choices);
-        printf(", \"what\": ");
-        json_str(o->what);
-        printf(", \"all\": %s, \"dims\": %d, \"help\": ", o->all ? "true" : "false",
-               o->type == HPC_GRIDS ? (o->dims == 3 ? 3 : 2) : 0);
-        json_str(o->help);
-        printf("}");
-    }
-    printf("]}\n");
-}
-
 long long hpc_opt_int(const char *name)
 {
     return lookup(name, HPC_INT, HPC_SIZE)->ival;

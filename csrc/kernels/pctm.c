@@ -55,7 +55,7 @@ static hpc_option options[] = {
     {.name = "days", .type = HPC_DOUBLE, .def = "1", .min = 0.01, .max = 365,
      .help = "simulated days per integration (whole coupling intervals)"},
     {.name = "layouts", .type = HPC_CHOICES, .def = "sequential,concurrent",
-     .choices = "sequential|concurrent", .help = "layouts: sequential, concurrent"},
+     .choices = "sequential|concurrent", .all = 1, .help = "layouts: sequential, concurrent"},
     {.name = "ocean-ranks", .type = HPC_INT, .def = "0", .min = 0, .max = 1 << 20,
      .help = "concurrent layout: the ocean's ranks (0: balanced)"},
     {.name = "tol", .type = HPC_DOUBLE, .def = "1e-10", .min = 1e-14, .max = 1e-4,

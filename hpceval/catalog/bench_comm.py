@@ -15,10 +15,9 @@ import random
 from collections.abc import Sequence
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (DEFAULT_MEMORY_SHARE, MESSAGES, REFINEMENT_NAMES,
-                                    check_memory, fits_host, fits_memory, harness_bytes,
-                                    launch_timeout, narrow_sizes, pair_ranks, repetition_args,
-                                    spec_arg, words)
+from hpceval.catalog.common import (DEFAULT_MEMORY_SHARE, MESSAGES, REFINEMENT_NAMES, check_memory,
+                                    fits_host, fits_memory, harness_bytes, launch_timeout,
+                                    narrow_sizes, pair_ranks, repetition_args, spec_arg, words)
 from hpceval.catalog.options import choices, from_binary, options
 from hpceval.catalog.params import Param, ascii_int
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Suite,

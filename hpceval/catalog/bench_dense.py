@@ -10,9 +10,10 @@ import dataclasses
 import math
 from typing import Any, Dict, List, Optional, Tuple
 
-from hpceval.catalog.common import (REPETITION, again_label, expected_seconds, harness_bytes,
-                                    int_item, launch_timeout, parallel_seconds, process_grids,
-                                    rank_counts, repetition_args, spec_arg, words)
+from hpceval.catalog.common import (again_label, expected_seconds, harness_bytes, launch_timeout,
+                                    parallel_seconds, process_grids, rank_counts, ranks_sweep,
+                                    repetition_args, spec_arg)
+from hpceval.catalog.options import from_binary, options
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Tunes,
                                       register_benchmark,
@@ -55,9 +56,8 @@ def largest_order(kind: str, share: float, nranks: int, nb: int, ctx: PlanContex
 def orders(v: Dict[str, Any], kind: str, nranks: int, nbs: List[int],
            ctx: PlanContext) -> List[int]:
     """The n list: as given, else the largest that fits memory and its halves."""
-    if str(v["n"]).strip():
-        return sorted({int_item(w, "n", "matrix order", 1, MAX_ORDER)
-                       for w in words(v["n"], None, "n")})
+    if v["n"]:
+        return sorted(v["n"])
     nb = max(nbs)
     top = largest_order(kind, float(v["memory"]), nranks, nb, ctx)
     return sorted({max(nb, (top >> k) - (top >> k) % nb) for k in range(SIZES_BELOW + 1)})
@@ -94,8 +94,7 @@ def _launch(b: Benchmark, v: Dict[str, Any], ctx: PlanContext, nranks: int, kind
 
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
-    kinds = words(v["kind"], tuple(BYTES), "kind", all_ok=True)
-    nbs = sorted({int_item(w, "nb", "block size", 1, 4096) for w in words(v["nb"], None, "nb")})
+    kinds, nbs = v["kind"], sorted(v["nb"])
     counts = rank_counts(v["ranks"], ctx)
     specs = []
     for nranks in counts:
@@ -140,25 +139,23 @@ def _narrow(spec: LaunchSpec, params: Dict[str, Any]) -> Optional[LaunchSpec]:
                                expected_results=METRICS)
 
 
-_REPS = {"warmup": 1, "min-reps": 3, "max-reps": 20}
-REPS = tuple(dataclasses.replace(p, default=_REPS.get(p.name, p.default)) for p in REPETITION)
 
 register_benchmark(Benchmark(
     "dense", "kernels",
     "dense linear solve on ScaLAPACK, LU with partial pivoting and the triangular solves: "
     "complex (pzgesv, AORSA3D) or real (pdgesv, HPL), block-cyclic NB x NB on P x Q grids; "
     "HPL's scaled residual below 16 on every sample; GFlop/s, factorisation and solve times",
-    (Param("kind", "str", "complex", "systems: complex (pzgesv), real (pdgesv), all"),
-     Param("n", "str", "", "matrix orders, comma-separated (empty: from memory, the largest "
-           "that fits --set memory of each node and its halves)"),
-     Param("memory", "float", 0.01, "share of a node's available memory the largest matrix "
-           "takes when n is not given (HPL uses most of it)", 1e-6, 0.8, above=True),
-     Param("nb", "str", "64", "block sizes NB, comma-separated"),
-     Param("grids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = the "
-           "ranks; square: the two most nearly square)"),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores, or a "
-           "ladder (empty: --np, else 2)"),
-     ) + REPS,
+    # a launch per kind ('all': both); n empty: from memory (orders)
+    options("dense", "n nb grids", n=dict(default=[], more="empty: from memory, the largest "
+                                          "that fits --set memory of each node and its halves"),
+            grids=dict(kind="str", more="square: the two most nearly square"),
+            # fewer, longer samples: each is a whole factorisation
+            warmup=dict(default=1), min_reps=dict(default=3), max_reps=dict(default=20))
+    + (from_binary("dense", "kinds", name="kind", default="complex", every=True,
+                   more="or all"),
+       Param("memory", "float", 0.01, "share of a node's available memory the largest matrix "
+             "takes when n is not given (HPL uses most of it)", 1e-6, 0.8, above=True),
+       ranks_sweep(ladder=True)),
     _plan, ranks="--np or the ranks sweep", narrow=_narrow, memory=_memory,
     tiny=("n=200", "nb=32"),
     # a short budget's smaller problem: n from 0.2% of the nodes' memory, not 2%, a 30th of the

@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Tuple
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
-                                    int_tuple, launch_timeout, rank_counts, repetition_args,
+from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes, int_tuple,
+                                    launch_timeout, rank_counts, ranks_sweep, repetition_args,
                                     spec_arg, words)
-from hpceval.catalog.params import Param
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Tunes,
                                       register_benchmark,
                                       register_study)
@@ -143,24 +143,13 @@ register_benchmark(Benchmark(
     "with a remap to the fixed grid in x, y, z, the domain in pencils transposed between sweeps "
     "(MPI_Alltoallv, pairwise, MPI_Alltoallw datatypes); zones/s per rank and the transposes' "
     "share; Sod along each axis against the exact solution, a blast's symmetry and conservation",
-    (Param("zones", "str", "32x32x32", "zones per rank NXxNYxNZ, comma-separated (weak scaling: "
-           "the global grid NX f0 x NY f1 x NZ f2, f the rank count's most even factors)"),
-     Param("grid", "str", "", "global grids NXxNYxNZ (strong scaling; replaces zones)"),
-     Param("npe", "str", "", "process grid PxQ (empty: MPI_Dims_create's)"),
-     Param("transposes", "str", ",".join(VARIANTS), "transpose variants: alltoallv, pairwise, "
-           "alltoallw (comma list, or all)"),
-     Param("problem", "choice", "blast", "blast: symmetry and conservation checked; sod: shock "
-           "tube along axis, checked against the exact solution", choices=("blast", "sod")),
-     Param("axis", "choice", "x", "sod's tube axis", choices=("x", "y", "z")),
-     Param("steps", "int", 10, "time steps per sample (and of the blast's check run, at most "
-           "100)", 1, 1_000_000),
-     Param("gamma", "float", 1.4, "ratio of specific heats", 1.0001, 10.0),
-     Param("cfl", "float", 0.8, "Courant number", 0.01, 0.99),
-     Param("l1-bound", "float", 0.0, "largest L1 density error of sod (0: the default bound)",
-           0.0, 10.0),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
-           "(empty: --np, else 2)"),
-     ) + REPETITION,
+    # the planner reads the grids and the process grid itself (it factors the rank count), and
+    # 'all' transposes; gamma 1 and a zero Courant number are no flow it can plan
+    options("evh1", "zones grid npe transposes problem axis steps gamma cfl l1-bound",
+            zones=dict(kind="str"), grid=dict(kind="str"), npe=dict(kind="str"),
+            transposes=dict(kind="str", more="comma list, or all"),
+            gamma=dict(min=1.0001), cfl=dict(min=0.01, max=0.99))
+    + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep", memory=_memory,
     tiny=("zones=8x8x8", "steps=2"),
     # the transpose is the variant; grid, problem and its axis make the problem

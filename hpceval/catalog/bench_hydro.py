@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
-                                    int_tuple, launch_timeout, rank_counts, repetition_args,
-                                    spec_arg, words)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes, int_tuple,
+                                    launch_timeout, rank_counts, ranks_sweep, repetition_args,
+                                    spec_arg)
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales,
                                       register_benchmark, register_study)
 from hpceval.errors import UsageError
@@ -70,20 +70,13 @@ register_benchmark(Benchmark(
     "SAGE-like compressible hydrodynamics: 3-D Euler equations, MUSCL-Hancock with an HLLC "
     "Riemann solver, 2-layer halos on a P x Q x R grid; cells per second vs cells per rank and "
     "weak scaling; conservation (periodic) or the exact Sod solution (sod) checked",
-    (Param("cells", "grids", "8x8x8,16x16x16,30x30x15,32x32x32",
-           "cells per rank NXxNYxNZ, comma-separated (weak scaling; SAGE's 13,500 is 30x30x15)",
-           noun="NXxNYxNZ"),
-     Param("grid", "grids", "", "global grids NXxNYxNZ (strong scaling; replaces cells)",
-           noun="NXxNYxNZ"),
-     Param("npe", "str", "", "process grid PxQxR (empty: MPI_Dims_create's)"),
-     Param("problem", "choice", "periodic", "periodic: smooth state, conservation checked; sod: "
-           "shock tube along x, checked against the exact solution", choices=("periodic", "sod")),
-     Param("steps", "int", 10, "time steps per sample", 1, 1_000_000),
-     Param("gamma", "float", 1.4, "ratio of specific heats", 1.0001, 10.0),
-     Param("cfl", "float", 0.8, "Courant number", 0.01, 1.0),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
-           "(empty: --np, else 1)"),
-     ) + REPETITION,
+    # the plan sweeps four cell counts per rank (weak scaling) and reads npe itself; gamma 1
+    # and a zero Courant number are no flow it can plan
+    options("hydro", "cells grid npe problem steps gamma cfl",
+            cells=dict(default="8x8x8,16x16x16,30x30x15,32x32x32"),
+            npe=dict(kind="str"),
+            gamma=dict(min=1.0001), cfl=dict(min=0.01))
+    + (ranks_sweep(alone=1),),
     _plan, ranks="--np or the ranks sweep",
     # not sized by it, but its cell-rate figure marks the cache sizes hpceval detects: the
     # planner's probe records the last level with the run

@@ -6,15 +6,15 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, counts, expected_seconds, harness_bytes,
-                                    launch_timeout, parallel_seconds, process_grids, rank_counts,
+from hpceval.catalog.common import (counts, expected_seconds, harness_bytes, launch_timeout,
+                                    parallel_seconds, process_grids, rank_counts, ranks_sweep,
                                     repetition_args, spec_arg, words)
+from hpceval.catalog.options import options
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Suite, Tunes,
                                       register_benchmark, register_study, register_suite)
 from hpceval.errors import UsageError
 
-COLUMN_NLONS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
 ALPHAS = {"0": 0.0, "pi/4": math.pi / 4, "pi/2": math.pi / 2}
 
 
@@ -115,10 +115,7 @@ def psst_memory(spec: LaunchSpec, v: Dict[str, Any]) -> int:
 register_benchmark(Benchmark(
     "column", "kernels",
     "column-physics kernel (18-level columns, sqrt/exp/divide): MFlop/s vs longitude dimension",
-    (Param("nlons", "sizes", COLUMN_NLONS, "longitude dimensions (columns per chunk)", 1, 1 << 20),
-     Param("ncols", "int", 512, "columns in all (fixed)", 1, 1 << 24),
-     Param("levels", "int", 18, "levels per column", 2, 200),
-     ) + REPETITION,
+    options("column", "nlons ncols levels"),
     _plan_column, memory=lambda spec, v: 8 * 32 * v["ncols"] * v["levels"] + harness_bytes(v),
     tiny=("nlons=8", "ncols=16")))
 
@@ -126,26 +123,18 @@ register_benchmark(Benchmark(
     "sst", "kernels",
     "spectral transform shallow water model (Williamson test cases 1, 2 and 6): MFlop/s, "
     "simulated days per day vs truncation and levels; one copy vs one per core",
-    (Param("truncations", "sizes", [5, 10, 21, 42], "triangular truncations M (T42: 128x64)", 1, 1000),
-     Param("levels", "sizes", [1, 2, 4, 8], "levels transformed together", 1, 4096),
-     Param("copies", "str", "1,max", "ranks integrating the same problem at once ('max' = all cores)"),
-     Param("scheme", "words", "semi-implicit", "time stepping: semi-implicit, explicit (comma list)",
-           choices=("semi-implicit", "explicit")),
-     Param("test", "words", "2", "Williamson test cases: 1 (cosine bell), 2 (steady: round-off), 6 "
-           "(Rossby-Haurwitz); each checked against its error bound", choices=("1", "2", "6")),
-     Param("alpha", "words", "0,pi/4", "test case 1 and 2 flow angles: 0, pi/4, pi/2",
-           choices=tuple(ALPHAS)),
-     Param("days", "float", 5.0, "simulated days per integration", 0.001, 1000),
-     Param("dt", "float", 0.0, "time step in s (0: automatic)", 0, 86400),
-     Param("robert", "float", 0.0, "Robert-Asselin filter coefficient", 0, 0.5),
-     Param("start", "choice", "classic", "leapfrog start: classic (half step, then centred "
-           "step, as STSWM) or euler (one forward step)", choices=("classic", "euler")),
-     Param("bound", "float", 0.0, "largest normalised height error allowed (0: the test case's "
-           "own: 1e-11 for case 2, 0.5 for case 1 and 0.15 for case 6 at T42, docs/proxies.md)",
-           0, 100),
-     Param("nlon", "int", 0, "longitudes (0: smallest alias-free FFT-friendly)", 0, 1 << 16),
-     Param("nlat", "int", 0, "Gaussian latitudes (0: nlon/2)", 0, 1 << 15),
-     ) + REPETITION,
+    # the plan sweeps truncations, levels, schemes, test cases and named flow angles, a launch
+    # (or a point) each, where the binary takes one of each
+    options("sst", "truncations levels scheme test alpha days dt robert start bound nlon nlat",
+            truncations=dict(default=[5, 10, 21, 42]), levels=dict(default=[1, 2, 4, 8], min=1),
+            scheme=dict(kind="words", more="comma list"),
+            test=dict(kind="words", default="2", choices=("1", "2", "6"),
+                      more="comma list: 1 (cosine bell), 2 (steady: round-off), 6 "
+                      "(Rossby-Haurwitz), each checked against its error bound"),
+            alpha=dict(kind="words", default="0,pi/4", choices=tuple(ALPHAS),
+                       more="comma list of 0, pi/4, pi/2"))
+    + (Param("copies", "str", "1,max", "ranks integrating the same problem at once ('max' = "
+             "all cores)"),),
     _plan_sst, ranks="copies (default 1 and all cores)", memory=_sst_memory,
     tiny=("truncations=5", "levels=1", "copies=1", "alpha=0", "days=0.2")))
 
@@ -199,23 +188,12 @@ register_benchmark(Benchmark(
     "the shallow water model on a P x Q process grid: transpose FFT (MPI_Alltoallv or pairwise "
     "exchange) or distributed FFT (binary exchange), distributed Legendre sum (MPI_Allreduce or ring), row/column-major mapping; "
     "each variant checked against the serial model",
-    (Param("truncation", "int", 21, "triangular truncation M", 1, 1000),
-     Param("levels", "int", 4, "levels transformed together", 1, 4096),
-     Param("grids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = --np; "
-           "square: the two most nearly square that fit the truncation)"),
-     Param("mappings", "words", "row,col", "rank mappings: row, col", choices=("row", "col")),
-     Param("transposes", "words", "alltoallv,pairwise",
-           "FFT variants: alltoallv, pairwise (transpose), distributed (binary exchange; Q a "
-           "power of two dividing nlon)", choices=("alltoallv", "pairwise", "distributed")),
-     Param("sums", "words", "allreduce,ring", "global sums: allreduce, ring",
-           choices=("allreduce", "ring")),
-     Param("days", "float", 1.0, "simulated days per integration", 0.001, 1000),
-     Param("start", "choice", "classic", "leapfrog start: classic (half step, then centred "
-           "step) or euler (one forward step)", choices=("classic", "euler")),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
-           "(empty: --np, else 2); with 1 among them the report breaks the parallel overhead "
-           "down"),
-     ) + REPETITION,
+    # levels: four transformed together, the planner's default problem
+    options("psst", "truncation levels grids mappings transposes sums days start",
+            levels=dict(default=4, min=1),
+            grids=dict(kind="str", more="square: the two most nearly square that fit the "
+                       "truncation"))
+    + (ranks_sweep(note="; with 1 among them the report breaks the parallel overhead down"),),
     _plan_psst, ranks="--np or the ranks sweep (default 2)", memory=psst_memory,
     tiny=("truncation=5", "levels=1", "days=0.2", "grids=2x1", "mappings=row",
           "transposes=alltoallv", "sums=allreduce"),

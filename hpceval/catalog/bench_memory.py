@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (check_memory, counts, default_bytes,
-                                    harness_bytes, launch_timeout, narrow_sizes, narrow_whole,
-                                    pow2_sizes, repetition_args, spec_arg, words)
+from hpceval.catalog.common import (check_memory, counts, default_bytes, harness_bytes,
+                                    launch_timeout, narrow_sizes, narrow_whole, pow2_sizes,
+                                    repetition_args, spec_arg, words)
 from hpceval.catalog.numa import beyond_local_sizes, check_home, numa_nodes
 from hpceval.catalog.options import choices, options
 from hpceval.catalog.params import Param

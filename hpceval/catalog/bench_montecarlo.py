@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, launch_timeout,
-                                    parallel_seconds, rank_counts, repetition_args)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import (expected_seconds, harness_bytes, launch_timeout,
+                                    parallel_seconds, rank_counts, ranks_sweep, repetition_args)
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales,
                                       register_benchmark, register_study)
 from hpceval.errors import UsageError
@@ -65,27 +65,16 @@ register_benchmark(Benchmark(
     "chunks each cycle, workers track them through a slab stack or nested spheres (absorption, "
     "isotropic scattering), tallies combined per cycle; counter-based random streams, so the "
     "tallies are identical for any worker count; time per history, master's share",
-    (Param("cycles", "int", 10, "cycles per run", 1, 1_000_000_000),
-     Param("particles", "size", 10000, "particle histories per cycle", 1, 10**12),
-     Param("chunk", "size", 100, "histories per work message", 1, 10**12),
-     Param("geometry", "choice", "slab", "slab stack or nested spheres (point source at the "
-           "centre)", choices=("slab", "spheres")),
-     Param("source", "choice", "normal", "slab source: normally incident or isotropic",
-           choices=("normal", "isotropic")),
-     Param("thickness", "floats", [2.0], "slab layer thicknesses in cm, comma list", 0, 1e15,
-           above=True, max_items=MAX_REGIONS),
-     Param("radii", "floats", [1.0, 2.0], "sphere outer radii in cm, increasing, comma list", 0,
-           1e15, above=True, increasing=True, max_items=MAX_REGIONS),
-     Param("sigma-t", "floats", [1.0], "total cross section per region (1/cm), comma list", 0,
-           1e30, max_items=MAX_REGIONS),
-     Param("scatter", "floats", [0.5], "scattering ratio per region in [0, 1], comma list", 0, 1,
-           max_items=MAX_REGIONS),
-     Param("seed", "int", 12345, "random key: the same seed, the same histories", 0, 4 * 10**18),
-     Param("master-sleep", "float", 0.0, "us the master sleeps between probes (0: blocks in "
-           "MPI_Recv)", 0.0, 1e6),
-     Param("ranks", "str", "", "rank counts to sweep (master + workers), comma-separated, "
-           "'max' = all cores (empty: --np, else 1)"),
-     ) + REPETITION,
+    # the binary reads its materials as number lists (hpc_opt_numbers); the plan checks them
+    # typed first, each list at most MAX_REGIONS long
+    options("montecarlo", "cycles particles chunk geometry source thickness radii sigma-t scatter "
+            "seed master-sleep",
+            thickness=dict(kind="floats", min=0, max=1e15, above=True, max_items=MAX_REGIONS),
+            radii=dict(kind="floats", min=0, max=1e15, above=True, increasing=True,
+                       max_items=MAX_REGIONS),
+            sigma_t=dict(kind="floats", min=0, max=1e30, max_items=MAX_REGIONS),
+            scatter=dict(kind="floats", min=0, max=1, max_items=MAX_REGIONS))
+    + (ranks_sweep(alone=1, note=" (master + workers)"),),
     _plan, ranks="--np or the ranks sweep (1 = the master tracks alone)", check=_check,
     # histories are tracked one at a time; the master keeps a chunk's tallies per worker
     memory=lambda spec, v: 64 * spec.nranks * MAX_REGIONS + harness_bytes(v),

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes,
-                                    launch_timeout, parallel_seconds, rank_counts, repetition_args)
+from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes, launch_timeout,
+                                    parallel_seconds, rank_counts, repetition_args)
 from hpceval.catalog.nas_common import POWER_OF_TWO, ranks_param
 from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,

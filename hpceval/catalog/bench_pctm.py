@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
-                                    launch_timeout, rank_counts, repetition_args, spec_arg)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes, launch_timeout,
+                                    rank_counts, ranks_sweep, repetition_args, spec_arg)
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Tunes,
                                       register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 BENCH = "pctm"
-LAYOUTS = ("sequential", "concurrent")
 METRICS = 2                 # run_time, sim_years_per_day per layout
 TYPICAL_S_PER_DAY = 0.2     # an integration of one day at the defaults on one rank here (loaded)
 SLOWDOWN = 20.0             # the time limit's allowance over the typical figure
@@ -143,27 +142,9 @@ register_benchmark(Benchmark(
     "conservatively (integrals checked to round-off) and redistributing between the "
     "decompositions; simulated years per day and the time per component, components one after "
     "another on every rank or concurrently on balanced disjoint subsets",
-    (Param("truncation", "int", 21, "the atmosphere's triangular truncation M", 5, 170),
-     Param("ocean", "grids", "96x64", "the ocean's grid NXxNY (one; POP gx1 is 320x384)", 8,
-           8192, dims=2, noun="NXxNY"),
-     Param("land", "choice", "continents", "the ocean's land mask",
-           choices=("none", "continents")),
-     Param("hours", "float", 6.0, "coupling interval (simulated hours)", 0.25, 240.0),
-     Param("atm-steps", "int", 6, "atmosphere steps per coupling interval", 1, 10000),
-     Param("ocn-steps", "int", 2, "ocean steps per coupling interval", 1, 10000),
-     Param("land-steps", "int", 6, "land column steps per coupling interval", 0, 10000),
-     Param("ice-steps", "int", 6, "sea-ice column steps per coupling interval", 0, 10000),
-     Param("levels", "int", 18, "levels of the land and ice columns", 2, 200),
-     Param("days", "float", 1.0, "simulated days per integration (whole intervals)", 0.01,
-           365.0),
-     Param("layouts", "words", "sequential,concurrent", "layouts: sequential, concurrent "
-           "(one rank: sequential only)", choices=LAYOUTS, every=True),
-     Param("ocean-ranks", "int", 0, "concurrent layout: the ocean's ranks (0: balanced from "
-           "the components' work)", 0, 1 << 20),
-     Param("tol", "float", 1e-10, "the ocean solver's relative residual", 1e-14, 1e-4),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
-           "(empty: --np, else 2)"),
-     ) + REPETITION,
+    options("pctm", "truncation ocean land hours atm-steps ocn-steps land-steps ice-steps levels "
+            "days layouts ocean-ranks tol")
+    + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep", memory=_memory,
     tiny=("days=0.5", "ocean=32x24", "truncation=10"),
     scales=Scales("run_time", "s/run", ("layout",), "{layout}", PROBLEM),

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, launch_timeout,
-                                    parallel_seconds, rank_counts, repetition_args, words)
-from hpceval.catalog.params import Param, ascii_float
+from hpceval.catalog.common import (expected_seconds, harness_bytes, launch_timeout,
+                                    parallel_seconds, rank_counts, ranks_sweep, repetition_args,
+                                    words)
+from hpceval.catalog.options import options
+from hpceval.catalog.params import ascii_float
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
@@ -17,7 +19,6 @@ METRICS = 3                 # event_rate, messages_per_event, sync_share
 TYPICAL_EVENT_S = 1.5e-7    # this machine's: 7 M events/s on one rank
 SLOW_EVENT_S = 1e-6         # a pessimistic event (time limit): 3-10x this machine's
 MAX_EVENTS = 1e11           # the binary's own bound on a run
-SYNCS = ("yawns", "null")
 PASSED = ("lps", "population", "end", "mean", "seed")
 
 
@@ -86,19 +87,7 @@ register_benchmark(Benchmark(
     "exponential delay plus a lookahead; conservative sync by YAWNS windows (allreduce) or null "
     "messages; counter-based draws, so every rank count commits the same events, checked "
     "against a sequential run; committed events/s, messages per event, time synchronising",
-    (Param("lps", "size", 1024, "logical processes (at least one per rank)", 1, 10**10),
-     Param("population", "size", 4, "events per LP at the start", 1, 10**6),
-     Param("end", "float", 50.0, "simulated end time", 0.0, 1e12),
-     Param("mean", "float", 1.0, "mean of the exponential part of a delay", 0.0, 1e12),
-     Param("lookahead", "str", "0.1,1", "fixed part of every delay, > 0, comma list"),
-     Param("remote", "str", "0.1,0.5,0.9", "share of events sent to a random LP (else to their "
-           "own), in [0, 1], comma list"),
-     Param("sync", "words", "yawns,null", "conservative synchronisation, comma list: yawns "
-           "(windows, allreduce), null (null messages)", choices=SYNCS),
-     Param("seed", "int", 12345, "random key: the same seed, the same events", 0, 4 * 10**18),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
-           "(empty: --np, else 2)"),
-     ) + REPETITION,
+    options("phold", "lps population end mean lookahead remote sync seed") + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("lps=64", "end=4", "lookahead=0.5", "remote=0.5")))
 

@@ -13,20 +13,17 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 from hpceval.catalog.bench_proxies import typical_solve_s
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
-                                    int_tuple, launch_timeout, parallel_seconds, process_grids,
-                                    rank_counts, repetition_args, spec_arg, words)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes, int_tuple,
+                                    launch_timeout, parallel_seconds, process_grids, rank_counts,
+                                    ranks_sweep, repetition_args, spec_arg, words)
+from hpceval.catalog.options import choices, options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales,
                                       register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 BENCH = "pop-step"
 METRICS = 5                 # step_time, sim_years_per_day, barotropic_share, the two phases' times
-CLINIC_HALOS = ("levels", "aggregate")
-HALOS = ("datatype", "pack", "put")
-SUMS = ("allreduce", "tree", "onesided")
-LANDS = ("none", "continents")
+CLINIC_HALOS = choices(BENCH, "clinic-halos")
 MAX_COLUMNS = 200_000_000   # the binary's limits (csrc/kernels/pop_step.c check_grid)
 MAX_POINTS = 40_000_000_000
 MAX_LEVELS = 1000
@@ -128,33 +125,15 @@ register_benchmark(Benchmark(
     "mixing per column, and the barotropic free-surface PCG; simulated years per day and the "
     "barotropic/baroclinic split; tracers conserved to round-off, the state of a one-rank run "
     "reproduced on every decomposition",
-    (Param("grids", "str", "64x48x10", "global grids NXxNYxNZ, comma-separated (POP x1: "
-           "320x384x40; 0.1 degree: 3600x2400x40)"),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
-           "(empty: --np, else 2)"),
-     Param("pgrids", "str", "square", "process grids PxQ, comma-separated (all: every P x Q = "
-           "ranks; square: the two most nearly square that fit the grid)"),
-     Param("land", "words", ["continents"], "land mask: none, continents (comma list)",
-           choices=LANDS),
-     Param("mappings", "words", ["row"], "rank mappings: row, col", choices=("row", "col")),
-     Param("clinic-halos", "str", "aggregate", "3-D halo updates: levels (one exchange per "
-           "level, stock POP), aggregate (one message per neighbour), all"),
-     Param("halos", "words", ["pack"], "the barotropic solver's halo updates: datatype, pack, "
-           "put, all", choices=HALOS, every=True),
-     Param("sums", "words", ["allreduce"], "the barotropic solver's global sums: allreduce, "
-           "tree, onesided, all", choices=SUMS, every=True),
-     Param("branch", "int", 4, "branching factor of the tree sum", 2, 4096),
-     Param("steps", "int", 10, "time steps per sample, from the initial state", 1, 10000),
-     Param("dt", "float", 1920.0, "time step in s (1920 s = 45 steps/day, POP at 1 degree)", 1,
-           3600),
-     Param("tol", "float", 1e-10, "barotropic convergence: ||r|| <= tol ||b||", 1e-15, 1e-2),
-     Param("check-every", "int", 10, "solver iterations between convergence checks", 1, 100000),
-     Param("max-iters", "int", 20000, "solver iterations at most per step", 1, 100_000_000),
-     Param("ref-max", "int", 8_000_000, "check against rank 0's one-block run up to this many "
-           "grid points (NX NY NZ)", 0, 10**12),
-     Param("bound", "float", 1e-6, "largest relative difference (max norm per field) from the "
-           "one-block run", 0.0, 1.0),
-     ) + REPETITION,
+    # the planner reads the grids and process grids itself (pgrids 'square' at the plan's
+    # default); the reference check is the catalog's up to 8,000,000 points
+    options("pop-step", "grids pgrids land mappings clinic-halos halos sums branch steps dt tol "
+            "check-every max-iters ref-max bound",
+            grids=dict(kind="str"),
+            pgrids=dict(kind="str", default="square", more="square: the two most nearly "
+                        "square that fit the grid"),
+            clinic_halos=dict(kind="str", default="aggregate", more="comma list, or all"))
+    + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("grids=24x16x4", "steps=2", "pgrids=all"),
     scales=Scales("step_time", "ms/step", ("clinic_halo", "halo", "sum", "branch"),

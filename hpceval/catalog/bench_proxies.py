@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, check_memory, expected_seconds, harness_bytes,
-                                    int_pair, launch_timeout, parallel_seconds, process_grids,
-                                    rank_counts, repetition_args, spec_arg)
+from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes, int_pair,
+                                    launch_timeout, parallel_seconds, process_grids, rank_counts,
+                                    ranks_sweep, repetition_args, spec_arg)
+from hpceval.catalog.options import options
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Suite, Tunes,
                                       register_benchmark, register_study, register_suite)
 from hpceval.errors import UsageError
 
-HALOS = ("datatype", "pack", "put")
-SUMS = ("allreduce", "tree", "onesided")
-LANDS = ("none", "continents")
 SCALINGS = ("strong", "weak")
 MAX_POINTS = 200_000_000        # the binary's limit on nx * ny
 DEFAULT_WEAK_BLOCK = "48x32"    # points per rank when weak scaling is asked for without a block
@@ -124,35 +122,18 @@ register_benchmark(Benchmark(
     "free-surface operator with land, P x Q blocks; halo updates by derived datatypes, packing or "
     "MPI_Put, global sums by MPI_Allreduce, a k-ary tree or one-sided writes to a master; "
     "time per iteration, simulated days per day, per-rank phase times; strong and weak scaling",
-    (Param("grids", "grids", [(96, 64)], "global grids NXxNY for strong scaling (POP gx1: "
-           "320x384)", noun="NXxNY", dims=2),
-     Param("weak-block", "str", "", f"points per rank BXxBY for weak scaling (empty: "
-           f"{DEFAULT_WEAK_BLOCK})"),
-     Param("scaling", "words", ["strong"], "strong, weak or strong,weak", choices=SCALINGS),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
-           "(empty: --np, else 2)"),
-     Param("land", "words", ["continents"], "land mask: none, continents (comma list)",
-           choices=LANDS),
-     Param("pgrids", "str", "all", "process grids PxQ, comma-separated (all: every P x Q = ranks; "
-           "square: the two most nearly square that fit the grid; "
-           "a list keeps those that fit each rank count)"),
-     Param("mappings", "words", ["row", "col"], "rank mappings: row, col", choices=("row", "col")),
-     Param("halos", "words", list(HALOS), "halo updates: datatype, pack, put, all",
-           choices=HALOS, every=True),
-     Param("sums", "words", list(SUMS), "global sums: allreduce, tree, onesided, all",
-           choices=SUMS, every=True),
-     Param("branches", "ints", [2, 4], "branching factors of the tree sum", 2, 4096,
-           noun="branching factor"),
-     Param("tol", "float", 1e-10, "convergence: ||r|| <= tol ||b||", 1e-15, 1e-2),
-     Param("check-every", "int", 10, "iterations between convergence checks", 1, 100000),
-     Param("max-iters", "int", 20000, "iterations at most (not converged: error)", 1, 100_000_000),
-     Param("dt", "float", 1920.0, "model time step of one solve in s (1920 s = 45 steps/day, POP "
-           "at 1 degree): the free-surface term and simulated days per day", 1, 86400),
-     Param("direct-max", "int", 20000, "check against a direct banded Cholesky solve up to this "
-           "many ocean points", 0, 10_000_000),
-     Param("trace", "choice", "no", "run under the PMPI trace library and store the trace",
-           choices=("yes", "no")),
-     ) + REPETITION,
+    # the planner reads weak-block and pgrids itself ('square', a list that fits each rank
+    # count); the binary takes one tree branching factor, the plan a list
+    options("barotropic", "grids weak-block land pgrids mappings halos sums branches tol "
+            "check-every max-iters dt direct-max",
+            weak_block=dict(kind="str", more=f"with scaling=weak, empty: {DEFAULT_WEAK_BLOCK}"),
+            pgrids=dict(kind="str", more="square: the two most nearly square that fit the "
+                        "grid; a list keeps those that fit each rank count"),
+            branches=dict(kind="ints", noun="branching factor"))
+    + (Param("scaling", "words", ["strong"], "strong, weak or strong,weak", choices=SCALINGS),
+       ranks_sweep(),
+       Param("trace", "choice", "no", "run under the PMPI trace library and store the trace",
+             choices=("yes", "no"))),
     _plan_barotropic, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("grids=32x32", "pgrids=2x1", "halos=pack", "sums=allreduce", "land=none",
           "mappings=row"),

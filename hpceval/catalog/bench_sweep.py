@@ -6,10 +6,10 @@ from __future__ import annotations
 import itertools
 from typing import Any, Dict, List
 
-from hpceval.catalog.common import (REPETITION, expected_seconds, harness_bytes, int_tuple,
-                                    launch_timeout, parallel_seconds, rank_counts,
-                                    repetition_args, spec_arg)
-from hpceval.catalog.params import Param
+from hpceval.catalog.common import (expected_seconds, harness_bytes, int_tuple, launch_timeout,
+                                    parallel_seconds, rank_counts, ranks_sweep, repetition_args,
+                                    spec_arg)
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales,
                                       register_benchmark, register_study)
 from hpceval.errors import UsageError
@@ -79,24 +79,14 @@ register_benchmark(Benchmark(
     "Sweep3D-like discrete-ordinates transport: level-symmetric S_N, diamond differencing, "
     "source iteration, KBA wavefront pipeline over a P x Q grid in blocks of mk k-planes and mmi "
     "angles; particle balance and the one-rank flux checked; grind time and time per iteration",
-    (Param("per-rank", "grids", [(20, 20, 20)], "cells per rank IxJxK, comma-separated (weak "
-           "scaling; the EV7 study: 50x50x50)", noun="IxJxK"),
-     Param("grid", "grids", "", "global cells IxJxK (strong scaling; replaces per-rank)",
-           noun="IxJxK"),
-     Param("sn", "ints", [6], "S_N orders: 2, 4, 6, 8 (comma list)", 2, 8, noun="S_N order"),
-     Param("mk", "ints", [10], "k-planes per pipeline block (comma list)", 1, 1 << 20,
-           noun="k-plane block"),
-     Param("mmi", "ints", [3], "angles per pipeline block, 1..10 (comma list)", 1, 10,
-           noun="angle block"),
-     Param("fixup", "int", 0, "1: negative-flux fix-up", 0, 1),
-     Param("tol", "float", 1e-12, "source-iteration tolerance", 1e-15, 1e-6),
-     Param("max-iters", "int", 2000, "source iterations at most", 1, 1_000_000),
-     Param("sigma-t", "float", 1.0, "total cross section", 1e-6, 1e6),
-     Param("sigma-s", "float", 0.5, "scattering cross section (< sigma-t)", 0.0, 1e6),
-     Param("source", "choice", "uniform", "source region", choices=("uniform", "center", "third")),
-     Param("ranks", "str", "", "rank counts to sweep, comma-separated, 'max' = all cores "
-           "(empty: --np, else 1)"),
-     ) + REPETITION,
+    # the plan sweeps S_N orders and pipeline blockings, a launch each (the binary: one)
+    options("sweep", "per-rank grid sn mk mmi fixup tol max-iters sigma-t sigma-s source",
+            per_rank=dict(default="20x20x20", more="the EV7 study: 50x50x50"),
+            # the level-symmetric quadratures the binary has: S2 to S8
+            sn=dict(kind="ints", default=[6], min=2, max=8, noun="S_N order"),
+            mk=dict(kind="ints", default=[10], noun="k-plane block"),
+            mmi=dict(kind="ints", default=[3], noun="angle block"))
+    + (ranks_sweep(alone=1),),
     _plan, ranks="--np or the ranks sweep", check=_check, memory=_memory,
     tiny=("per-rank=6x6x6", "sn=4"),
     # a variant: its S_N order and pipeline blocking

@@ -1,4 +1,4 @@
-"""Parameters every benchmark takes (the C harness's repetition control) and planning helpers."""
+"""Planning helpers the benchmarks share (their parameters come from the binaries: options.py)."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,22 +10,6 @@ from hpceval.catalog.params import INT_MAX, Param, ascii_int
 from hpceval.catalog.registry import LaunchSpec, PlanContext
 from hpceval.errors import UsageError
 from hpceval.limits import MAX_RANKS
-
-REPETITION = (
-    Param("warmup", "int", 2, "warm-up samples discarded before measuring", 0, 1000),
-    Param("min-reps", "int", 10, "samples kept at least per point", 1, 1_000_000),
-    Param("max-reps", "int", 1000, "samples kept at most per point", 1, 1_000_000),
-    Param("ci-target", "float", 0.02,
-          "stop when the 95% CI of the median is within this fraction of it", 0.0001, 1.0),
-    Param("budget", "float", 1.0, "seconds spent at most per measured point", 0.001, 3600.0),
-    # Fault injection, so the tests can prove that a wrong answer, a dead rank or a hung rank is
-    # caught: corrupt received/computed data, the last rank exits, the last rank hangs; and that
-    # the disturbance checks see what they are for (docs/records.md): a slowed core, a preempted
-    # sample (benchmarks/disturbance_rates.py plants them into whole suites).
-    Param("inject", "choice", "none", "fault injection for testing: none, corrupt, die, hang, "
-          "slow-core, preempted", choices=("none", "corrupt", "die", "hang", "slow-core",
-                                           "preempted")),
-)
 
 REPETITION_NAMES = COMMON
 
@@ -45,21 +29,9 @@ def ranks_sweep(alone: int = 2, note: str = "", ladder: bool = False) -> Param:
 
 RANKS_SWEEP = ranks_sweep(note=" (2 or more)", ladder=True)
 
-# The message buffers' pages of every communication benchmark (csrc/comm/lib/comm.h,
-# COMM_PAGES_OPTION): thp, the default, for the same cache placement in every process, or base,
-# as OSU's buffers get them. Every record says what was asked and what the buffers got.
-BUFFER_PAGES = Param("buffer-pages", "choice", "thp", "message buffers' pages: thp (transparent "
-                     "huge pages asked for) or base (base pages, as OSU's)", choices=("thp", "base"))
-
-# The refinement of the benchmarks that bracket protocol switches (csrc/comm/lib/refine.h,
-# COMM_REFINE_OPTIONS): pingpong and eager.
-REFINEMENT = (
-    Param("refine", "int", 24, "sizes added at most to bracket protocol switches (bisection "
-          "where the curve jumps; 0: the listed sizes only)", 0, 1000),
-    Param("refine-tol", "float", 0.1, "a line through neighbouring sizes that misses by this "
-          "much (relative) suggests a switch", 0.001, 10.0),
-    Param("resolution", "size", 16, "bracket a switch to this many bytes", 1, 1 << 30))
-REFINEMENT_NAMES = tuple(p.name for p in REFINEMENT)
+# The refinement options of the benchmarks that bracket protocol switches, pingpong and eager
+# (csrc/comm/lib/refine.h, COMM_REFINE_OPTIONS).
+REFINEMENT_NAMES = ("refine", "refine-tol", "resolution")
 
 
 def repetition_args(bench, values: Dict[str, Any]) -> List[str]:

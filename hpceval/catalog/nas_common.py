@@ -3,7 +3,6 @@ rank rules and their plans (samples, launches, the pseudo-applications' process 
 memory). Their card rows and figures are views (hpceval/views/rows_npb_*.py, figures_sp2.py)."""
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Callable, Dict, List, Tuple
 

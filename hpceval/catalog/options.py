@@ -4,7 +4,8 @@
 `hpceval-X --describe` prints the table as JSON; the build writes it beside the binary
 (BINDIR/hpceval-X.options.json, csrc/Makefile), and scripts/options_snapshot.py gathers those
 into options.json here: the snapshot the catalog reads, so planning is the same with or without
-a build at hand (a login node's dry run). tests/catalog/test_options.py fails while the snapshot
+a build at hand (a login node's dry run); a binary it does not have yet (a new one, one built
+for HPCEVAL_CATALOG_PATH) is read from the build. tests/catalog/test_options.py fails while the snapshot
 differs from the build. A benchmark's module names the options it offers and overrides only what
 planning changes (a list swept over launches, a narrower range), each with its reason."""
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 from hpceval.catalog.params import Param, parse_size
+from hpceval.paths import bin_dir
 
 SNAPSHOT = Path(__file__).resolve().parent / "options.json"
 # The harness's options (csrc/harness/harness.c), in every binary's table after its own.
@@ -31,13 +33,22 @@ def _snapshot() -> Dict[str, List[Dict[str, Any]]]:
     return json.loads(SNAPSHOT.read_text())
 
 
-def table(binary: str) -> Dict[str, Dict[str, Any]]:
-    """hpceval-<binary>'s options by name (the snapshot)."""
+@lru_cache(maxsize=None)
+def _built(binary: str) -> List[Dict[str, Any]]:
+    """A binary the snapshot does not have yet (a new one; one from HPCEVAL_CATALOG_PATH's
+    build): its table as the build wrote it."""
+    path = bin_dir() / f"hpceval-{binary}.options.json"
     try:
-        return {o["name"]: o for o in _snapshot()[binary]}
-    except KeyError:
-        raise KeyError(f"no binary hpceval-{binary} in {SNAPSHOT.name} "
-                       "(scripts/options_snapshot.py)") from None
+        return json.loads(path.read_text())["options"]
+    except OSError:
+        raise KeyError(f"no binary hpceval-{binary} in {SNAPSHOT.name} nor {path} (build it; "
+                       "scripts/options_snapshot.py)") from None
+
+
+def table(binary: str) -> Dict[str, Dict[str, Any]]:
+    """hpceval-<binary>'s options by name: the snapshot's, else the build's."""
+    snapshot = _snapshot()
+    return {o["name"]: o for o in (snapshot[binary] if binary in snapshot else _built(binary))}
 
 
 def choices(binary: str, name: str) -> Tuple[str, ...]:

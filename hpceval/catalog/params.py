@@ -128,6 +128,8 @@ class Param:
             return parse_size(text)
         if self.kind == "sizes":
             items = [t for t in str(text).split(",") if t.strip()]
+            if not items and self.default in ("", [], ()):
+                return []           # not given: the planner's own (mem-latency's, dense's n)
             if not items:
                 raise ValueError("empty list of sizes")
             return sorted({parse_size(t) for t in items})

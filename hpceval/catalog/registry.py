@@ -172,8 +172,11 @@ class Benchmark:
         return None if rp is None else values.get(rp, self.param(rp).default)
 
     def settings(self, values: Dict[str, Any]) -> Dict[str, Any]:
-        """Its parameters' values: the declared defaults, then `values` (parsed)."""
-        return {**{p.name: p.initial for p in self.params}, **values}
+        """Its parameters' values: the declared defaults, then `values` (parsed; a value still
+        in its --set text, as a test or a caller may pass it, is parsed here)."""
+        given = {k: self.param(k).parse(v) if isinstance(v, str) and self.has_param(k)
+                 and self.param(k).kind != "str" else v for k, v in values.items()}
+        return {**{p.name: p.initial for p in self.params}, **given}
 
     def plan(self, values: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
         merged = self.settings(values)

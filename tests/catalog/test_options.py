@@ -21,8 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 _HELP = re.compile(r"^  --(\S+) \S+\s+(.*)\n\s+default: ([^;\n]*)", re.M)
 # Benchmarks whose modules still declare their binary's options by hand (issue #47: converted
 # one by one); each one converted leaves this list.
-UNCONVERTED = {"barotropic", "column", "dense", "evh1", "hydro", "montecarlo", "pctm", "phold",
-               "pop-step", "psst", "sst", "sweep"}
+UNCONVERTED = set()
 
 
 def binaries(bench):

@@ -6,9 +6,8 @@ import pytest
 
 from helpers import FAST, CLI
 from hpceval.catalog import BENCHMARKS
-from hpceval.catalog.common import BUFFER_PAGES
 
-COMM = sorted(n for n, b in BENCHMARKS.items() if any(p.name == BUFFER_PAGES.name for p in b.params))
+COMM = sorted(n for n, b in BENCHMARKS.items() if b.has_param("buffer-pages"))
 
 
 @pytest.fixture(scope="module")

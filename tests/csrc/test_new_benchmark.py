@@ -49,7 +49,8 @@ int main(int argc, char **argv)
 '''
 
 TOY_PY = '''"""toy-barrier: one launch of the toy binary."""
-from hpceval.catalog.common import REPETITION, launch_timeout, repetition_args
+from hpceval.catalog.common import launch_timeout, repetition_args
+from hpceval.catalog.options import options
 from hpceval.catalog.registry import Benchmark, LaunchSpec, register_benchmark
 
 
@@ -58,8 +59,10 @@ def _plan(b, v, ctx):
                        "core", expected_results=1, timeout_s=launch_timeout(v, 1))]
 
 
-register_benchmark(Benchmark("toy-barrier", "communication", "MPI_Barrier time", REPETITION,
-                             _plan, ranks="2"))
+# its parameters: the harness's common options, read from the build's table (the snapshot
+# has no toy-barrier)
+register_benchmark(Benchmark("toy-barrier", "communication", "MPI_Barrier time",
+                             options("toy-barrier", ""), _plan, ranks="2"))
 '''
 
 
@@ -71,6 +74,7 @@ def built(tmp_path_factory):
     build = d / "build"
     p = subprocess.run(["make", "-s", "-C", str(d / "csrc"), f"BUILD={build}",
                         f"{build}/bin/hpceval-toy-barrier", f"{build}/bin/hpceval-pingpong",
+                        f"{build}/bin/hpceval-toy-barrier.options.json",
                         f"{build}/bin/buildinfo.json"],
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
