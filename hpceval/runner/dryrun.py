@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
 from hpceval.catalog import LaunchSpec, PlanContext, plan_targets
-from hpceval.catalog.budget import measure_s, spec_startup_s
+from hpceval.catalog.budget import estimate_s, spec_startup_s
 from hpceval.runner.placement import Placement
 
 PLAN_VERSION = 1           # the --dry-run --json document (docs/records.md)
@@ -50,7 +50,10 @@ def dry_run(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
             place.check(spec.nranks, spec.ppn)         # says it does not fit, in one line
         per = min(spec.ppn or ctx.per_node, ctx.per_node)
         nodes = -(-spec.nranks // per) if place else 1
-        out.append(PlannedLaunch(spec, nodes, spec_startup_s(spec), measure_s(spec),
+        # measuring as the budget counted it: a simulated launch's is SMPI's wall time
+        # (budget.stamp), not the simulated seconds its planner budgeted
+        start = spec_startup_s(spec)
+        out.append(PlannedLaunch(spec, nodes, start, estimate_s(spec) - start,
                                  min(spec.nranks, per)))
     return out
 

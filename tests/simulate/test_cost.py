@@ -116,3 +116,20 @@ def test_ps_is_planned_at_what_smpi_took_for_it():
     ps = next(s for s in plan_targets(["study"], [], ctx) if s.label.startswith("ps np=16 "))
     assert 1107 <= estimate_s(ps) <= 3 * 1107, (ps.label, estimate_s(ps))
     assert ps.timeout_s >= 3 * 1107, ps.timeout_s
+
+
+def test_the_dry_run_shows_the_estimates_the_budget_counted():
+    """`run study --simulate ... --budget 1h --dry-run --json` on 64 x 16 ranks: its launches'
+    estimates (SMPI's wall time, budget.stamp) add up to its areas' and stay within the budget.
+    It showed the simulated seconds the planners budgeted instead: 494 s of launches beside
+    areas that filled 3,508 s of the hour."""
+    from hpceval.runner.dryrun import dry_run, plan_json
+    ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=64,
+                      ppn=16, host_memory_bytes=16 << 30,
+                      sim_cost=SimCost(START_S, 3e-3, {}))
+    doc = plan_json(["study"], dry_run(["study"], [], ctx, None, 3600.0), ctx, 3600.0)
+    areas = sum(a["estimate_s"] for a in doc["areas"])
+    assert doc["estimate_s"] == pytest.approx(areas, rel=1e-3) and areas <= 3600, (
+        doc["estimate_s"], areas)
+    assert sum(l["estimate_s"] for l in doc["launches"]) == pytest.approx(doc["estimate_s"],
+                                                                         abs=0.5)
