@@ -10,15 +10,19 @@ from typing import Any, List
 
 from hpceval.catalog.params import Param, format_size, parse_size
 from hpceval.catalog.registry import (BENCHMARKS, SUITES, Benchmark, LaunchSpec, PlanContext,
-                                      Suite, register_benchmark, register_suite, resolve_targets)
+                                      Suite, finish_suites, register_benchmark, register_suite,
+                                      resolve_targets)
 from hpceval.catalog.plan import plan_targets
-from hpceval.discover import PATH_ENV, import_prefixed, outside_modules
+from hpceval.discover import BROKEN, PATH_ENV, import_prefixed, outside_modules
 
 # Every benchmark's catalog module: the package's with its suites, then those from outside (a
 # name declared twice is refused there, not taken from the package), then the study of them all.
 AREA_MODULES: List[Any] = import_prefixed(__name__, __path__, ("bench_",))
 from hpceval.catalog import suites as _suites  # noqa: E402  (suites refer to the benchmarks)
 AREA_MODULES += outside_modules(lambda name: not name.startswith("views_"))
+# the suites' entries their members joined from their own modules; a suite nobody declared is
+# reported as a module that did not load (hpceval/cli)
+BROKEN.extend(finish_suites())
 register_suite(_suites.study_suite())
 
 __all__ = ["AREA_MODULES", "BENCHMARKS", "PATH_ENV", "SUITES", "Benchmark", "LaunchSpec",

@@ -356,9 +356,8 @@ register_suite(Suite(
     "collectives' overlap, one-sided by synchronisation mode, halo (a few "
     "minutes, 2-4 ranks; cross-node patterns emulate 2 nodes with ranks-per-node=2, or use the "
     "real nodes of a run that spans nodes; the distance map from rank 0 at the run's rank count)",
+    # loggp, eager, msgrate, nbc and rma join it from their own modules (join_suite)
     (("pingpong", {"budget": "0.2", "ci-target": "0.02"}),
-     ("loggp", {"budget": "0.1"}),        # L, o_s, o_r, g, G: what `hpceval predict` uses
-     ("eager", {"budget": "0.1"}),        # the eager limit, bracketed (SP2 study)
      ("p2p", {**_FAST, "modes": "all", "protocols": "all", "patterns": "0-1"}),
      ("p2p", {**_FAST, "modes": "pingpong,swap", "protocols": "send,sendrecv,isend",
               "patterns": "intra-pairs,0-k,ring,cross-pairs", "sizes": "8,1K,64K,1M",
@@ -369,12 +368,6 @@ register_suite(Suite(
      ("distance", {**_FAST, "nranks": "np"}),
      ("hotspot", {**_FAST, "nranks": "4"}),
      ("random2", {**_FAST, "nranks": "4"}),
-     # message rate and aggregate bandwidth of 1 and 2 pairs (osu_mbw_mr)
-     ("msgrate", {**_FAST, "ranks": "2,4", "sizes": "1,8,64,1K,8K,64K,1M"}),
-     # non-blocking collectives' pure time and overlap with computation (IMB-NBC)
-     ("nbc", {**_FAST, "ranks": "2,4"}),
-     # one-sided put, get, accumulate, fetch-and-op, compare-and-swap by synchronisation mode
-     ("rma", {**_FAST, "sizes": "8,64,1K,8K,64K,1M"}),
      ("collectives", {**_FAST, "nranks": "2,4"}),
      ("halo", {**_FAST, "nranks": "2,4"}))))
 

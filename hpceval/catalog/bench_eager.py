@@ -10,8 +10,8 @@ from typing import Any, Dict, List
 from hpceval.catalog.common import (MESSAGES, REFINEMENT_NAMES, harness_bytes, launch_timeout,
                                     narrow_sizes, pair_ranks, repetition_args)
 from hpceval.catalog.options import options
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, join_suite,
+                                      register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 
@@ -39,3 +39,6 @@ register_benchmark(Benchmark(
 # The study: the eager limit of a pair in a node (and across two nodes where the allocation
 # has them, as pingpong).
 register_study("eager", budget=0.1)
+
+# the eager limit, bracketed (SP2 study), in the comm suite
+join_suite("comm", "eager", budget=0.1)

@@ -8,8 +8,8 @@ from typing import Any, Dict, List
 from hpceval.catalog.common import (MESSAGES, check_memory, harness_bytes, launch_timeout,
                                     narrow_whole, pair_ranks, repetition_args)
 from hpceval.catalog.options import options
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, join_suite,
+                                      register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 POINTS_PER_SIZE = 5          # round trip, the computation alone, gap, o_s, o_r
@@ -44,3 +44,6 @@ register_benchmark(Benchmark(
 
 # The study: LogGP's parameters, which `hpceval predict` uses.
 register_study("loggp", budget=0.1)
+
+# L, o_s, o_r, g, G (what `hpceval predict` uses) in the comm suite
+join_suite("comm", "loggp", budget=0.1)

@@ -10,8 +10,8 @@ from hpceval.catalog.common import (MESSAGES, TIMEOUT_FACTOR, TIMEOUT_FIXED_S, h
                                     launch_timeout, pow2_sizes, rank_counts, ranks_sweep,
                                     repetition_args)
 from hpceval.catalog.options import options
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, join_suite,
+                                      register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 # The rate a launch's plan assumes for moving its messages, every pair's windows together: below
@@ -68,3 +68,7 @@ register_benchmark(Benchmark(
 # to 1 MiB (a 4 MiB window of every pair of a big node outlasts its point budget many times).
 register_study("msgrate", budget=0.05, ci_target=0.03, max_reps=200, ranks="node>=2,cross",
                sizes=",".join(map(str, pow2_sizes(1, 1 << 20))))
+
+# The comm suite: message rate and aggregate bandwidth of 1 and 2 pairs (osu_mbw_mr).
+join_suite("comm", "msgrate", budget=0.05, ci_target=0.03, max_reps=200, ranks="2,4",
+           sizes="1,8,64,1K,8K,64K,1M")

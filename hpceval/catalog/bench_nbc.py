@@ -9,8 +9,8 @@ from typing import Any, Dict, List
 from hpceval.catalog.common import (RANKS_SWEEP, harness_bytes, launch_timeout, rank_counts,
                                     repetition_args)
 from hpceval.catalog.options import options
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, join_suite,
+                                      register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 METRICS = 4     # time_pure, time_cpu, time_overlapped, overlap
@@ -57,3 +57,6 @@ register_benchmark(Benchmark(
 
 # The study: against rank count, every rung of the allocation's ladder from 2 ranks.
 register_study("nbc", budget=0.05, ci_target=0.03, max_reps=200, ranks="ladder>=2")
+
+# The comm suite: pure time and overlap with computation at 2 and 4 ranks (IMB-NBC).
+join_suite("comm", "nbc", budget=0.05, ci_target=0.03, max_reps=200, ranks="2,4")

@@ -8,8 +8,8 @@ from typing import Any, Dict, List
 
 from hpceval.catalog.common import MESSAGES, harness_bytes, launch_timeout, repetition_args
 from hpceval.catalog.options import options
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, join_suite,
+                                      register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 ACC_ELEMENT = 4          # acc sums 4-byte integers: sizes of whole elements only (docs/rma.md)
@@ -65,3 +65,6 @@ register_benchmark(Benchmark(
 # costs SMPI 0.34 s of wall time (hpceval/simulate/cost.py). The comm suite has every mode.
 register_study("rma", budget=0.05, ci_target=0.03, max_reps=200, sync="flush,fence",
                sizes="8,512,32K,1M")
+
+# The comm suite: every op by every synchronisation mode, at six sizes.
+join_suite("comm", "rma", budget=0.05, ci_target=0.03, max_reps=200, sizes="8,64,1K,8K,64K,1M")

@@ -252,10 +252,40 @@ def register_suite(s: Suite) -> Suite:
     return s
 
 
+def _texts(settings: Dict[str, Any]) -> Dict[str, str]:
+    """Keyword settings as --set text (names with '_' for '-')."""
+    return {k.replace("_", "-"): str(v) for k, v in settings.items()}
+
+
+# Entries a benchmark's own module adds to a suite declared elsewhere (join_suite): the suite
+# gets them, after its declared ones, once every module is loaded (finish_suites).
+JOINED: Dict[str, List[Tuple[str, Dict[str, str]]]] = {}
+
+
+def join_suite(suite: str, benchmark: str, **settings: Any) -> None:
+    """The benchmark joins `suite` with these settings (--set text; keyword names with '_'
+    for '-'): its membership declared beside the benchmark, not in the suite's list."""
+    JOINED.setdefault(suite, []).append((benchmark, _texts(settings)))
+
+
+def finish_suites() -> List[str]:
+    """Every suite with the entries its members' modules joined it with (catalog/__init__);
+    returns what joined a suite nobody declared, one line each."""
+    unknown = []
+    for name, joined in JOINED.items():
+        if name not in SUITES:
+            unknown.append(f"join_suite: {', '.join(b for b, _ in joined)} joins suite "
+                           f"'{name}', which is not declared")
+            continue
+        s = SUITES[name]
+        SUITES[name] = Suite(s.name, s.description, s.entries + tuple(joined))
+    return unknown
+
+
 def register_study(benchmark: str, **settings: Any) -> None:
     """An entry of the study: the benchmark with these settings (--set text; keyword names
     with '_' for '-')."""
-    STUDY.append((benchmark, {k.replace("_", "-"): str(v) for k, v in settings.items()}))
+    STUDY.append((benchmark, _texts(settings)))
 
 
 def resolve_targets(names: Sequence[str]) -> List[Tuple[Benchmark, Dict[str, str]]]:

@@ -89,6 +89,25 @@ def test_a_declaration_from_outside_joins_every_list(tmp_path):
     assert "toyproxy" not in " ".join(cli("tune", "--help").stdout.split())
 
 
+def test_a_benchmark_joins_a_suite_from_its_own_module():
+    """Suite membership is declared beside the benchmark (registry.join_suite): nbc's module
+    puts it in the comm suite, which bench_comm.py declares without it."""
+    from hpceval.catalog import SUITES
+    from hpceval.catalog.registry import JOINED
+    assert ("nbc", {"budget": "0.05", "ci-target": "0.03", "max-reps": "200",
+                    "ranks": "2,4"}) in SUITES["comm"].entries
+    assert {b for b, _ in JOINED["comm"]} >= {"loggp", "eager", "msgrate", "nbc", "rma"}
+
+
+def test_joining_a_suite_nobody_declared_is_one_line(tmp_path):
+    (tmp_path / "bench_joiner.py").write_text(
+        "from hpceval.catalog.registry import join_suite\njoin_suite('nosuch', 'pingpong')\n")
+    p = CLI(tmp_path / "r.sqlite")("list", env={"HPCEVAL_CATALOG_PATH": str(tmp_path)})
+    assert p.returncode == 2 and p.stderr.strip().splitlines() == [
+        "hpceval: error: HPCEVAL_CATALOG_PATH: join_suite: pingpong joins suite 'nosuch', "
+        "which is not declared"], p.stderr
+
+
 @pytest.mark.parametrize("files,message", [
     ({"bench_boom.py": "raise RuntimeError('boom')"}, "bench_boom.py: RuntimeError: boom"),
     ({"views_bad.py": "def (:"}, "views_bad.py: SyntaxError"),
