@@ -43,7 +43,7 @@ static hpc_option options[] = {
      .help = "global grids, comma-separated (strong scaling; replaces --zones)"},
     {.name = "npe", .type = HPC_GRIDS, .dims = 2, .what = "PxQ", .def = "",
      .help = "process grid (P x Q = ranks; empty: MPI_Dims_create's)"},
-    {.name = "transposes", .type = HPC_CHOICES, .def = "alltoallv,pairwise,alltoallw",
+    {.name = "transposes", .type = HPC_CHOICES, .def = "alltoallv,pairwise,alltoallw", .all = 1,
      .choices = "alltoallv|pairwise|alltoallw",
      .help = "transpose variants, a point each: packed MPI_Alltoallv, packed pairwise "
              "MPI_Sendrecv, MPI_Alltoallw of subarray datatypes (no packing)"},

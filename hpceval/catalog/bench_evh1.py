@@ -10,16 +10,16 @@ from typing import Any, Dict, List, Tuple
 
 from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes, int_tuple,
                                     launch_timeout, rank_counts, ranks_sweep, repetition_args,
-                                    spec_arg, words)
-from hpceval.catalog.options import options
+                                    spec_arg)
+from hpceval.catalog.options import choices, options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Tunes,
                                       register_benchmark,
                                       register_study)
 from hpceval.errors import UsageError
 
 BENCH = "evh1"
+VARIANTS = choices(BENCH, "transposes")   # hpceval/analysis/predict/evh1.py
 METRICS = 4                 # step_time, zone_rate, zone_rate_per_rank, transpose_share a point
-VARIANTS = ("alltoallv", "pairwise", "alltoallw")
 BYTES_PER_ZONE = 8 * 5 * 4  # 5 fields in 4 buffers (state, spare, packed send and receive)
 MIN_RATE = 2e4              # zone updates per second per rank, pessimistic (time limit)
 TYPICAL_RATE = 1e6          # this machine's: 1.1 M zones/s on one rank, loaded (docs/apps_evh1.md)
@@ -46,9 +46,8 @@ def _pgrid(v: Dict[str, Any], n: int) -> Tuple[int, int]:
 
 def _grids(v: Dict[str, Any]) -> Tuple[str, List[tuple]]:
     """('--grid', global grids) for strong scaling, else ('--zones', zones per rank)."""
-    key = "grid" if str(v["grid"]).strip() else "zones"
-    return f"--{key}", [int_tuple(g, key, "NXxNYxNZ", 3)
-                        for g in dict.fromkeys(words(v[key], None, key))]
+    key = "grid" if v["grid"] else "zones"
+    return f"--{key}", list(v[key])
 
 
 def weak_factors(n: int) -> Tuple[int, int, int]:
@@ -99,7 +98,7 @@ def _check_steps(v: Dict[str, Any], n: tuple) -> float:
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     opt, grids = _grids(v)
-    variants = words(v["transposes"], VARIANTS, "transposes", all_ok=True)
+    variants = v["transposes"]
     fixed = ([opt, ",".join("x".join(map(str, g)) for g in grids),
               "--transposes", ",".join(variants), "--problem", v["problem"], "--axis", v["axis"]]
              + [a for name in ("steps", "gamma", "cfl", "l1-bound")
@@ -143,12 +142,10 @@ register_benchmark(Benchmark(
     "with a remap to the fixed grid in x, y, z, the domain in pencils transposed between sweeps "
     "(MPI_Alltoallv, pairwise, MPI_Alltoallw datatypes); zones/s per rank and the transposes' "
     "share; Sod along each axis against the exact solution, a blast's symmetry and conservation",
-    # the planner reads the grids and the process grid itself (it factors the rank count), and
-    # 'all' transposes; gamma 1 and a zero Courant number are no flow it can plan
+    # the planner reads the process grid itself (one, fitted to each rank count); gamma 1 and
+    # a zero Courant number are no flow it can plan
     options("evh1", "zones grid npe transposes problem axis steps gamma cfl l1-bound",
-            zones=dict(kind="str"), grid=dict(kind="str"), npe=dict(kind="str"),
-            transposes=dict(kind="str", more="comma list, or all"),
-            gamma=dict(min=1.0001), cfl=dict(min=0.01, max=0.99))
+            npe=dict(kind="str"), gamma=dict(min=1.0001), cfl=dict(min=0.01, max=0.99))
     + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep", memory=_memory,
     tiny=("zones=8x8x8", "steps=2"),

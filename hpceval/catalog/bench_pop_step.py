@@ -35,8 +35,7 @@ TYPICAL_S_PER_POINT = 1e-7  # this machine's: ~0.1 us per point and step on one 
 
 
 def _grids(v: Dict[str, Any]) -> List[Tuple[int, int, int]]:
-    grids = [int_tuple(g, "grids", "NXxNYxNZ", 3) for g in
-             dict.fromkeys(words(v["grids"], None, "grids"))]
+    grids = list(v["grids"])
     for nx, ny, nz in grids:
         if nx < 3 or ny < 2:
             raise UsageError(f"{BENCH}: grid {nx}x{ny}x{nz}: too small (nx >= 3, ny >= 2)")
@@ -125,11 +124,9 @@ register_benchmark(Benchmark(
     "mixing per column, and the barotropic free-surface PCG; simulated years per day and the "
     "barotropic/baroclinic split; tracers conserved to round-off, the state of a one-rank run "
     "reproduced on every decomposition",
-    # the planner reads the grids and process grids itself (pgrids 'square' at the plan's
-    # default); the reference check is the catalog's up to 8,000,000 points
+    # the planner reads the process grids itself ('square', its default, fits the grid)
     options("pop-step", "grids pgrids land mappings clinic-halos halos sums branch steps dt tol "
             "check-every max-iters ref-max bound",
-            grids=dict(kind="str"),
             pgrids=dict(kind="str", default="square", more="square: the two most nearly "
                         "square that fit the grid"),
             clinic_halos=dict(kind="str", default="aggregate", more="comma list, or all"))
