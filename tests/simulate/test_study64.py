@@ -1,5 +1,6 @@
 """The study on a 64-rank simulated platform (32 nodes x 2 ranks, fat tree, 1.5 us and 25 GB/s
-planted) with a budget of 40 s (#45): it finishes ok within 10% of its budget, each launch's
+planted) with a budget of 40 s (#45): it finishes within 10% of its budget (ok, or incomplete
+with what it left out named when the host is slower than the estimates), each launch's
 estimate (SMPI's measured cost, hpceval/simulate/cost.py) stored beside its elapsed time, its
 figures against processors drawn; the planted latency and bandwidth come back from its distance
 map, and show, compare and the report mark it simulated. (It replaces test_scale64.py: the comm
@@ -30,8 +31,15 @@ def test_study_at_64_ranks_within_its_budget(sim, tmp_path):
     wall = time.monotonic() - start
     assert p.returncode == 0, p.stderr[-2000:]
     (run,) = sim.export("1")
-    story = [(l["label"], l["estimate_s"], l["elapsed_s"]) for l in run["launches"]]
-    assert run["status"] == "ok" and wall <= 1.1 * BUDGET_S, (wall, story)
+    story = [(l["label"], l["status"], l["estimate_s"], l["elapsed_s"]) for l in run["launches"]]
+    # Within its budget whatever the host's load. Every launch it started ends ok; on a host
+    # slower than the estimates (2-4 processes a CPU: random2 np=4 took 6.1 s against 1.5 s
+    # planned) an area keeps its share by leaving launches out before starting them, and the
+    # run, incomplete, names them (#45 item 1; hpceval/runner/shares.py).
+    assert wall <= 1.1 * BUDGET_S, (wall, story)
+    assert {l["status"] for l in run["launches"]} == {"ok"}, story
+    assert run["status"] == "ok" or (run["status"] == "incomplete"
+                                     and run["settings"].get("left_out")), (run["status"], story)
     assert all(l["estimate_s"] > 0 and l["elapsed_s"] is not None for l in run["launches"])
     planned = [l for l in run["launches"] if not l["label"].endswith("(again)")]
     assert sum(l["estimate_s"] for l in planned) <= BUDGET_S, story
