@@ -116,8 +116,10 @@ def test_latency_orders_pages_and_placement(bindir):
     assert rnd["params"]["order"] == "random" and rnd["params"]["pages"] == "huge-2M"
     if rnd["pages_used"] == "base":
         assert any("huge pages unavailable" in r["message"] for r in recs if r["type"] == "warning")
-    # prefetchers follow the linear chain: far faster than the random one at 2 MiB (beyond L2)
-    assert lin[2 << 20]["stats"]["median"] < rnd["stats"]["median"] / 2
+    # prefetchers follow the linear chain: far faster than the random one at 2 MiB (beyond L2).
+    # The fastest samples: another process only ever adds time (the medians' 2x failed once
+    # at a load average of 7)
+    assert lin[2 << 20]["stats"]["min"] < rnd["stats"]["min"] / 2
 
 
 def test_contention_experiments(bindir):
