@@ -73,8 +73,7 @@ def simulated_limit(spec: LaunchSpec, ctx: PlanContext) -> LaunchSpec:
         if spec.estimate_s is None:     # the measuring time planned, kept as the estimate
             spec.estimate_s = planned_seconds(spec)
         wall = ctx.sim_cost.startup_s(spec.nranks) + ctx.sim_cost.measure_s(
-            spec.benchmark, spec.label, spec.nranks, spec.expected_results, spec.estimate_s,
-            spec.binary)
+            spec.benchmark, spec.label, spec.nranks, spec.expected_results, spec.estimate_s)
         spec.timeout_s = max(spec.timeout_s, TIMEOUT_FIXED_S + TIMEOUT_FACTOR * wall)
     return spec
 

@@ -74,13 +74,6 @@ def kind(benchmark: str, label: str) -> str:
 RESULT_RANKS = {"netmap": 2, "nodecheck": 1, "bisection": 2}
 
 
-def computes(binary: str) -> bool:
-    """Whether hpceval-<binary>'s computation between MPI calls is run and charged in a
-    simulation (not one of session.NO_COMPUTE_BINARIES)."""
-    from hpceval.simulate.session import NO_COMPUTE_BINARIES
-    return f"hpceval-{binary}" not in NO_COMPUTE_BINARIES
-
-
 def busy(benchmark: str, label: str, nranks: int) -> int:
     """The ranks of a launch that cost the simulation wall time (PAIR_KINDS: two; RESULT_RANKS:
     a result's own)."""
@@ -177,18 +170,10 @@ class SimCost:
                 "measured here")
 
     def measure_s(self, benchmark: str, label: str, nranks: int, results: int,
-                  planned: float, binary: Optional[str] = None) -> float:
-        """busy ranks x their results' cost, at least the planned measuring for a binary whose
-        computation runs on this host (each busy rank computes about that long, one after
-        another). A binary that computes nothing (session.NO_COMPUTE_BINARIES: collectives,
-        p2p, the distance map ...) costs its results only: its planned seconds are simulated
-        time, which costs the host nothing. With that floor the 1,024-rank study's plan
-        charged collectives at 32 ranks 69 s and drew the communication ladders for 2 of its
-        64 nodes; the distance map at 128 ranks took 14 s against 326 s planned."""
+                  planned: float) -> float:
         each = self.per_result.get(kind(benchmark, label),
                                    self.per_result.get(benchmark, DEFAULT_PER_RESULT_S))
-        floor = planned if binary is None or computes(binary) else 0.0
-        return busy(benchmark, label, nranks) * max(floor, results * each)
+        return busy(benchmark, label, nranks) * max(planned, results * each)
 
 
 def sim_cost(sim: Dict[str, Any], binary: Optional[str],

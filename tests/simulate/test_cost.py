@@ -133,16 +133,3 @@ def test_the_dry_run_shows_the_estimates_the_budget_counted():
         doc["estimate_s"], areas)
     assert sum(l["estimate_s"] for l in doc["launches"]) == pytest.approx(doc["estimate_s"],
                                                                          abs=0.5)
-
-
-def test_a_launch_that_computes_nothing_costs_its_results_only():
-    """Planted costs: a binary whose computation is not run (collectives) costs busy ranks x
-    results x its cost whatever its planned (simulated) seconds; one that computes (halo's
-    packing) at least its planned seconds a busy rank."""
-    cost = SimCost(START_S, 1e-3, {"collectives": 0.004, "halo": 0.001})
-    assert cost.measure_s("collectives", "collectives np=1024", 1024, 10, 100.0,
-                          "collectives") == pytest.approx(1024 * 10 * 0.004)
-    assert cost.measure_s("halo", "halo np=1024", 1024, 10, 100.0, "halo") == \
-        pytest.approx(1024 * 100.0)
-    # without the binary (an old caller): the floor, as before
-    assert cost.measure_s("collectives", "collectives np=4", 4, 10, 100.0) == 400.0
