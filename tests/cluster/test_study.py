@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 
-from helpers import BIN
 from test_runs import assert_nothing_left, bindir, db, finish, hpceval_on_node1, stored_run  # noqa: F401
 from hpceval.views.figures_scaling import scaling_figure
 
@@ -31,19 +30,23 @@ def test_the_study_on_two_nodes(cluster, db, bindir):  # noqa: F811
     assert run["status"] == "ok" or run["settings"].get("left_out"), story
     assert run["settings"]["allocation"] == {"nodes": 2, "ppn": 1}
     assert run["settings"]["budget_s"] == 30 and run["settings"]["plan_notes"]
+    # The ladders: 1 rank, then every node (the 1-rank rungs left out when the budget was spent
+    # on the launches before them, see below)
+    left = " ".join(run["settings"].get("left_out") or [])
     hosts = [tuple(l["meta"]["hosts"]) for l in run["launches"] if l.get("meta")]
-    assert ("node1", "node2") in hosts and ("node1",) in hosts     # 1 rank, then every node
+    assert ("node1", "node2") in hosts, story
+    assert ("node1",) in hosts or "np=1 " in left + " ", story
     benches = {r["benchmark"] for r in run["records"]}
     assert benches & {"collectives", "halo", "random2", "hotspot"}, (sorted(benches), story[1:])
-    # The proxies' curve against processors, or its launches named among those left out. With
-    # Open MPI the curve is always there; MPICH on nodes of one CPU pays a time slice an
-    # exchange and spent its communication share up to 4x over in 1 of 6 runs (each area keeps
-    # its share, hpceval/runner/shares.py, but a launch under way runs on past it).
-    left = " ".join(run["settings"].get("left_out") or [])
-    assert "hydro" in benches or (bindir != BIN and "hydro" in left), (sorted(benches), story[1:])
+    # The proxies' curve against processors, or its launches named among those left out (each
+    # area keeps its share, hpceval/runner/shares.py, but a launch under way runs on past it).
+    # On nodes of one CPU a round trip costs a time slice: MPICH spent its communication share
+    # up to 4x over in 1 of 6 runs, Open MPI's loggp took 17.6 s against its 9 s share in 1 of
+    # 10 beside the Slurm tests, and the budget then left hydro out, as it should.
+    assert "hydro" in benches or "hydro np=1" in left, (sorted(benches), story)
     drawn = [b for b in ("hydro", "sweep", "montecarlo", "barotropic", "psst")
              if scaling_figure(b)([run]) is not None]
-    assert drawn or "hydro" not in benches, benches
+    assert drawn or "hydro np=2" in left, (sorted(benches), story)
     print(f"{bindir.parent.name}: run study --budget {BUDGET} on 2 nodes: {wall:.0f} s wall, "
           f"{len(run['launches'])} launches, figures against processors: {drawn}")
     assert_nothing_left(cluster)
