@@ -45,7 +45,11 @@ class OpenMPILauncher(Launcher):
             cmd += ["--cpu-list", ",".join(map(str, cpus)), "--bind-to", "cpu-list:ordered"]
         elif self.oversubscribed(self.per_node(nranks, slots)):
             # Binding more ranks than cores to cores is an error in Open MPI; let them float.
-            cmd += ["--oversubscribe", "--bind-to", "none"]
+            # Ranks that share a core give it up while they wait: Open MPI does so by itself
+            # only when it counts more ranks than slots, and given hosts' slots (node:2 on
+            # nodes of one core) it spins out whole time slices (a 4-rank two-node launch
+            # 11.4 s against 4.2 s).
+            cmd += ["--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"]
         elif bind != "default":          # default: Open MPI's own choice
             cmd += ["--bind-to", bind]
         cmd += ["-np", str(nranks)]

@@ -38,7 +38,8 @@ def test_openmpi_flags(monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     cmd = own_session(l.command(4, ["bin"], "core", {}))
     assert "--allow-run-as-root" not in cmd
-    assert cmd[1:6] == ["--oversubscribe", "--bind-to", "none", "-np", "4"]
+    assert cmd[1:9] == ["--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle",
+                        "1", "-np", "4"]
 
 
 def test_mpich_and_srun_flags(monkeypatch):

@@ -58,6 +58,7 @@ def test_launchers_build_host_lists(monkeypatch):
     env = {}
     cmd, notes = launch_command(o, place, 4, ["b"], "core", env)
     assert cmd == ["/usr/bin/mpirun", "--host", "n1:2,n2:2", "--bind-to", "core", "-np", "4", "b"]
+    assert "mpi_yield_when_idle" not in cmd                     # a core each: waits spin
     assert not notes and env == {}
     m = MPICHLauncher("/usr/bin/mpiexec", "HYDRA", cores=2)
     cmd, _ = launch_command(m, place, 2, ["b"], "core", {})
@@ -66,6 +67,8 @@ def test_launchers_build_host_lists(monkeypatch):
     env = {}
     cmd, notes = launch_command(o, Placement(("n1", "n2"), 4), 8, ["b"], "core", env)
     assert env["HPCEVAL_OVERSUBSCRIBED"] == "1" and "--oversubscribe" in cmd
+    # ranks that share a core yield it while they wait (Open MPI counts the given slots, 4)
+    assert cmd[cmd.index("mpi_yield_when_idle") - 1:][:2] == ["--mca", "mpi_yield_when_idle"]
     assert notes == ["4 ranks on 2 cores per node: oversubscribed, timings are disturbed"]
     cmd, notes = launch_command(o, None, 3, ["b"], "core", {})
     assert notes == ["3 ranks on 2 cores: oversubscribed, timings are disturbed"]
