@@ -379,8 +379,9 @@ class Store:
             if self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (int(ref),)).fetchone():
                 return int(ref)
         # A uuid prefix may be all digits too ("51464341"): an id that does not exist is tried
-        # as one.
-        if ref:
+        # as one, when it is as long as the 8 characters `runs` shows (a mistyped id "99" would
+        # otherwise name the one run in 256 whose uuid starts with 99).
+        if ref and not (ref.isascii() and ref.isdigit() and len(ref) < 8):
             # a plain prefix test: LIKE would read '%' and '_' in the reference as wildcards
             rows = self.conn.execute("SELECT id FROM runs WHERE substr(uuid, 1, ?) = ? ORDER BY id",
                                      (len(ref), ref.lower())).fetchall()

@@ -80,6 +80,11 @@ def test_digit_only_uuid_prefix_resolves(tmp_path):
     dst = Store(tmp_path / "b.sqlite")
     import_runs(dst, runs)
     assert dst.resolve("51464341") == dst.resolve("1") == 1
+    # a short number is an id or nothing: a mistyped id does not name a run by its uuid
+    for ref in ("51", "5146434"):
+        with pytest.raises(UsageError, match=f"no run '{ref}'"):
+            dst.resolve(ref)
+    assert dst.resolve("51464341-0") == 1                 # not all digits: a uuid prefix
 
 
 # -- strict reading (#44): what json.loads lets through without a word ------------------------
