@@ -18,7 +18,7 @@ from hpceval.views import load_rows
 load_rows()
 
 
-# Two workers (make test's first pass, pytest-xdist's `--dist loadfile`) take whole files, in
+# The workers (make test's first pass, pytest-xdist's `--dist loadfile`) take whole files, in
 # their order: a module's fixtures run once and the tests that build on one another stay together.
 # (Not xdist_group marks: xdist 3.8 writes its group into a node id that pytest 9 no longer
 # reads, so every test was scheduled alone and a split file ran its module fixtures twice.)
