@@ -14,13 +14,15 @@
 - **Collectives**: the run's MPI's selection where SMPI has it (SELECTORS)."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+import json
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from hpceval.errors import UsageError
 from hpceval.simulate.platform import Description
 from hpceval.simulate.twin import Note, Twin
 
 Point = Tuple[int, float, dict]          # bytes, one-way us, the record
+FROM_RUN = "calibrated_from"             # a merged run's record: the uuid of the run it is from
 Segment = Tuple[int, float, float]       # first byte it applies to, latency us, us per byte
 SMPI_KEY_OFFSET = 16   # SimGrid 3.32 applies a factor keyed K to sizes over K - 16 (session.py)
 
@@ -41,7 +43,8 @@ def _median(rec: dict) -> Optional[float]:
 def _point(run: dict, rec: dict, what: str = "") -> str:
     p = rec.get("params") or {}
     shown = " ".join(f"{k}={v}" for k, v in sorted(p.items()))
-    return (f"run {run.get('uuid')} {rec.get('benchmark')} {rec.get('metric')} {shown} "
+    return (f"run {rec.get(FROM_RUN) or run.get('uuid')} {rec.get('benchmark')} "
+            f"{rec.get('metric')} {shown} "
             f"(median {_median(rec):.6g} {rec.get('unit')}){what}")
 
 
@@ -258,6 +261,47 @@ def from_run(run: dict, topology: str = "flat", shape: Optional[str] = None) -> 
     source = {"run": run.get("uuid"), "machine": fp.get("hash"), "host": fp.get("hostname")}
     return Twin(desc, config, source, notes)
 
+
+
+def _key(run: dict, rec: dict) -> Tuple[Any, ...]:
+    from hpceval.analysis.comm import placement_of
+    return (rec.get("benchmark"), rec.get("metric"), json.dumps(rec.get("params"), sort_keys=True),
+            placement_of(run, rec))
+
+
+def median_run(runs: Sequence[dict]) -> dict:
+    """Several runs of one machine as one: every point's record is the one of median value
+    among the runs that measured it (the lower of the middle two), so each value a twin takes
+    is still a measured record, named with its own run. One run moves 27-34% between two
+    runs minutes apart on this VM (docs/simulate.md): a twin is as good as what it is fitted to."""
+    machines = {(r.get("fingerprint") or {}).get("hash") for r in runs}
+    if len(machines) > 1:
+        raise UsageError("twin: the runs are of different machines (fingerprints "
+                         f"{', '.join(sorted(str(m)[:12] for m in machines))}): a twin is "
+                         "calibrated from runs of one machine")
+    pools: Dict[Tuple[Any, ...], List[dict]] = {}
+    for run in runs:
+        for rec in select_all(run):
+            pools.setdefault(_key(run, rec), []).append({**rec, FROM_RUN: run.get("uuid")})
+    records = [sorted(recs, key=lambda r: _median(r) or 0.0)[(len(recs) - 1) // 2]
+               for recs in pools.values()]
+    merged = dict(runs[0])
+    merged["records"] = records
+    merged["launches"] = [l for r in runs for l in r.get("launches") or []]
+    merged["uuid"] = ", ".join(str(r.get("uuid")) for r in runs)
+    return merged
+
+
+def select_all(run: dict) -> List[dict]:
+    """Every point of a run once (a re-measured point as its best measurement)."""
+    from hpceval.analysis.headlines import select
+    kinds = dict.fromkeys((r.get("benchmark"), r.get("metric")) for r in run.get("records") or [])
+    return [rec for b, m in kinds for rec in select(run.get("records") or [], b, m)]
+
+
+def from_runs(runs: Sequence[dict], topology: str = "flat", shape: Optional[str] = None) -> Twin:
+    """The twin of one run, or of several of one machine (median_run)."""
+    return from_run(runs[0] if len(runs) == 1 else median_run(runs), topology, shape)
 
 
 # A spec sheet's figures a twin cannot do without, and how to read the core speed from it.

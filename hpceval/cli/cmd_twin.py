@@ -15,8 +15,9 @@ HELP = "a simulated platform calibrated from a stored run's records or a spec sh
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from hpceval.simulate.topology import TOPOLOGIES
-    p.add_argument("run", nargs="?", default=None, metavar="RUN",
-                   help="the run to calibrate from (pingpong, eager and a kernel: column or sst)")
+    p.add_argument("run", nargs="*", default=[], metavar="RUN",
+                   help="the run to calibrate from (pingpong, eager and a kernel: column or "
+                        "sst); several runs of one machine: each point's median run")
     p.add_argument("--spec", metavar="SHEET.toml", default=None,
                    help="calibrate from a spec sheet instead (hpceval spec's keys plus topology)")
     p.add_argument("--topology", choices=tuple(TOPOLOGIES), default="flat",
@@ -32,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _twin(args: argparse.Namespace):
     from hpceval.analysis import calibrate
-    if (args.run is None) == (args.spec is None):
+    if (not args.run) == (args.spec is None):
         raise UsageError("twin: give a RUN or --spec SHEET.toml (one of them)")
     if args.spec is not None:
         if args.shape is not None or args.topology != "flat":
@@ -41,11 +42,11 @@ def _twin(args: argparse.Namespace):
         return calibrate.from_spec(args.spec)
     store = open_store(args)
     try:
-        [run_id] = resolve_runs(store, [args.run], default_all=False)
-        run = store.get_run(run_id, traces=False)
+        ids = list(dict.fromkeys(resolve_runs(store, args.run, default_all=False)))
+        runs = [store.get_run(i, traces=False) for i in ids]
     finally:
         store.close()
-    return calibrate.from_run(run, args.topology, args.shape)
+    return calibrate.from_runs(runs, args.topology, args.shape)
 
 
 def execute(args: argparse.Namespace) -> int:

@@ -51,7 +51,8 @@ class Twin:
     def source_line(self) -> str:
         s = self.source
         if "run" in s:
-            return f"run {s['run']} on machine {s.get('machine')} ({s.get('host')})"
+            runs = "runs" if "," in str(s["run"]) else "run"
+            return f"{runs} {s['run']} on machine {s.get('machine')} ({s.get('host')})"
         return f"spec sheet {s.get('spec')}" + (f" ({s['name']})" if s.get("name") else "")
 
     def to_json(self) -> str:

@@ -78,6 +78,26 @@ def test_twin_reproduces_its_run(real, sim, tmp_path: Path) -> None:
     assert f"twin of run {run['uuid']}" in shown.replace("\n", "")
 
 
+def test_a_twin_of_several_runs_takes_each_point_s_median(real, tmp_path: Path) -> None:
+    """Two runs of this machine (a second ping-pong beside the first run): each ping-pong point
+    of the twin is the run's with the lower median (the lower of the middle two), named in the
+    file; eager and column come from the one run that has them."""
+    import shutil
+    cli = CLI(shutil.copy(real[0].db, tmp_path / "two.sqlite"))
+    p = cli("run", "pingpong", "--np", "2", *FAST, "--set", f"pingpong.sizes={SIZES}",
+            "--set", "pingpong.refine=0", *TIGHT)
+    assert p.returncode == 0, p.stderr
+    first, second = cli.export("1", "2")
+    p = cli("twin", "1", "2", "-o", str(tmp_path / "twin.xml"))
+    assert p.returncode == 0, p.stderr
+    text = (tmp_path / "twin.xml").read_text()
+    for size in (8, 1 << 20):
+        lower = min((first, second), key=lambda r: _median(r, "pingpong", "latency", size))
+        assert f"run {lower['uuid']} pingpong latency bytes={size} " in text, size
+    assert f"run {first['uuid']} eager late_receive" in text
+    assert f"runs {first['uuid']}, {second['uuid']} on machine" in text
+
+
 def test_smpi_transfers_sixteen_bytes_more(sim) -> None:
     """What hpceval/analysis/calibrate.py's `wire` assumes of SimGrid: on an ideal 1 us, 100 MB/s
     link an n-byte message takes 1 us + (n + 16) B / 100 MB/s (a SimGrid that changes it fails
