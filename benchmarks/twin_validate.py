@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """A twin against the real nodes it models (issue #46 item 4), on the virtual cluster: calibrate
-a twin from a run across 2 nodes (pingpong, eager, loggp, column), then run the same settings on
+a twin from runs across 2 nodes (pingpong, eager, loggp, column), then run the same settings on
 the real cluster and on the twin at 2 and at 4 nodes, one rank a node, and print each quantity's
 error (twin / real - 1) as `hpceval compare` computes it.
 
-    python3 benchmarks/twin_validate.py [--mpi openmpi|mpich] [--keep DIR]
+    python3 benchmarks/twin_validate.py [--mpi openmpi|mpich] [--rounds K] [--keep DIR]
+
+The real nodes move between runs minutes apart (27-34% on this VM), so a round is a
+calibration run and a real 2-node run, one after the other, K rounds (default 3): the twin is
+calibrated from the K calibration runs (`hpceval twin RUN...`: each point's median run), and
+its error is against the median of the K real runs, their spread printed beside it.
 
 Needs root (the cluster is made of network namespaces) and the SMPI build (make build-smpi).
 The real runs start on node1 (`scripts/vcluster exec`); the simulated ones here. On a 2-CPU
@@ -17,6 +22,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,20 +80,25 @@ def latest(db: Path) -> int:
         store.close()
 
 
-def rows(db: Path, real: int, twin: int) -> List[Dict]:
-    out = subprocess.run([*HPCEVAL, "compare", str(real), str(twin), "--all", "--json", "--db",
-                          str(db)], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+def rows(db: Path, reals: List[int], twin: int) -> List[Dict]:
+    """compare's shared points of the real runs and the twin (the twin last)."""
+    runs = [str(i) for i in [*reals, twin]]
+    out = subprocess.run([*HPCEVAL, "compare", *runs, "--all", "--json", "--db", str(db)],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
     return json.loads(out)["rows"]
 
 
 def show(title: str, found: List[Dict], note: str = "") -> None:
+    """Each quantity: the real runs' median (and their spread), the twin, the error."""
     print(f"\n{title}{note}")
     for r in found:
-        real, twin = r["values"]
+        *reals, twin = r["values"]
+        real = statistics.median(reals)
         err = twin / real - 1 if real else float("nan")
+        spread = f"{min(reals):.4g}-{max(reals):.4g}" if len(reals) > 1 else ""
         p = " ".join(f"{k}={v}" for k, v in sorted(r["params"].items()))
-        print(f"  {r['benchmark']:12s} {r['metric']:18s} {p:50.50s} real {real:11.4g}  "
-              f"twin {twin:11.4g}  {r['unit']:8s} error {100 * err:+7.1f}%")
+        print(f"  {r['benchmark']:12s} {r['metric']:18s} {p:42.42s} real {real:10.4g} "
+              f"({spread:>19s})  twin {twin:10.4g}  {r['unit']:8s} error {100 * err:+7.1f}%")
 
 
 def wanted(r: Dict) -> bool:
@@ -101,9 +112,19 @@ def wanted(r: Dict) -> bool:
     return r["benchmark"] in ("barotropic", "hydro") and m in ("iteration_time", "cell_rate")
 
 
+def real_run(nodes: int, db: Path, cluster, bindir: Path) -> None:
+    hosts = ",".join(f"node{i}" for i in range(1, nodes + 1))
+    # two polling ranks a CPU wait for each other's time slice (milliseconds a message): the
+    # plan's limits are for a machine with a core a rank
+    hpceval(["run", *measured(nodes), *COMMON, "--hosts", hosts, "--ppn", "1", "--timeout",
+             "1200"], db, cluster, bindir)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mpi", choices=sorted(BINS), default="openmpi")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="calibration and real 2-node runs, one after the other (default 3)")
     ap.add_argument("--keep", type=Path, default=None,
                     help="copy the database and the twin here (default: left in /run)")
     a = ap.parse_args()
@@ -113,32 +134,25 @@ def main() -> None:
     bindir = BINS[a.mpi]
     cluster = vcluster.up(4, work / "vc")
     try:
-        hpceval(["run", *CALIBRATE, *COMMON, "--hosts", "node1,node2", "--ppn", "1"], db,
-                cluster, bindir)
-        calib = latest(db)
-        hpceval(["twin", str(calib), "-o", str(twin)], db)
-        print(f"twin of run {calib} ({a.mpi}, 2 nodes, one rank each): {twin}")
-        drift = None
+        calibs, reals = [], {2: [], 4: []}
+        for _ in range(max(a.rounds, 1)):
+            hpceval(["run", *CALIBRATE, *COMMON, "--hosts", "node1,node2", "--ppn", "1"], db,
+                     cluster, bindir)
+            calibs.append(latest(db))
+            real_run(2, db, cluster, bindir)
+            reals[2].append(latest(db))
+        hpceval(["twin", *map(str, calibs), "-o", str(twin)], db)
+        print(f"twin of runs {calibs} ({a.mpi}, 2 nodes, one rank each): {twin}")
+        real_run(4, db, cluster, bindir)     # milliseconds of time slices: once is enough
+        reals[4].append(latest(db))
         for nodes in (2, 4):
-            hosts = ",".join(f"node{i}" for i in range(1, nodes + 1))
-            # two polling ranks a CPU wait for each other's time slice (milliseconds a
-            # message): the plan's limits are for a machine with a core a rank
-            hpceval(["run", *measured(nodes), *COMMON, "--hosts", hosts, "--ppn", "1",
-                     "--timeout", "1200"], db, cluster, bindir)
-            real = latest(db)
             hpceval(["run", *measured(nodes), *COMMON, "--platform", str(twin), "--nodes",
                      str(nodes), "--ppn", "1"], db)
             sim = latest(db)
             note = (" (two nodes a CPU on this 2-CPU machine: the real figure includes time "
                     "slices)") if nodes > len(os.sched_getaffinity(0)) else ""
-            show(f"{nodes} nodes, one rank each: real run {real}, twin run {sim}",
-                 [r for r in rows(db, real, sim) if wanted(r)], note)
-            if drift is None:
-                # The twin reproduces its calibration run; the real nodes move between runs
-                # (this machine's host: 40% in one sitting). A twin's error is read against it.
-                drift = [r for r in rows(db, calib, real) if wanted(r)]
-                show(f"the real nodes between runs: calibration run {calib} (as 'real') and real "
-                     f"run {real} (as 'twin')", drift)
+            show(f"{nodes} nodes, one rank each: real runs {reals[nodes]}, twin run {sim}",
+                 [r for r in rows(db, reals[nodes], sim) if wanted(r)], note)
     finally:
         vcluster.down(work / "vc")
     if a.keep:
