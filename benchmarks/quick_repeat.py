@@ -6,21 +6,29 @@ give the same numbers twice in a row?).
     .venv/bin/python benchmarks/quick_repeat.py [--runs 2] [--tolerance 0.05] [--db PATH]
 
 Prints, per headline, each run's value and the largest relative difference from the first run,
-marked when it exceeds the tolerance; the exit status is 0 either way (a benchmark, not a test)."""
+marked when it exceeds the tolerance; then, for each run against the one before it, what
+`hpceval compare` decides over every shared point (issue #52: at least 80% decided, at most 5%
+of them called faster or slower on a quiet machine). The exit status is 0 either way (a
+benchmark, not a test)."""
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from hpceval.analysis.headlines import headlines, value  # noqa: E402
 from hpceval.store import Store  # noqa: E402
+from hpceval.views import load_rows  # noqa: E402
+
+load_rows()          # the headline rows each benchmark's views register
 
 
 def quick(db: Path) -> float:
@@ -60,6 +68,25 @@ def main() -> None:
                                           for v in vals)
               + f"  {100 * diff:5.1f}%{'' if ok else '  > ' + format(a.tolerance, '.0%')}")
     print(f"{within} of {len(rows[0])} headlines within {a.tolerance:.0%}; database {db}")
+    for before, after in zip(ids, ids[1:]):
+        verdicts(db, before, after, a.tolerance)
+
+
+def verdicts(db: Path, before: int, after: int, tolerance: float) -> None:
+    """compare AFTER against BEFORE over every shared point: how many it decided."""
+    p = subprocess.run([str(ROOT / ".venv" / "bin" / "hpceval"), "compare", str(before),
+                        str(after), "--json", "--tolerance", str(tolerance), "--db", str(db)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"quick_repeat: hpceval compare failed: {p.stderr.strip()[-300:]}")
+    said = Counter(r["verdicts"][1] for r in json.loads(p.stdout)["rows"])
+    decided = said["same"] + said["faster"] + said["slower"]
+    moved = said["faster"] + said["slower"]
+    total = sum(said.values())
+    print(f"compare {after} against {before}: {decided} of {total} shared points decided "
+          f"({100 * decided / max(total, 1):.0f}%), {moved} of them faster or slower "
+          f"({100 * moved / max(decided, 1):.1f}%); " + ", ".join(f"{k} {v}" for k, v in
+                                                               sorted(said.items())))
 
 
 if __name__ == "__main__":
