@@ -4,12 +4,14 @@ and how far apart their headline figures are (the acceptance question: does the 
 give the same numbers twice in a row?).
 
     .venv/bin/python benchmarks/quick_repeat.py [--runs 2] [--tolerance 0.05] [--db PATH]
+    .venv/bin/python benchmarks/quick_repeat.py --analyse --db PATH
 
 Prints, per headline, each run's value and the largest relative difference from the first run,
 marked when it exceeds the tolerance; then, for each run against the one before it, what
 `hpceval compare` decides over every shared point (issue #52: at least 80% decided, at most 5%
-of them called faster or slower on a quiet machine). The exit status is 0 either way (a
-benchmark, not a test)."""
+of them called faster or slower on a quiet machine), once from the two runs' samples alone
+(`--no-history`) and once widened to the run-to-run spread of the other runs in the database
+(docs/compare.md). The exit status is 0 either way (a benchmark, not a test)."""
 from __future__ import annotations
 
 import argparse
@@ -45,11 +47,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--tolerance", type=float, default=0.05)
     ap.add_argument("--db", type=Path, default=None)
+    ap.add_argument("--analyse", action="store_true",
+                    help="run nothing: the tables for every run already in --db")
     a = ap.parse_args()
+    if a.analyse and not a.db:
+        sys.exit("quick_repeat: --analyse needs --db")
     db = a.db or Path(tempfile.mkdtemp(prefix="hpceval-quick-repeat-")) / "results.sqlite"
-    seconds = [quick(db) for _ in range(a.runs)]
+    seconds = [] if a.analyse else [quick(db) for _ in range(a.runs)]
     store = Store(str(db))
-    ids = store.run_ids()[-a.runs:]
+    ids = store.run_ids() if a.analyse else store.run_ids()[-a.runs:]
     # A row's label may name the configuration it chose ("(fastest: 1x2 ranks, ...)"), which
     # can differ between runs: rows are matched on the label without its parentheses.
     key = lambda label: re.sub(r"\s*\([^)]*\)", "", label)
@@ -68,14 +74,19 @@ def main() -> None:
                                           for v in vals)
               + f"  {100 * diff:5.1f}%{'' if ok else '  > ' + format(a.tolerance, '.0%')}")
     print(f"{within} of {len(rows[0])} headlines within {a.tolerance:.0%}; database {db}")
-    for before, after in zip(ids, ids[1:]):
-        verdicts(db, before, after, a.tolerance)
+    for history in (False, True):
+        print("intervals " + ("widened to the run-to-run spread of the database's other runs of "
+                              "this machine" if history else "from the two runs' samples only "
+                              "(--no-history)"))
+        for before, after in zip(ids, ids[1:]):
+            verdicts(db, before, after, a.tolerance, history)
 
 
-def verdicts(db: Path, before: int, after: int, tolerance: float) -> None:
+def verdicts(db: Path, before: int, after: int, tolerance: float, history: bool) -> None:
     """compare AFTER against BEFORE over every shared point: how many it decided."""
     p = subprocess.run([str(ROOT / ".venv" / "bin" / "hpceval"), "compare", str(before),
-                        str(after), "--json", "--tolerance", str(tolerance), "--db", str(db)],
+                        str(after), "--json", "--tolerance", str(tolerance), "--db", str(db),
+                        *([] if history else ["--no-history"])],
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"quick_repeat: hpceval compare failed: {p.stderr.strip()[-300:]}")
@@ -85,7 +96,7 @@ def verdicts(db: Path, before: int, after: int, tolerance: float) -> None:
     total = sum(said.values())
     print(f"compare {after} against {before}: {decided} of {total} shared points decided "
           f"({100 * decided / max(total, 1):.0f}%), {moved} of them faster or slower "
-          f"({100 * moved / max(decided, 1):.1f}%); " + ", ".join(f"{k} {v}" for k, v in
+          f"({100 * moved / max(decided, 1):.1f}%; {100 * moved / max(total, 1):.1f}% of all); " + ", ".join(f"{k} {v}" for k, v in
                                                                sorted(said.items())))
 
 

@@ -11,31 +11,20 @@ better, so 0 is the best run and +0.25 means 25% worse, whatever the metric's di
 """
 from __future__ import annotations
 
-import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
 from hpceval.analysis import decide as dec
+from hpceval.analysis import runspread
 from hpceval.analysis import significance as sig
 from hpceval.analysis.headlines import headlines, value
-from hpceval.quality import best_points, disturbed
+from hpceval.quality import disturbed
 from hpceval.simulate import mark
 
-Key = Tuple[str, str, str]          # (benchmark, metric, params as sorted JSON)
-
-
-def record_key(rec: Dict[str, Any]) -> Key:
-    return (str(rec.get("benchmark")), str(rec.get("metric")),
-            json.dumps(rec.get("params") or {}, sort_keys=True))
-
-
-def _by_key(run: Dict[str, Any]) -> Dict[Key, Dict[str, Any]]:
-    out: Dict[Key, Dict[str, Any]] = {}
-    for rec in best_points(run.get("records") or []):     # a re-measured point: its best
-        if isinstance(rec.get("stats"), dict) and value(rec) is not None:
-            out.setdefault(record_key(rec), rec)
-    return out
+Key = runspread.Key
+record_key = runspread.record_key
+_by_key = runspread.points
 
 
 def deficits(values: List[float], better: str) -> List[Optional[float]]:
@@ -49,7 +38,7 @@ def deficits(values: List[float], better: str) -> List[Optional[float]]:
 
 
 def _row(label: str, recs: List[Dict[str, Any]], decided: Dict[int, List[Dict[str, Any]]],
-         tolerance: float) -> Dict[str, Any]:
+         tolerance: float, spread: Optional[runspread.Spread] = None) -> Dict[str, Any]:
     better = recs[0].get("better") or "lower"
     vals = [float(value(r)) for r in recs]
     d = deficits(vals, better)
@@ -57,7 +46,7 @@ def _row(label: str, recs: List[Dict[str, Any]], decided: Dict[int, List[Dict[st
     # (analysis/decide.py); a deficit alone says nothing about whether the difference is real.
     # A point shared by the headline and every point is decided once.
     if id(recs[0]) not in decided:
-        decided[id(recs[0])] = [dec.decide(recs[0], r, tolerance) for r in recs[1:]]
+        decided[id(recs[0])] = [dec.decide(recs[0], r, tolerance, spread) for r in recs[1:]]
     ds = decided[id(recs[0])]
     return {"label": label, "benchmark": recs[0]["benchmark"], "metric": recs[0]["metric"],
             "params": recs[0].get("params") or {}, "unit": recs[0].get("unit") or "",
@@ -70,6 +59,8 @@ def _row(label: str, recs: List[Dict[str, Any]], decided: Dict[int, List[Dict[st
                                    for x in ds],
             "methods": [None] + [x["method"] for x in ds],
             "why": [None] + [x["why"] for x in ds],
+            "run_spread": None if spread is None else {"sd_log": spread.sd_log,
+                                                          "runs": spread.runs},
             "disturbed": [bool(disturbed(r)) for r in recs],
             "simulated": [mark.record_simulated(r) for r in recs]}
 
@@ -91,11 +82,14 @@ def model_error(rows: List[Dict[str, Any]], i: int) -> Optional[Dict[str, Any]]:
                       for e, r in worst]}
 
 
-def compare(runs: List[Dict[str, Any]], tolerance: float = dec.TOLERANCE) -> Dict[str, Any]:
+def compare(runs: List[Dict[str, Any]], tolerance: float = dec.TOLERANCE,
+            history: Optional[List[Dict[str, Any]]] = None) -> Dict[str, Any]:
     """{"runs": [...], "tolerance", "interval", "headline": rows, "rows": rows, "summary": per
     run}. A row is one metric point present in every run; headline rows are the machine-card
     figures of the first run that every run also has. A metric whose runs disagree on the
-    better direction is left out."""
+    better direction is left out. `history`: runs of the reference's machine (the reference
+    among them) whose run-to-run spread widens the intervals (analysis/runspread.py)."""
+    spreads = runspread.spreads(history or [])
     maps = [_by_key(r) for r in runs]
     shared = [k for k in maps[0] if all(k in m for m in maps[1:])] if maps else []
     rows: List[Dict[str, Any]] = []
@@ -103,12 +97,13 @@ def compare(runs: List[Dict[str, Any]], tolerance: float = dec.TOLERANCE) -> Dic
     for k in shared:
         recs = [m[k] for m in maps]
         if len({r.get("better") for r in recs}) == 1:
-            rows.append(_row(f"{k[0]} {k[1]}", recs, decided, tolerance))
+            rows.append(_row(f"{k[0]} {k[1]}", recs, decided, tolerance, spreads.get(k)))
     head = []
     for h in headlines(runs[0].get("records") or []) if runs else []:
         k = record_key(h["record"])
         if all(k in m for m in maps) and len({m[k].get("better") for m in maps}) == 1:
-            head.append(_row(h["label"], [m[k] for m in maps], decided, tolerance))
+            head.append(_row(h["label"], [m[k] for m in maps], decided, tolerance,
+                             spreads.get(k)))
     summary = []
     base_hash = ((runs[0].get("fingerprint") or {}).get("hash") if runs else None)
     for i, run in enumerate(runs):
@@ -129,5 +124,7 @@ def compare(runs: List[Dict[str, Any]], tolerance: float = dec.TOLERANCE) -> Dic
                         "median_deficit": float(np.median(ds)) if ds else None,
                         "geomean_ratio": float(np.exp(np.mean(np.log1p(ds)))) if ds else None})
     return {"runs": [r.get("id") for r in runs], "tolerance": tolerance,
-            "interval": {"level": dec.LEVEL, "methods": dec.METHODS},
+            "interval": {"level": dec.LEVEL, "methods": dec.METHODS,
+                         "history": [r.get("id") for r in history or []],
+                         "points_with_spread": sum(1 for r in rows if r["run_spread"])},
             "headline": head, "rows": rows, "summary": summary}

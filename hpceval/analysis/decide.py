@@ -11,6 +11,11 @@ most). Its 95% interval comes from the samples:
 - **stored CIs** (a point stored before samples were kept): from the two medians' stored 95%
   CIs on a log scale, each CI's half-width taken as 1.96 standard errors of the log median,
   the two combined in quadrature.
+- **run-to-run spread** (the store holds 3 or more runs of the reference's machine with the
+  point): one launch's samples do not show how far the next launch lands (on a shared VM,
+  5-30% against 1-3%: docs/repeatability.md), so the interval is widened, where that is wider,
+  to the ratio x exp(+-t sqrt(2) s), s the point's run-to-run spread (analysis/runspread.py).
+  Without it, "slower" says this run was slower, not that the machine or its software is.
 
 The verdict holds the interval against the tolerance band [1 - t, 1 + t] (t = `tolerance`,
 default 5%): **same** when the interval lies inside it; **slower** or **faster** when it lies
@@ -31,6 +36,7 @@ import math
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence
 
+from hpceval.analysis import runspread
 from hpceval.analysis import significance as sig
 from hpceval.analysis.headlines import value
 from hpceval.quality import at_floor, disturbed
@@ -46,10 +52,13 @@ LEVEL = 0.95
 RESAMPLES = 2000
 MIN_SAMPLES = 6          # the harness's fewest samples with a 95% CI of the median
 SEED = 52
-BOOTSTRAP, STORED_CIS = "bootstrap", "stored CIs"
+BOOTSTRAP, STORED_CIS, RUNS = "bootstrap", "stored CIs", "run-to-run spread"
 METHODS = {BOOTSTRAP: f"percentile bootstrap of the ratio, {RESAMPLES:,} resamples of each "
                       "run's samples",
-           STORED_CIS: "from the two medians' stored 95% CIs (log scale, no samples stored)"}
+           STORED_CIS: "from the two medians' stored 95% CIs (log scale, no samples stored)",
+           RUNS: "widened, where wider, to ratio x exp(+-t(0.975, n-1) x sqrt(2) x s): s the "
+                 "standard deviation of the point's log value over n runs of the reference's "
+                 "machine in the store (3 or more)"}
 _Z = 1.959963984540054   # the standard normal's 97.5% quantile
 # numpy and scipy are imported when a point is decided: `show` and the command line's start
 # read the verdicts' names from here without them.
@@ -128,9 +137,12 @@ def _undecided(ratio: Optional[float], why: str, method: Optional[str] = None,
             "high": interval[1] if interval else None, "method": method, "why": why}
 
 
-def decide(base: Record, other: Record, tolerance: float = TOLERANCE) -> Dict[str, Any]:
+def decide(base: Record, other: Record, tolerance: float = TOLERANCE,
+           spread: Optional[runspread.Spread] = None) -> Dict[str, Any]:
     """{verdict, ratio, low, high, method, why} of `other` against `base` (module docstring):
-    why is None unless the verdict is undecided or not comparable."""
+    why is None unless the verdict is undecided or not comparable. `spread`: the point's
+    run-to-run spread on the reference's machine (analysis/runspread.py), which widens the
+    interval where it is wider."""
     if mark.mismatch(base, other):
         va, vb = value(base), value(other)
         ratio = float(vb) / float(va) if va and vb and va > 0 and vb > 0 else None
@@ -154,6 +166,12 @@ def decide(base: Record, other: Record, tolerance: float = TOLERANCE) -> Dict[st
     if interval is None or not all(map(math.isfinite, interval)):
         return _undecided(ratio, "no interval: no samples stored and no CI above 0", method)
     lo, hi = interval
+    wide = None
+    if spread is not None:         # the machine's run-to-run spread, where it is the wider
+        h = spread.half_width()
+        wide = lo > ratio * math.exp(-h) or hi < ratio * math.exp(h)
+        lo, hi = min(lo, ratio * math.exp(-h)), max(hi, ratio * math.exp(h))
+        method = f"{method} + {RUNS}"
     up, down = 1 + tolerance, 1 - tolerance
     if down <= lo and hi <= up:
         verdict = SAME
@@ -162,13 +180,16 @@ def decide(base: Record, other: Record, tolerance: float = TOLERANCE) -> Dict[st
         verdict = FASTER if (lo > up) == higher_is_better else SLOWER
     else:
         band = f"±{_pct(tolerance)}"
-        if hi - lo > up - down:
+        if hi - lo > up - down and wide:
+            why = f"the interval is wider than the {band} band: this point spreads " \
+                  f"{runspread.describe(spread)}, too much to decide {band} from one run each"
+        elif hi - lo > up - down:
             why = f"the interval is wider than the {band} band ({_spread(base, other)})"
         else:
             edge = f"+{_pct(tolerance)}" if hi > up else f"-{_pct(tolerance)}"
             why = f"the interval straddles the {edge} edge of the {band} band: a difference " \
                   "about the tolerance"
-        return _undecided(ratio, why, method, interval)
+        return _undecided(ratio, why, method, (lo, hi))
     return {"verdict": verdict, "ratio": ratio, "low": lo, "high": hi, "method": method,
             "why": None}
 

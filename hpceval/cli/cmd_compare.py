@@ -11,8 +11,8 @@ from rich.table import Table
 from hpceval.analysis.decide import TOLERANCE, UNDECIDED, ratio_text
 from hpceval.cli.cardview import pct
 from hpceval.cli.compareview import print_machines
-from hpceval.cli.common import (RICH_ROWS, add_db, ascii_number, console, fmt_value, open_store,
-                                print_rows)
+from hpceval.cli.common import (RICH_ROWS, add_db, ascii_number, console, fmt_value,
+                                machine_history, open_store, print_rows)
 from hpceval.outfiles import check_output_dir, output_errors
 from hpceval.cli.summaryview import comparison_table, comparison_text
 from hpceval.errors import UsageError
@@ -32,6 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tolerance", type=ascii_number, default=TOLERANCE, metavar="FRACTION",
                    help="a ratio whose 95%% interval lies within 1 +- FRACTION is 'same'; beyond "
                         "it faster or slower; across an edge undecided (default %(default)g: 5%%)")
+    p.add_argument("--no-history", action="store_true",
+                   help="intervals from the two runs' samples only, not widened to the run-to-run "
+                        "spread of the reference machine's other runs in the database")
     p.add_argument("--all", action="store_true", help="every shared point and the deficit summary, not only the verdicts and headline figures")
     p.add_argument("--json", action="store_true", help="the comparison as JSON")
     p.add_argument("--figures", metavar="DIR", default=None,
@@ -54,7 +57,8 @@ def _print(result: dict, runs: list, every: bool) -> None:
     tol = f"{100 * result['tolerance']:g}%"
     con.print(f"[dim]runs: {names}. Each later run's value / the first's, xR (low-high): the "
               f"ratio and its 95% interval, a percentile bootstrap of the two points' samples "
-              f"(from their stored CIs where a point has none). same: the interval inside "
+              f"(from their stored CIs where a point has none), widened where wider to the "
+              f"point's run-to-run spread over {_spread_runs(result)}. same: the interval inside "
               f"±{tol}; faster, slower: wholly beyond it; undecided: across an edge.[/dim]")
     con.print(comparison_table(result, runs, result["headline"], "headline figures"))
     for line in _undecided(result["headline"], runs):
@@ -81,6 +85,14 @@ def _print(result: dict, runs: list, every: bool) -> None:
     con.print(s)
     if not result["rows"]:
         con.print("the runs share no metric")
+
+
+def _spread_runs(result: dict) -> str:
+    n = len(result["interval"]["history"])
+    if result["interval"]["points_with_spread"]:
+        return f"the reference machine's {n} runs in the database"
+    return (f"3 or more runs of the reference machine (the database has {n}: no point widened; "
+            "the verdicts say how this run differs, not how the machine does)")
 
 
 def _label(r: dict, params: bool) -> str:
@@ -128,7 +140,7 @@ def execute(args: argparse.Namespace) -> int:
     runs = [store.get_run(i, traces=False, samples=True) for i in ids]
     from hpceval.analysis.compare import compare   # numpy: only when run
     from hpceval.analysis.sidebyside import machines
-    result = compare(runs, args.tolerance)
+    result = compare(runs, args.tolerance, None if args.no_history else machine_history(store, runs))
     result["machines"] = machines(runs, 0, args.tolerance)
     if args.json:
         dump_json(result, sys.stdout)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from hpceval import specsheet
-from hpceval.cli.common import add_db, open_store, resolve_runs
+from hpceval.cli.common import add_db, machine_history, open_store, resolve_runs
 from hpceval.outfiles import check_output_dir, check_output_file, output_errors
 from hpceval.errors import UsageError
 
@@ -38,6 +38,7 @@ def execute(args: argparse.Namespace) -> int:
         run["settings"] = {**(run.get("settings") or {}), "spec": spec}
     from hpceval.report import write_report   # matplotlib: slow to import; after every check
     with output_errors("report"):
-        write_report(runs, out, figure_dir=args.figures, pdf=args.pdf)
+        write_report(runs, out, figure_dir=args.figures, pdf=args.pdf,
+                     history=machine_history(store, runs) if len(runs) > 1 else None)
     print(f"wrote {out} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
     return 0

@@ -117,6 +117,14 @@ def resolve_runs(store: Store, refs: List[str], default_all: bool) -> List[int]:
     return [store.resolve("latest")]
 
 
+def machine_history(store: Store, runs: List[dict]) -> List[dict]:
+    """The reference's (runs[0]'s) machine's runs in the database, but the runs judged against
+    it: how far one run of that machine lands from the next (analysis/runspread.py)."""
+    from hpceval.analysis.runspread import history_runs
+    ids = history_runs(store.list_runs(), runs[0], [r["id"] for r in runs[1:]])
+    return [runs[0] if i == runs[0]["id"] else store.get_run(i, traces=False) for i in ids]
+
+
 def fmt_value(v: float) -> str:
     if v == 0:
         return "0"

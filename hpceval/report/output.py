@@ -14,8 +14,8 @@ from .trends import history_figure, save_all
 from .views import figure_sections, figures_of, normalised_figure, report_view, safe
 
 
-def _build(runs: list[dict], title: str | None) -> tuple[str, list]:
-    view = report_view(runs, title)
+def _build(runs: list[dict], title: str | None, history: list[dict] | None = None) -> tuple[str, list]:
+    view = report_view(runs, title, history)
     return render(view, figures_of(view))
 
 
@@ -25,13 +25,15 @@ def render_report(runs: list[dict], *, title: str | None = None) -> str:
 
 
 def write_report(runs: list[dict], path, *, figure_dir=None, title: str | None = None,
-                 pdf: bool = False) -> list[Path]:
+                 pdf: bool = False, history: list[dict] | None = None) -> list[Path]:
     """Write the report to `path`; with `figure_dir`, also every figure as <stem>.svg and
     <stem>.png, and <stem>.pdf with `pdf` (stems like run3-pingpong_latency,
     compare-memory_latency, history-headline). Returns the paths written, the HTML first.
+    `history`: the first run's machine's runs, whose run-to-run spread widens the comparison's
+    intervals (analysis/runspread.py).
     The figures and the HTML are renamed into place together (outfiles.Outputs), so a failure
     or a refusal leaves an older report and its figures as they were."""
-    html, made = _build(list(runs), title)
+    html, made = _build(list(runs), title, history)
     path = Path(path)
     written = [path]
     with outputs("-o") as batch:

@@ -92,8 +92,8 @@ def normalised_figure(runs: list[dict], result: dict | None = None) -> dict | No
         "compare-normalised", fig, "Headline figures normalised by the best run")
 
 
-def comparison_view(runs: list[dict]) -> dict:
-    result = compare(runs)
+def comparison_view(runs: list[dict], history: list[dict] | None = None) -> dict:
+    result = compare(runs, history=history)
     return {
         "names": [data.run_label(r) for r in runs],
         "tags": [[str(t) for t in r.get("tags") or []] for r in runs],
@@ -117,13 +117,13 @@ def history_view(runs: list[dict]) -> dict | None:
                                                        "Headline figures over time")}
 
 
-def report_view(runs: list[dict], title: str | None) -> dict:
+def report_view(runs: list[dict], title: str | None, history: list[dict] | None = None) -> dict:
     """The whole report's view: the comparison and history sections (several runs), then a
     section per run."""
     stems: set = set()
     several = len(runs) > 1
     return {"title": title or "hpceval report",
-            "comparison": comparison_view(runs) if several else None,
+            "comparison": comparison_view(runs, history) if several else None,
             "history": history_view(runs) if several else None,
             "runs": [run_view(run, i, stems) for i, run in enumerate(runs, 1)]}
 

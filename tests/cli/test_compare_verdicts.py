@@ -96,3 +96,46 @@ def test_percentiles_shown_exported_and_followed(cli):
     assert series["stat"] == "p90"
     assert [p["value"] for p in series["points"]] == pytest.approx(
         [np.percentile(xs, 90) for xs in POINTS[("pingpong", 8)]], rel=1e-12)
+
+
+def test_the_machines_run_to_run_spread_widens_the_interval(tmp_path, capsys, monkeypatch):
+    """Six runs of one machine: each run's samples within 2%, but the 8 B latency's level moves
+    10% from run to run (as this VM's launches do) and the 1 KiB point's 0.5%. The last run is
+    20% slower on both: from its samples alone both are slower; against the machine's spread
+    the 8 B is undecided, with the spread named, and the 1 KiB still slower."""
+    monkeypatch.setenv("COLUMNS", "250")
+    rng = np.random.default_rng(52)
+    levels = {8: [1.0, 1.12, 0.9, 1.05, 0.93, 1.2 * 0.93], 1024: [1.0, 1.005, 0.995, 1.0, 1.004,
+                                                                1.2 * 1.004]}
+    runs = []
+    for i in range(6):
+        recs = [record("pingpong", b, lv[i] * 2.5 * rng.lognormal(0.0, 0.02, 200))
+                for b, lv in levels.items()]
+        runs.append({**run(1), "uuid": f"{i}{i}{i}{i}aaaa-bbbb-cccc-dddd-eeeeffff0000",
+                     "started": f"2026-12-0{i + 1}T00:00:00+00:00", "records": recs})
+    f = tmp_path / "six.json"
+    f.write_text(json.dumps(runs))
+    db = str(tmp_path / "six.sqlite")
+
+    def call(*args):
+        code = _main([*args, "--db", db])
+        out = capsys.readouterr()
+        assert code == 0, out.err
+        return out.out
+    call("import", str(f))
+    out = json.loads(call("compare", "5", "6", "--json"))
+    rows = {r["params"]["bytes"]: r for r in out["rows"]}
+    assert out["interval"]["history"] == [1, 2, 3, 4, 5]      # the judged run left out
+    moving, steady = rows[8], rows[1024]
+    assert moving["verdicts"][1] == "undecided" and moving["run_spread"]["runs"] == 5
+    assert moving["methods"][1] == "bootstrap + run-to-run spread"
+    assert moving["intervals"][1][0] < 1.0 < 1.2 < moving["intervals"][1][1]
+    assert "this point spreads 9" in moving["why"][1] and "over 5 runs of this machine" in \
+        moving["why"][1]
+    assert steady["verdicts"][1] == "slower" and 1.05 < steady["intervals"][1][0] < 1.2
+    text = call("compare", "5", "6", "--all")
+    assert "the reference machine's 5 runs in the database" in text
+    # from the two runs' samples alone, as before: both slower
+    alone = json.loads(call("compare", "5", "6", "--json", "--no-history"))
+    assert [r["verdicts"][1] for r in alone["rows"]] == ["slower", "slower"]
+    assert alone["interval"]["history"] == [] and alone["rows"][0]["run_spread"] is None
