@@ -7,8 +7,12 @@ distribution" at `alpha` and the relative change of the medians is at least `thr
 part is then searched again. Variability is the per-run coefficient of variation (stddev / mean of
 the run's samples), searched the same way for a `var_ratio`-fold rise. The latest run alone is
 tested against the runs before it (too few points for a rank test): it regressed when it is worse
-than their median by more than `threshold` and by more than `k_mad` robust standard deviations
-of their scatter, so a noisy but unchanged history is not flagged.
+than their median by more than `threshold` and by more than `k_sd` standard deviations of their
+scatter, so a noisy but unchanged history is not flagged. The sample standard deviation, not a
+robust one (the median absolute deviation): on a shared host the runs sit on levels minutes
+apart (docs/repeatability.md), and the MAD of earlier runs mostly on one level hid the other,
+so a run from it was an alert (8 of 20 clean series resampled from six quiet quick runs had one,
+against 2 of 20 with the standard deviation: benchmarks/history_rates.py).
 """
 from __future__ import annotations
 
@@ -23,7 +27,6 @@ from hpceval.analysis.headlines import headlines, value
 from hpceval.quality import disturbed
 from hpceval.simulate import mark
 
-MAD_SIGMA = 1.4826      # MAD of a normal sample times this estimates its standard deviation
 
 
 @dataclass
@@ -32,7 +35,7 @@ class Settings:
     alpha: float = 0.01           # significance of a step found inside the series
     var_ratio: float = 2.0        # spread rise that counts as "more variable"
     min_segment: int = 3          # points on each side of a change point
-    k_mad: float = 3.0            # latest run vs its predecessors: noise guard
+    k_sd: float = 3.0             # latest run vs its predecessors: noise guard
 
 
 @dataclass
@@ -216,19 +219,34 @@ def change_points(x: Sequence[float], *, min_ratio: float, alpha: float, min_seg
     return sorted(found)
 
 
+def _before_step(prev: np.ndarray, last: float, s: Settings) -> np.ndarray:
+    """prev without its last runs (fewer than min_segment) that sit beyond the threshold on the
+    latest's side of the runs before them: a step too young for the change-point search is not
+    scatter, and its first runs must not widen the guard that would catch its next ones."""
+    k = len(prev)
+    while len(prev) - k < s.min_segment - 1 and k > 3:
+        base = float(np.median(prev[:k - 1]))
+        if base == 0 or (prev[k - 1] - base) * (last - base) <= 0 or \
+                abs(prev[k - 1] - base) <= s.threshold * abs(base):
+            break
+        k -= 1
+    return prev[:k]
+
+
 def latest_verdict(values: Sequence[float], better: str, s: Settings) -> Optional[Dict[str, Any]]:
-    """The latest value against its predecessors (median and robust scatter)."""
+    """The latest value against its predecessors (median and scatter)."""
     if len(values) < 2:
         return None
     prev, last = np.asarray(values[:-1], dtype=float), float(values[-1])
+    prev = _before_step(prev, last, s)
     base = float(np.median(prev))
     if base == 0:
         return None
-    noise = MAD_SIGMA * float(np.median(np.abs(prev - base))) if len(prev) >= 3 else 0.0
+    noise = float(np.std(prev, ddof=1)) if len(prev) >= 3 else 0.0
     worse = (last - base) if better == "lower" else (base - last)
     rel = worse / abs(base)
-    regressed = rel > s.threshold and worse > s.k_mad * noise
-    improved = -rel > s.threshold and -worse > s.k_mad * noise
+    regressed = rel > s.threshold and worse > s.k_sd * noise
+    improved = -rel > s.threshold and -worse > s.k_sd * noise
     return {"value": last, "baseline": base, "worse_by": rel, "noise": noise,
             "verdict": "regression" if regressed else "improvement" if improved else "unchanged"}
 

@@ -86,3 +86,29 @@ def test_machine_and_tag_selection():
     assert [p["run"] for p in s.points] == [0, 2]
     [s] = history(runs, tag="nightly")
     assert [p["run"] for p in s.points] == [2, 3]
+
+
+def test_two_levels_of_a_shared_host_are_not_a_regression():
+    """Earlier runs mostly on one level of the host, some 15% above it (a vCPU moved: docs/
+    repeatability.md): a latest run on the upper level is within their scatter. A median
+    absolute deviation of runs mostly on one level saw none of it and called it a regression."""
+    rng = np.random.default_rng(52)
+    v = list(2.0 * (1 + 0.01 * rng.standard_normal(10)))
+    for i in (2, 5, 8):
+        v[i] *= 1.15
+    assert latest_verdict(v + [2.0 * 1.15], "lower", Settings())["verdict"] == "unchanged"
+    # the same history with one level: the step beyond it is a regression
+    flat = list(2.0 * (1 + 0.01 * rng.standard_normal(10)))
+    assert latest_verdict(flat + [2.0 * 1.15], "lower", Settings())["verdict"] == "regression"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_step_stays_flagged_on_the_runs_after_it(seed):
+    """A 20% step in a 3%-noise series: the first slow run, and the next two (before the change
+    point has the three runs a side it needs), are each a regression: the first slow runs are
+    not scatter that widens the guard."""
+    v = noisy(12, seed)
+    base = float(np.median(v))
+    for extra in range(3):
+        w = list(v) + [base * 1.2 * (1 + 0.01 * k) for k in range(extra + 1)]
+        assert latest_verdict(w, "lower", Settings())["verdict"] == "regression", extra
