@@ -55,7 +55,13 @@ register_benchmark(Benchmark(
     "MPI_Send/MPI_Recv ping-pong between ranks 0 and 1: latency (half round trip) and bandwidth",
     options("pingpong", "sizes refine refine-tol resolution method buffer-pages", sizes=MESSAGES),
     _plan_pingpong, ranks=">=2 (--np, default 2)", narrow=narrow_sizes, memory=_two_buffers,
-    tiny=("sizes=8,64K", "refine=0")))
+    tiny=("sizes=8,64K", "refine=0"),
+    # simulated: pingpong: 0.004 s a result a rank at 4 ranks of a 90 s simulated 64-rank study
+    # here, ranks 0 and 1 busy
+    sim_per_result_s={"": 0.008},
+    sim_busy_ranks={"": 2},
+    headline="latency = half the round trip (us, median); bandwidth = bytes / latency (MB/s = "
+             "1e6 B/s)"))
 
 
 # ---------------------------------------------------------------- helpers
@@ -144,7 +150,13 @@ register_benchmark(Benchmark(
     # one launch a pattern
     + (from_binary("p2p", "pattern", name="patterns", kind="words"), NRANKS),
     _plan_p2p, ranks=">=2 (0-1: 2; other patterns: 4)", memory=_two_buffers,
-    tiny=("sizes=8", "modes=pingpong,stream", "protocols=send,isend,put-fence")))
+    tiny=("sizes=8", "modes=pingpong,stream", "protocols=send,isend,put-fence"),
+    # simulated: p2p's 0-1 pattern over every mode and protocol is the dearest (RMA streams in
+    # SMPI); 0-1 and 0-k measure one pair while the others wait blocked (a 90 s simulated 64-rank
+    # study here)
+    sim_per_result_s={"": 0.006, "p2p 0-1": 0.046},
+    sim_busy_ranks={"p2p 0-1": 2, "p2p 0-k": 2},
+    headline="us, MB/s (median) with fitted piecewise t0 + n/r_inf models"))
 
 
 # ---------------------------------------------------------------- collectives
@@ -191,7 +203,10 @@ register_benchmark(Benchmark(
     # the sizes a rung kept (the largest may not fit a node at thousands of ranks)
     memory=lambda spec, v: 4 * spec.nranks * max(map(int, spec_arg(spec, "--sizes").split(",")))
     + harness_bytes(v),
-    tiny=("sizes=8", "ops=barrier,allreduce,alltoall,reduce-null")))
+    tiny=("sizes=8", "ops=barrier,allreduce,alltoall,reduce-null"),
+    # simulated: a 90 s simulated 64-rank study here
+    sim_per_result_s={"": 0.004},
+    headline="us (median)"))
 
 
 # ---------------------------------------------------------------- distance, hotspot, random2
@@ -272,7 +287,10 @@ register_benchmark(Benchmark(
        Param("sample", "int", 64, "ranks drawn at random into the sample", 0, 1 << 30),
        Param("seed", "int", 1, "seed of the sample's random draw", 0, (1 << 31) - 1),
        NRANKS),
-    _plan_distance, ranks=">=2", memory=_two_buffers, tiny=("sizes=8",)))
+    _plan_distance, ranks=">=2", memory=_two_buffers, tiny=("sizes=8",),
+    # simulated: every rank joins a barrier after each pair (csrc/comm/distance.c): all busy
+    sim_per_result_s={"": 0.005},
+    headline="us, MB/s"))
 
 
 def _plan_hotspot(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -294,7 +312,10 @@ register_benchmark(Benchmark(
     # rank 0 receives from every sender at once into a buffer each (csrc/comm/hotspot.c)
     memory=lambda spec, v: (spec.nranks * max(v["sizes"]) + harness_bytes(v),
                             v["window"] * max(v["sizes"]) + harness_bytes(v)),
-    tiny=("sizes=1K",)))
+    tiny=("sizes=1K",),
+    # simulated: a 90 s simulated 64-rank study here
+    sim_per_result_s={"": 0.04},
+    headline="us, MB/s"))
 
 
 def _plan_random2(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -313,7 +334,10 @@ register_benchmark(Benchmark(
     "random2", "communication",
     "random pairs (SP2 random2): evens ping-pong with a random odd, all at once; slowest pair",
     options("random2", "sizes seed buffer-pages", sizes=MESSAGES) + (NRANKS,),
-    _plan_random2, ranks="even, >=2", memory=_two_buffers, tiny=("sizes=8",)))
+    _plan_random2, ranks="even, >=2", memory=_two_buffers, tiny=("sizes=8",),
+    # simulated: a 90 s simulated 64-rank study here
+    sim_per_result_s={"": 0.033},
+    headline="us, MB/s"))
 
 
 # ---------------------------------------------------------------- halo
@@ -343,7 +367,10 @@ register_benchmark(Benchmark(
     # the tile with its widest ghost ring, its copy, and packed edges of the ghost width
     memory=lambda spec, v: (3 * 8 * (v["tile"] + 2 * max(v["widths"])) ** 2
                             + harness_bytes(v)),
-    tiny=("tile=16", "widths=1", "neighbours=4", "methods=pack,datatype,put")))
+    tiny=("tile=16", "widths=1", "neighbours=4", "methods=pack,datatype,put"),
+    # simulated: a 90 s simulated 64-rank study here
+    sim_per_result_s={"": 0.053},
+    headline="us, MB/s"))
 
 
 # ---------------------------------------------------------------- the suite

@@ -164,7 +164,8 @@ register_benchmark(Benchmark(
     # block size and process grid per order (its views: hpceval/views/rows_dense.py,
     # figures_dense.py)
     tunes=Tunes("time", ("kind", "n"), ("nb", "P", "Q"), ("grids=all", "nb=32,64,128"),
-                "NB {nb} {P}x{Q}")))
+                "NB {nb} {P}x{Q}"),
+    headline="GFlop/s (standard count), factorisation and solve times", doc="docs/dense.md"))
 
 
 # The study: on every rung, the largest complex system that fits 2% of each node's memory and

@@ -33,7 +33,10 @@ register_benchmark(Benchmark(
     options("eager", "sizes late refine refine-tol resolution buffer-pages", sizes=MESSAGES),
     _plan, ranks=">=2 (--np, default 2; ranks 0 and 1 measure)", narrow=narrow_sizes,
     memory=lambda spec, v: 2 * max(v["sizes"] + [1]) + harness_bytes(v),
-    tiny=("sizes=8,64K", "refine=0")))
+    tiny=("sizes=8,64K", "refine=0"),
+    # simulated: ranks 0 and 1 measure while the others wait blocked
+    sim_busy_ranks={"": 2},
+    headline="us (median); the limit in bytes", doc="docs/eager.md"))
 
 
 # The study: the eager limit of a pair in a node (and across two nodes where the allocation

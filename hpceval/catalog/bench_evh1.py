@@ -154,7 +154,10 @@ register_benchmark(Benchmark(
                   ("nx", "ny", "nz", "problem", "axis")),
     tunes=Tunes("step_time", ("nx", "ny", "nz", "problem", "axis"), ("transpose", "P", "Q"),
                 ("transposes=all",), "{transpose} {P}x{Q}"),
-    model="evh1"))
+    model="evh1",
+    headline="zone updates per second per rank (median), the transposes' share, time per step,"
+             " overhead breakdown",
+    doc="docs/apps_evh1.md"))
 
 
 # The study: weak scaling at 32^3 zones per rank and strong scaling of a 64^3 grid over every

@@ -82,7 +82,9 @@ register_benchmark(Benchmark(
     # planner's probe records the last level with the run
     sized_by_llc=True, memory=_memory, tiny=("cells=8x8x8", "steps=2"),
     # one scheme: no variant
-    scales=Scales("step_time", "µs/step", (), "{problem}", ("nx", "ny", "nz", "problem"))))
+    scales=Scales("step_time", "µs/step", (), "{problem}", ("nx", "ny", "nz", "problem")),
+    headline="cell updates per second per rank (median), time per step, overhead breakdown",
+    doc="docs/apps_hydro.md"))
 
 
 # The study: weak scaling at SAGE's 13,500 cells per processor over every rung.

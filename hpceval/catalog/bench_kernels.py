@@ -117,7 +117,8 @@ register_benchmark(Benchmark(
     "column-physics kernel (18-level columns, sqrt/exp/divide): MFlop/s vs longitude dimension",
     options("column", "nlons ncols levels"),
     _plan_column, memory=lambda spec, v: 8 * 32 * v["ncols"] * v["levels"] + harness_bytes(v),
-    tiny=("nlons=8", "ncols=16")))
+    tiny=("nlons=8", "ncols=16"),
+    headline="MFlop/s (exact operation count)"))
 
 register_benchmark(Benchmark(
     "sst", "kernels",
@@ -136,7 +137,8 @@ register_benchmark(Benchmark(
     + (Param("copies", "str", "1,max", "ranks integrating the same problem at once ('max' = "
              "all cores)"),),
     _plan_sst, ranks="copies (default 1 and all cores)", memory=_sst_memory,
-    tiny=("truncations=5", "levels=1", "copies=1", "alpha=0", "days=0.2")))
+    tiny=("truncations=5", "levels=1", "copies=1", "alpha=0", "days=0.2"),
+    headline="MFlop/s, simulated days per day"))
 
 def _plan_psst(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     counts_ = rank_counts(v["ranks"], ctx)
@@ -204,7 +206,8 @@ register_benchmark(Benchmark(
                 ("transpose", "sum", "P", "Q", "mapping"),
                 ("transposes=alltoallv,pairwise,distributed", "sums=allreduce,ring", "grids=all",
                  "mappings=row,col"), "{transpose}/{sum} {P}x{Q} {mapping}"),
-    model="psst"))
+    model="psst",
+    headline="time per step, (time - min) / min"))
 
 
 # T5..T42 in a few minutes on 2 cores; T85 and T170 on request (--set sst.truncations=85,170).

@@ -39,7 +39,10 @@ register_benchmark(Benchmark(
     # every size feeds the summary (L, G): a point is re-measured with its whole launch
     _plan, ranks=">=2 (--np, default 2; ranks 0 and 1 measure)", narrow=narrow_whole,
     memory=lambda spec, v: 2 * max(v["sizes"]) + harness_bytes(v),
-    tiny=("sizes=0,64K", "train=8")))
+    tiny=("sizes=0,64K", "train=8"),
+    # simulated: ranks 0 and 1 measure while the others wait blocked
+    sim_busy_ranks={"": 2},
+    headline="L, o_s, o_r, g (us), G (us/byte)", doc="docs/loggp.md"))
 
 
 # The study: LogGP's parameters, which `hpceval predict` uses.

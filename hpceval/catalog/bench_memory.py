@@ -133,7 +133,10 @@ register_benchmark(Benchmark(
              choices=("no", "each"))),
     _plan_mem_latency, narrow=narrow_sizes, sized_by_llc=True, memory=_sizes_memory,
     check=_window_check,
-    tiny=("sizes=16K,1M",)))
+    tiny=("sizes=16K,1M",),
+    # simulated: its chases run on this host, rank after rank
+    sim_per_result_s={"": 0.7},
+    headline="ns per load (median)"))
 
 
 # ---------------------------------------------------------------- mem-bandwidth
@@ -206,7 +209,8 @@ register_benchmark(Benchmark(
              "of `cpu`'s home, first touch (EV7 Fig. 2.6; needs two homes or more)",
              choices=("no", "yes"))),
     _plan_mem_bandwidth, sized_by_llc=True, memory=_sizes_memory,
-    tiny=("sizes=16K", "modes=read,triad")))
+    tiny=("sizes=16K", "modes=read,triad"),
+    headline="GB/s of application bytes (max)"))
 
 
 # ---------------------------------------------------------------- mem-contention
@@ -239,7 +243,8 @@ register_benchmark(Benchmark(
     options("mem-contention", "bytes latency-bytes threads stream-mode experiments")
     + (Param("bind", "choice", "close", "OMP_PROC_BIND policy", choices=("close", "spread")),),
     _plan_mem_contention, sized_by_llc=True, memory=_contention_memory,
-    tiny=("bytes=4M", "latency-bytes=64K")))
+    tiny=("bytes=4M", "latency-bytes=64K"),
+    headline="GB/s, ns, degradation ratio"))
 
 
 # ---------------------------------------------------------------- STREAM
@@ -270,7 +275,9 @@ register_benchmark(Benchmark(
              choices=("close", "spread")),),
     _plan_stream, narrow=narrow_whole, sized_by_llc=True,
     memory=lambda spec, v: 3 * 8 * int(spec_arg(spec, "--n")) + harness_bytes(v),
-    tiny=("n=200000",)))
+    tiny=("n=200000",),
+    headline="GB/s (1e9 B/s) counted as STREAM counts (copy/scale 16 B, add/triad 24 B per "
+             "element), best (max) and median"))
 
 
 # The study: the node's memory hierarchy once (it does not grow with the allocation).

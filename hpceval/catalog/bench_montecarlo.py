@@ -83,7 +83,8 @@ register_benchmark(Benchmark(
     # hand out and combine (its idle time is overhead)
     scales=Scales("cycle_time", "µs/cycle", (), "{geometry}",
                   ("geometry", "cycles", "particles", "chunk")),
-    model="montecarlo"))
+    model="montecarlo",
+    headline="time per history (ns, median), master's busy share", doc="docs/apps_montecarlo.md"))
 
 
 # The study: a master and 1 .. N x K - 1 workers on few large cycles (an MCNP-like deck);

@@ -52,7 +52,8 @@ register_benchmark(Benchmark(
     _plan, ranks=">=2 (--np or the ranks sweep)", check=_check,
     # iallgather, ialltoall: a send and a receive buffer of ranks x size
     memory=lambda spec, v: 2 * spec.nranks * max(v["sizes"]) + harness_bytes(v),
-    tiny=("sizes=8,1K",)))
+    tiny=("sizes=8,1K",),
+    headline="us (median), overlap %", doc="docs/nbc.md"))
 
 
 # The study: against rank count, every rung of the allocation's ladder from 2 ranks.

@@ -28,7 +28,8 @@ register_benchmark(Benchmark(
     "ranks on LU's 2-D grid with the block tridiagonal solves pipelined across ranks",
     options("npb-bt", "class", **FEWER_REPS) + (ranks_param("squares", alone=1),),
     _plan, ranks="--np or the ranks sweep (squares)", rank_rule=SQUARE, memory=_memory,
-    tiny=("class=S", "ranks=1")))
+    tiny=("class=S", "ranks=1"),
+    headline="Mop/s as NPB counts them, time", doc="docs/nas_bt.md"))
 
 
 register_npb_study("npb-bt")   # classes A and B by rank count, as for npb-cg

@@ -62,7 +62,8 @@ register_benchmark(Benchmark(
     options("npb-cg", "class") + (ranks_param(),),
     _plan, ranks="--np or the ranks sweep (powers of two)", rank_rule=POWER_OF_TWO,
     memory=lambda spec, v: _matrix_bytes(v["class"]) + harness_bytes(v),
-    tiny=("class=S",)))
+    tiny=("class=S",),
+    headline="Mop/s as NPB counts them, time", doc="docs/nas_cg.md"))
 
 
 # The study: NAS classes chosen by rank count (A up to 64 ranks, B from 16 on; the classes the

@@ -40,7 +40,8 @@ register_benchmark(Benchmark(
     options("npb-lu", "class", **FEWER_REPS) + (ranks_param(),),
     _plan, ranks="--np or the ranks sweep (powers of two)", rank_rule=POWER_OF_TWO,
     memory=_memory,
-    tiny=("class=S",)))
+    tiny=("class=S",),
+    headline="Mop/s as NPB counts them, time", doc="docs/nas_lu.md"))
 
 
 register_npb_study("npb-lu")   # classes A and B by rank count, as for npb-cg

@@ -41,7 +41,8 @@ register_benchmark(Benchmark(
     # a z-slab of every level, with ghost planes: half as much again
     memory=lambda spec, v: (int(1.5 * ARRAYS * 8 * CLASSES[v["class"]][0] ** 3 / spec.nranks)
                             + harness_bytes(v)),
-    tiny=("class=S",)))
+    tiny=("class=S",),
+    headline="Mop/s as NPB counts them, time", doc="docs/nas_mg.md"))
 
 
 register_npb_study("npb-mg")   # classes A and B by rank count, as for npb-cg

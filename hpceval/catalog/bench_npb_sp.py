@@ -29,7 +29,8 @@ register_benchmark(Benchmark(
     "square number of ranks on LU's 2-D grid with the line solves pipelined across ranks",
     options("npb-sp", "class", **FEWER_REPS) + (ranks_param("squares", alone=1),),
     _plan, ranks="--np or the ranks sweep (squares)", rank_rule=SQUARE, memory=_memory,
-    tiny=("class=S", "ranks=1")))
+    tiny=("class=S", "ranks=1"),
+    headline="Mop/s as NPB counts them, time", doc="docs/nas_sp.md"))
 
 
 register_npb_study("npb-sp")   # classes A and B by rank count, as for npb-cg

@@ -150,7 +150,9 @@ register_benchmark(Benchmark(
     scales=Scales("run_time", "s/run", ("layout",), "{layout}", PROBLEM),
     tunes=Tunes("run_time", PROBLEM, ("layout", "ocean_ranks"), ("layouts=all",),
                 "{layout} ocean on {ocean_ranks}"),
-    ))
+    headline="simulated years per day per layout (median), seconds per simulated day per "
+             "component and in the coupler, overhead breakdown",
+    doc="docs/apps_pctm.md"))
 
 
 # The study: the p690 talk's T42 atmosphere (its 2400 s step: 9 per 6 h) with POP's 1-degree

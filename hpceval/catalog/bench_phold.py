@@ -89,7 +89,9 @@ register_benchmark(Benchmark(
     "against a sequential run; committed events/s, messages per event, time synchronising",
     options("phold", "lps population end mean lookahead remote sync seed") + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
-    tiny=("lps=64", "end=4", "lookahead=0.5", "remote=0.5")))
+    tiny=("lps=64", "end=4", "lookahead=0.5", "remote=0.5"),
+    headline="committed events per second, messages per event, synchronisation share",
+    doc="docs/nas_phold.md"))
 
 
 # The study: PHOLD over every rung (64Ki LPs: one per rank up to 65,536 ranks).

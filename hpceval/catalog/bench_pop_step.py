@@ -134,7 +134,10 @@ register_benchmark(Benchmark(
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("grids=24x16x4", "steps=2", "pgrids=all"),
     scales=Scales("step_time", "ms/step", ("clinic_halo", "halo", "sum", "branch"),
-                  "{clinic_halo} {halo}/{sum}{branch:(?)}", ("nx", "ny", "nz", "land"))))
+                  "{clinic_halo} {halo}/{sum}{branch:(?)}", ("nx", "ny", "nz", "land")),
+    headline="simulated years per day, the barotropic/baroclinic split, s per simulated day of"
+             " each phase, overhead breakdown",
+    doc="docs/proxies.md"))
 
 
 # The study: the X1 study's x1 benchmark (1 degree, 320x384x40) strong-scaled over every rung

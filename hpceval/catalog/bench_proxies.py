@@ -143,7 +143,10 @@ register_benchmark(Benchmark(
                 ("halo", "sum", "branch", "P", "Q", "mapping"),
                 ("halos=all", "sums=all", "branches=2,4", "pgrids=all", "mappings=row,col"),
                 "{halo}/{sum}{branch:(?)} {P}x{Q} {mapping}"),
-    model="barotropic"))
+    model="barotropic",
+    headline="us per iteration (median), simulated days per day, per-rank phase times, "
+             "overhead breakdown",
+    doc="docs/proxies.md"))
 
 
 _FAST = {"budget": "0.2", "min-reps": "3", "max-reps": "10", "warmup": "1"}

@@ -110,7 +110,14 @@ register_benchmark(Benchmark(
     options("ps", "routers loads cycles flits seed", routers=dict(kind="str"), **FEWER_REPS)
     + (ranks_sweep(note="; each must tile the routers as a PX x PY torus"),),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory, rank_rule=_rank_rule,
-    tiny=("routers=8x8", "cycles=500", "loads=10,50")))
+    tiny=("routers=8x8", "cycles=500", "loads=10,50"),
+    # simulated: at the study's 40,000 cycles (32 x 32 routers, min-reps 2, max-reps 3) every rank
+    # sends its four neighbours a message a cycle, so a result costs cycles, not the point's
+    # budget: fat tree N/2 x 2, scaled to 40,000 cycles, 4.5 at 16 ranks (4,000 cycles), 6.3 at 16
+    # and 4.3 at 32 (8,000), 3.5 in the 1,024-rank study (16 ranks: 1,107 s for 20 results); 12.6
+    # at 4 and 6.2 at 8 ranks (4,000 cycles)
+    sim_per_result_s={"": 4.5},
+    headline="execution time and messages vs load (the SP2 paper's Fig. 8)", doc="docs/nas_ps.md"))
 
 
 # The study: the SP2 paper's network (32 x 32 routers, 40,000 cycles, 5% to 90%) on the rungs

@@ -92,7 +92,12 @@ register_benchmark(Benchmark(
     # a variant: its S_N order and pipeline blocking
     scales=Scales("iteration_time", "µs/iter", ("sn", "mk", "mmi"), "S{sn} mk={mk} mmi={mmi}",
                   ("nx", "ny", "nz", "sn")),
-    model="sweep"))
+    model="sweep",
+    # simulated: its cells run on this host, rank after rank
+    sim_per_result_s={"": 0.5},
+    headline="grind time (ns per cell-angle per iteration, median), time per iteration, "
+             "weak-scaling efficiency, overhead breakdown",
+    doc="docs/apps_sweep.md"))
 
 
 # The study: weak scaling at Sweep3D's 50^3 cells per processor over every rung.

@@ -67,7 +67,8 @@ register_benchmark(Benchmark(
              "medium (T170 L32), small (T42 L16)", choices=("auto",) + tuple(PROBLEMS)),
        ranks_sweep()),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=psst_memory,
-    tiny=("problem=small", "days=0.05")))
+    tiny=("problem=small", "days=0.05"),
+    headline="execution time, MFlop/s (the serial model's operation count)", doc="docs/swm.md"))
 
 
 # The study: one day of the medium problem on the rungs its grid fits (P <= 128 latitude-pair

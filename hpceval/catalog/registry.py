@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from hpceval.catalog.ladder import RankRule
 from hpceval.catalog.params import Param
@@ -151,6 +151,18 @@ class Benchmark:
     # divisors): its ladders' rungs across nodes take fewer ranks a node where K breaks the
     # rule (hpceval/catalog/ladder.py); None: any count
     rank_rule: Optional[Callable[[Dict[str, Any]], RankRule]] = None
+    # A simulated launch's wall seconds per result per busy rank on this host where the store
+    # has learned none (hpceval/simulate/cost.py), by kind: "" the benchmark's launches, else a
+    # label's words before ' np=' ("p2p 0-1"); measured here, a 2-core VM, SMPI 3.32
+    sim_per_result_s: Mapping[str, float] = field(default_factory=dict)
+    # The ranks whose work costs the simulation wall time where not every rank's, by kind as
+    # above: 2 where one pair measures while the others wait blocked (a rank blocked in SMPI
+    # costs nothing), a result's own ranks where the results are measured one after another
+    sim_busy_ranks: Mapping[str, int] = field(default_factory=dict)
+    # What docs/benchmarks.md's table says of it (`hpceval list --markdown` writes the table):
+    # its headline metric and statistic, and its own page under docs/ ("" where it has none)
+    headline: str = ""
+    doc: str = ""
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -244,6 +256,25 @@ def register_benchmark(b: Benchmark) -> Benchmark:
     _unique("benchmark", b.name)
     BENCHMARKS[b.name] = b
     return b
+
+
+def sim_declared() -> Tuple[Dict[str, float], Dict[str, int]]:
+    """Every benchmark's declared simulation costs, by kind: (seconds a result a busy rank,
+    busy ranks) as hpceval/simulate/cost.py takes them."""
+    per: Dict[str, float] = {}
+    busy: Dict[str, int] = {}
+    for b in BENCHMARKS.values():
+        per.update({k or b.name: v for k, v in b.sim_per_result_s.items()})
+        busy.update({k or b.name: v for k, v in b.sim_busy_ranks.items()})
+    return per, busy
+
+
+def sim_cost_model(start_s: float, per_rank_s: float, learned: Optional[Dict[str, float]] = None):
+    """hpceval/simulate/cost.py's model with these start-up costs, every benchmark's declared
+    costs and `learned` over them (a planning test's, or a dry run's without a store)."""
+    from hpceval.simulate.cost import SimCost
+    per, busy = sim_declared()
+    return SimCost(start_s, per_rank_s, {**per, **(learned or {})}, busy, learned or {})
 
 
 def register_suite(s: Suite) -> Suite:

@@ -11,6 +11,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
+from hpceval.catalog.registry import sim_declared
 from hpceval.catalog.budget import estimate_s, fit_startup
 from hpceval.errors import Interrupted, UsageError
 from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
@@ -193,7 +194,7 @@ def learn_costs(ctx: PlanContext, db: str, sim: Optional[dict], binary: Optional
         store = None
     try:
         if sim is not None:
-            ctx.sim_cost = sim_cost(sim, binary, store)
+            ctx.sim_cost = sim_cost(sim, binary, store, *sim_declared())
         elif store is not None:
             ctx.startup_fit = fit_startup(store.real_launches(socket.gethostname()))
     finally:

@@ -45,13 +45,13 @@ def test_one_node_gets_the_node_checks_and_a_note(cli):
 def test_a_simulated_map_gets_the_time_smpi_takes_for_it():
     """One process runs every simulated rank's messages: 100 nodes' map takes SMPI minutes, so
     its time limit follows the simulation's cost, not the real launch's (60 s and change)."""
-    from hpceval.simulate.cost import PER_RESULT_S, SimCost
+    from hpceval.catalog.registry import sim_cost_model, sim_declared
     ctx = PlanContext(cores=1, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=100,
-                      ppn=1, sim_cost=SimCost(0.2, 0.01, {}))
+                      ppn=1, sim_cost=sim_cost_model(0.2, 0.01))
     real = plan_targets(["acceptance"], [], PlanContext(cores=1, llc_bytes=32 << 20,
                         mem_available_bytes=16 << 30, nodes=100, ppn=1))
     sim = plan_targets(["acceptance"], [], ctx)
     netmap = sim[1]
-    assert netmap.timeout_s >= 3 * 2 * netmap.expected_results * PER_RESULT_S["netmap"]
+    assert netmap.timeout_s >= 3 * 2 * netmap.expected_results * sim_declared()[0]["netmap"]
     assert netmap.timeout_s > 10 * real[1].timeout_s and netmap.estimate_s == \
         pytest.approx(real[1].timeout_s / 3 - 20)

@@ -57,7 +57,7 @@ def test_list_says_what_help_says(bindir, capsys):
     """`hpceval list -v` shows each binary option with its --help text: by construction."""
     from hpceval.cli import cmd_list
     import argparse
-    cmd_list.execute(argparse.Namespace(verbose=True))
+    cmd_list.execute(argparse.Namespace(verbose=True, markdown=False))
     listed = capsys.readouterr().out
     for name, bench in sorted(BENCHMARKS.items()):
         for binary in binaries(bench):

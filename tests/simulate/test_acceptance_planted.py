@@ -79,6 +79,8 @@ def test_bad_plants_are_one_line_before_launch(sim, desc, message):
 
 
 def test_a_simulated_result_costs_its_own_ranks_whatever_the_size():
+    from hpceval.catalog.registry import sim_declared
     from hpceval.simulate.cost import busy
-    assert busy("netmap", "netmap np=10000 rounds=16", 10_000) == 2
-    assert busy("nodecheck", "nodecheck nodes=10000 threads=1", 10_000) == 1
+    declared = sim_declared()[1]
+    assert busy("netmap", "netmap np=10000 rounds=16", 10_000, declared) == 2
+    assert busy("nodecheck", "nodecheck nodes=10000 threads=1", 10_000, declared) == 1

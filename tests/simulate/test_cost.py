@@ -12,14 +12,15 @@ import pytest
 from helpers import plant_launch
 from hpceval.catalog import PlanContext
 from hpceval.runner.run import learn_costs
-from hpceval.simulate.cost import (CALIBRATION, PER_RESULT_S, SimCost, busy, learned,
-                                   sim_cost)
+from hpceval.catalog.registry import sim_cost_model, sim_declared
+from hpceval.simulate.cost import CALIBRATION, busy, learned, sim_cost
 from hpceval.store import Store
 
 HOST = socket.gethostname()
 START_S = 0.4              # the planted launches' start-up (stored as their startup_s)
 HALO_S = 0.02              # wall seconds a result a rank: every rank of a halo launch is busy
 PAIR_S = 0.03              # a result a busy rank of p2p 0-1: two ranks busy whatever P is
+PER_RESULT_S, BUSY = sim_declared()     # what the benchmarks declare (Benchmark.sim_*)
 
 
 def fingerprint(name: str, simulated: bool) -> dict:
@@ -43,16 +44,16 @@ def store(tmp_path):
 
 
 def test_the_cost_of_a_result_learned_is_the_planted_one(store):
-    got = learned(store, HOST)
+    got = learned(store, HOST, BUSY)
     assert got["halo"] == pytest.approx(HALO_S) and got["p2p 0-1"] == pytest.approx(PAIR_S)
-    assert learned(store, "another-host") == {}
+    assert learned(store, "another-host", BUSY) == {}
 
 
 def test_a_pair_launch_is_charged_for_its_two_busy_ranks(store):
-    assert busy("p2p", "p2p 0-1 np=64", 64) == busy("pingpong", "pingpong np=32", 32) == 2
-    assert busy("p2p", "p2p ring np=64", 64) == busy("distance", "distance np=64", 64) == 64
-    assert busy("loggp", "loggp np=1", 1) == 1
-    cost = SimCost(START_S, 1e-3, learned(store, HOST))
+    assert busy("p2p", "p2p 0-1 np=64", 64, BUSY) == busy("pingpong", "pingpong np=32", 32, BUSY) == 2
+    assert busy("p2p", "p2p ring np=64", 64, BUSY) == busy("distance", "distance np=64", 64, BUSY) == 64
+    assert busy("loggp", "loggp np=1", 1, BUSY) == 1
+    cost = sim_cost_model(START_S, 1e-3, learned(store, HOST, BUSY))
     # 1,024 ranks of p2p 0-1: two of them measure, the others wait blocked
     assert cost.measure_s("p2p", "p2p 0-1 np=1024", 1024, 100, 0.0) == pytest.approx(
         2 * 100 * PAIR_S)
@@ -82,7 +83,7 @@ def test_a_dry_run_reads_the_stored_calibration_and_launches_nothing(tmp_path, s
     assert ctx.sim_cost.per_result["halo"] == pytest.approx(HALO_S)   # and the store's costs
     assert "0.37 s + 3.10 ms a rank" in ctx.sim_cost.note()
     assert "for 2 kinds" in ctx.sim_cost.note()
-    assert sim_cost(sim, None, None).per_result == PER_RESULT_S
+    assert sim_cost(sim, None, None, PER_RESULT_S, BUSY).per_result == PER_RESULT_S
 
 
 def test_every_simulated_launch_s_limit_covers_its_smpi_cost_without_a_budget():
@@ -94,7 +95,7 @@ def test_every_simulated_launch_s_limit_covers_its_smpi_cost_without_a_budget():
     from hpceval.catalog.plan import plan_targets
     ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=64,
                       ppn=16, host_memory_bytes=16 << 30,
-                      sim_cost=SimCost(START_S, 3e-3, {}))
+                      sim_cost=sim_cost_model(START_S, 3e-3))
     specs = plan_targets(["study"], [], ctx)
     top = [s for s in specs if s.nranks == 1024]
     assert len({s.benchmark for s in top}) >= 5, sorted({s.benchmark for s in top})
@@ -112,7 +113,7 @@ def test_ps_is_planned_at_what_smpi_took_for_it():
     from hpceval.catalog.budget import estimate_s
     from hpceval.catalog.plan import plan_targets
     ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=8,
-                      ppn=2, host_memory_bytes=16 << 30, sim_cost=SimCost(START_S, 3e-3, {}))
+                      ppn=2, host_memory_bytes=16 << 30, sim_cost=sim_cost_model(START_S, 3e-3))
     ps = next(s for s in plan_targets(["study"], [], ctx) if s.label.startswith("ps np=16 "))
     assert 1107 <= estimate_s(ps) <= 3 * 1107, (ps.label, estimate_s(ps))
     assert ps.timeout_s >= 3 * 1107, ps.timeout_s
@@ -126,7 +127,7 @@ def test_the_dry_run_shows_the_estimates_the_budget_counted():
     from hpceval.runner.dryrun import dry_run, plan_json
     ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=64,
                       ppn=16, host_memory_bytes=16 << 30,
-                      sim_cost=SimCost(START_S, 3e-3, {}))
+                      sim_cost=sim_cost_model(START_S, 3e-3))
     doc = plan_json(["study"], dry_run(["study"], [], ctx, None, 3600.0), ctx, 3600.0)
     areas = sum(a["estimate_s"] for a in doc["areas"])
     assert doc["estimate_s"] == pytest.approx(areas, rel=1e-3) and areas <= 3600, (
