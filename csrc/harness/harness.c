@@ -245,8 +245,16 @@ void hpc_idle_barrier(MPI_Comm comm)
     }
 }
 
-void hpc_finish(void)
+void hpc_finish_by(void (*finalize)(void))
 {
     hpc_write_end(hpc_now() - t_start);
-    MPI_Finalize();
+    if (finalize)
+        finalize();
+    else
+        MPI_Finalize();
+}
+
+void hpc_finish(void)
+{
+    hpc_finish_by(NULL);
 }

@@ -98,5 +98,8 @@ static inline void hpc_wait_all(int c, MPI_Request *r)
 
 /* Write the end record and MPI_Finalize. */
 void hpc_finish(void);
+/* Write the end record and call finalize(), which ends MPI too (OpenSHMEM's
+ * shmem_finalize in Open MPI: MPI_Finalize after it is an error). */
+void hpc_finish_by(void (*finalize)(void));
 
 #endif
