@@ -17,6 +17,7 @@ are rank-microseconds.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
@@ -405,4 +406,24 @@ def best_per_rung(records: Iterable[dict], benchmark: str) -> List[dict]:
                 r["efficiency"] = (p0 * t0 / (r["nranks"] * r["time_us"]) if kind == "strong"
                                    else t0 / r["time_us"])
             out += rows
+    return out
+
+
+def seed_axis_rows(records: Iterable[dict], benchmark: str, axis) -> List[dict]:
+    """best_per_rung's rows with `axis` (hpceval.catalog.registry.SeedAxis) of each rung's best
+    variant: the record of axis.metric with the time record's params, as the seed drew it
+    ("value"; per processor: over the rung's ranks; inverse: scale / value). A rung whose
+    best variant has no such record is left out."""
+    records = records if isinstance(records, list) else list(records)
+    by_params = {json.dumps(r.get("params") or {}, sort_keys=True): r
+                 for r in select(records, benchmark, axis.metric) if value(r) is not None}
+    out = []
+    for row in best_per_rung(records, benchmark):
+        rec = by_params.get(json.dumps(row["record"]["params"], sort_keys=True))
+        v = None if rec is None else float(value(rec))
+        if v is None or (axis.per == "inverse" and v <= 0):
+            continue
+        shown = (v / row["nranks"] if axis.per == "processor"
+                 else axis.scale / v if axis.per == "inverse" else v)
+        out.append({**row, "value": shown, "rate_record": rec})
     return out

@@ -11,8 +11,9 @@ from hpceval.catalog.common import (counts, expected_seconds, harness_bytes, lau
                                     repetition_args, spec_arg, words)
 from hpceval.catalog.options import options
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Suite, Tunes,
-                                      register_benchmark, register_study, register_suite)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, SeedAxis,
+                                      Suite, Tunes, register_benchmark, register_study,
+                                      register_suite)
 from hpceval.errors import UsageError
 
 ALPHAS = {"0": 0.0, "pi/4": math.pi / 4, "pi/2": math.pi / 2}
@@ -201,7 +202,12 @@ register_benchmark(Benchmark(
           "transposes=alltoallv", "sums=allreduce"),
     # the spectral model: FFT by transpose or distributed, Legendre sum; T, levels, test case
     scales=Scales("run_time", "s/run", ("transpose", "sum"), "{transpose}/{sum}",
-                  ("truncation", "levels", "test")),
+                  ("truncation", "levels", "test"), seed_axes=(
+                      SeedAxis("sim_days_per_day", "seconds per simulated day",
+                               "the ORNL study's Fig. 6 (CCM/MP-2D)", per="inverse",
+                               scale=86400.0),
+                      SeedAxis("mflops", "MFlop/s per processor (the serial model's count)",
+                               "the ORNL study's Fig. 6 (CCM/MP-2D)", per="processor"))),
     tunes=Tunes("run_time", ("truncation", "levels", "test"),
                 ("transpose", "sum", "P", "Q", "mapping"),
                 ("transposes=alltoallv,pairwise,distributed", "sums=allreduce,ring", "grids=all",

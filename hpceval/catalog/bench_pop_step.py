@@ -17,7 +17,7 @@ from hpceval.catalog.common import (check_memory, expected_seconds, harness_byte
                                     launch_timeout, parallel_seconds, process_grids, rank_counts,
                                     ranks_sweep, repetition_args, spec_arg, words)
 from hpceval.catalog.options import choices, options
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales,
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, SeedAxis,
                                       register_benchmark, register_study)
 from hpceval.errors import UsageError
 
@@ -134,7 +134,9 @@ register_benchmark(Benchmark(
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("grids=24x16x4", "steps=2", "pgrids=all"),
     scales=Scales("step_time", "ms/step", ("clinic_halo", "halo", "sum", "branch"),
-                  "{clinic_halo} {halo}/{sum}{branch:(?)}", ("nx", "ny", "nz", "land")),
+                  "{clinic_halo} {halo}/{sum}{branch:(?)}", ("nx", "ny", "nz", "land"),
+                  seed_axes=(SeedAxis("sim_years_per_day", "simulated years per day",
+                                      "the X1 study's Figs. 6.1 and 7.3 (POP)"),)),
     headline="simulated years per day, the barotropic/baroclinic split, s per simulated day of"
              " each phase, overhead breakdown",
     doc="docs/proxies.md"))

@@ -86,6 +86,21 @@ class Scales:
     variant: Tuple[str, ...] = ()    # params that make a variant (a series of its own)
     variant_label: str = ""          # a variant's name ("S{sn} mk={mk} mmi={mmi}")
     problem: Tuple[str, ...] = ()    # params that make the problem (strong scaling)
+    seed_axes: Tuple["SeedAxis", ...] = ()   # as the seeds drew it against processors
+
+
+@dataclass(frozen=True)
+class SeedAxis:
+    """A quantity a seed study drew against processors for this proxy, read from the records of
+    the best variant at each rung (hpceval/views/figures_scaling.py): the record of `metric`
+    beside the time record, shown as `label`. per: "" the value; "processor": the value over
+    the rung's ranks; "inverse": `scale` / value (wall seconds per simulated day from simulated
+    days per day). `seed` names the figure it mirrors."""
+    metric: str
+    label: str
+    seed: str
+    per: str = ""
+    scale: float = 1.0
 
 
 @dataclass(frozen=True)

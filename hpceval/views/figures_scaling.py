@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 
 from matplotlib.figure import Figure
 
-from hpceval.analysis.scaling import PROXIES, best_per_rung
+from hpceval.analysis.scaling import PROXIES, best_per_rung, seed_axis_rows
 
 from .data import fig_label, fmt_num
 from .plot import new_figure, safe_text
@@ -75,6 +75,41 @@ def scaling_figure(bench: str):
     return make
 
 
+def seed_axes_figure(bench: str):
+    """The quantities a seed drew for this proxy against processors (its Scales.seed_axes), a
+    panel each, a line per run and problem: the best variant at each rung, as scaling_figure."""
+    axes = PROXIES[bench].scales.seed_axes
+
+    def make(runs: List[dict]) -> Optional[Figure]:
+        panels = []
+        for axis in axes:
+            series: Dict[str, List[dict]] = {}
+            for run in runs:
+                for row in seed_axis_rows(run.get("records") or [], bench, axis):
+                    who = fig_label(run) + ": " if len(runs) > 1 else ""
+                    series.setdefault(f"{who}{row['problem']} ({row['scaling']})", []).append(row)
+            series = {k: v for k, v in series.items() if len(v) >= MIN_RUNGS}
+            if series:
+                panels.append((axis, series))
+        if not panels:
+            return None
+        fig = new_figure((4.6 * len(panels), 3.6))
+        ranks: List[int] = []
+        for ax, (axis, series) in zip(fig.subplots(1, len(panels), squeeze=False)[0], panels):
+            for label, rows in sorted(series.items()):
+                ax.plot([r["nranks"] for r in rows], [r["value"] for r in rows], marker="o",
+                        markersize=3, label=label)
+                ranks += [r["nranks"] for r in rows]
+            log2_ranks(ax, ranks)
+            ax.set_yscale("log")
+            ax.set_ylabel(axis.label)
+            ax.set_title(textwrap.fill(axis.seed, 50), fontsize=8)
+        fig.axes[0].legend(fontsize=7)
+        return fig
+    make.__name__ = f"{bench}_seed_axes"
+    return make
+
+
 def best_table(bench: str):
     def make(run: dict) -> Optional[Table]:
         rows = best_per_rung(run.get("records") or [], bench)
@@ -95,3 +130,10 @@ for _bench in sorted(PROXIES):          # every proxy that declares how it scale
     register_figure(FigureSpec(SECTION, f"{_bench}: against processor count", scaling_figure(_bench),
                                _bench, ORDER))
     register_table(TableSpec(SECTION, f"{_bench}: best variant per rank count", best_table(_bench), order=ORDER))
+    if PROXIES[_bench].scales.seed_axes:
+        _axes = PROXIES[_bench].scales.seed_axes
+        register_figure(FigureSpec(
+            SECTION, f"{_bench} as the seeds drew it: " + " and ".join(a.label for a in _axes)
+            + " against processors (best variant per rung; "
+            + "; ".join(dict.fromkeys(a.seed for a in _axes)) + ")",
+            seed_axes_figure(_bench), _bench, ORDER))
