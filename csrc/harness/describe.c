@@ -40,6 +40,10 @@ static void describe_one(const hpc_option *o)
     printf(", \"all\": %s, \"dims\": %d, \"help\": ", o->all ? "true" : "false",
            o->type == HPC_GRIDS ? (o->dims == 3 ? 3 : 2) : 0);
     json_str(o->help);
+    if (o->at_most) {
+        printf(", \"at_most\": ");
+        json_str(o->at_most);
+    }
     printf("}");
 }
 

@@ -27,7 +27,7 @@ static const hpc_option common_options[] = {
     {.name = "warmup", .type = HPC_INT, .def = "2", .min = 0, .max = 1000000,
      .help = "repetitions run before samples are kept"},
     {.name = "min-reps", .type = HPC_INT, .def = "10", .min = 1, .max = 1000000,
-     .help = "samples kept at least, whatever the budget"},
+     .help = "samples kept at least, whatever the budget", .at_most = "max-reps"},
     {.name = "max-reps", .type = HPC_INT, .def = "1000", .min = 1, .max = 1000000,
      .help = "samples kept at most"},
     {.name = "ci-target", .type = HPC_DOUBLE, .def = "0.02", .min = 0.0001, .max = 1,
@@ -146,9 +146,6 @@ void hpc_init_(int *argc, char ***argv, const char *name, const char *about,
     hpc_reps.max_reps = (int)hpc_opt_int("max-reps");
     hpc_reps.ci_target = hpc_opt_double("ci-target");
     hpc_reps.budget_s = hpc_opt_double("budget");
-    if (hpc_reps.min_reps > hpc_reps.max_reps)
-        hpc_usage_error("option --min-reps: %d is larger than --max-reps %d",
-                        hpc_reps.min_reps, hpc_reps.max_reps);
 
     /* In the order of hpc_inject_mode; the option's choices are checked already. */
     static const char *const injects[] = {"none", "corrupt", "hang", "die", "slow-core",

@@ -306,6 +306,28 @@ static void merge(const hpc_option *common, const hpc_option *bench)
             table[ntable++] = *o;
 }
 
+static double number(const hpc_option *o)
+{
+    return o->type == HPC_DOUBLE ? o->dval : (double)o->ival;
+}
+
+/* Every option's at_most relation, after the whole command line is read. */
+static int check_at_most(char *err, size_t errlen)
+{
+    for (int i = 0; i < ntable; i++) {
+        const hpc_option *o = &table[i], *cap;
+        if (!o->at_most)
+            continue;
+        cap = find(o->at_most, strlen(o->at_most));
+        if (cap && number(o) > number(cap)) {
+            snprintf(err, errlen, "option --%s: %s is larger than --%s %s", o->name, o->text,
+                     cap->name, cap->text);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int hpc_options_parse(int argc, char **argv, const hpc_option *common,
                       const hpc_option *bench, char *err, size_t errlen)
 {
@@ -345,7 +367,7 @@ int hpc_options_parse(int argc, char **argv, const hpc_option *common,
         if (set_value(o, value, err, errlen))
             return -1;
     }
-    return 0;
+    return check_at_most(err, errlen);
 }
 
 static const char *type_word(hpc_opt_type t)

@@ -53,6 +53,9 @@ typedef struct {
     const char *what;
     int all;              /* HPC_CHOICES, HPC_GRIDS: the value "all" is accepted */
     int dims;             /* HPC_GRIDS: 3 for AxBxC (0 or 2: AxB) */
+    const char *at_most;  /* a number option: another's name, whose value it may not exceed
+                           * (min-reps at_most max-reps); --describe says it, and the catalog
+                           * checks it before a launch from there */
 
     /* Filled in by the parser. */
     const char *text;     /* effective value as given */

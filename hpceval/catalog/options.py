@@ -83,7 +83,8 @@ def from_binary(binary: str, option: str, **override: Any) -> Param:
     ranged = kind in _RANGED and o["type"] in ("int", "size", "double", "sizes")
     fields = dict(min=o["min"] if ranged else None, max=o["max"] if ranged else None,
                   choices=tuple(o["choices"].split("|")) if o["choices"] else (),
-                  every=o["all"], dims=o["dims"] or 3, noun=o["what"], binary=binary)
+                  every=o["all"], dims=o["dims"] or 3, noun=o["what"], binary=binary,
+                  at_most=o.get("at_most", ""))
     name = override.pop("name", option)
     if name != option:
         fields["option"] = f"--{option}"

@@ -79,6 +79,8 @@ class Param:
     dims: int = 3                  # grids: integers per item
     every: bool = False            # words: 'all' stands for every choice
     binary: str = ""               # the binary whose option it is (options.py); "": the planner's
+    at_most: str = ""              # another parameter whose value this one's may not exceed,
+                                   # as the binary's table says (min-reps at most max-reps)
 
     def parse(self, text: str) -> Any:
         """Parse a --set value; raise UsageError with a one-line reason."""

@@ -207,9 +207,11 @@ class Benchmark:
 
     def plan(self, values: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
         merged = self.settings(values)
-        if merged.get("min-reps", 0) > merged.get("max-reps", float("inf")):
-            raise UsageError(f"{self.name}: min-reps {merged['min-reps']} is more than "
-                             f"max-reps {merged['max-reps']}")
+        # the relations the binary's table declares (Param.at_most), before anything launches
+        for p in self.params:
+            if p.at_most and self.has_param(p.at_most) and merged[p.name] > merged[p.at_most]:
+                raise UsageError(f"{self.name}: {p.name} {merged[p.name]} is larger than "
+                                 f"{p.at_most} {merged[p.at_most]}")
         if self.check:
             self.check(merged)
         specs = self.planner(self, merged, ctx)

@@ -115,3 +115,17 @@ def test_an_unknown_option_is_refused():
     """A benchmark declaring an option its binary lacks fails at import."""
     with pytest.raises(KeyError, match="no option --nosuch"):
         from_binary("nbc", "nosuch")
+
+
+def test_a_relation_between_options_is_declared_once(bindir):
+    """min-reps may not exceed max-reps: the harness's table says so (.at_most), --describe
+    carries it, every benchmark's Param has it, and the plan refuses from it before launch."""
+    described = json.loads(subprocess.run([str(bindir / "hpceval-pingpong"), "--describe"],
+                                          capture_output=True, text=True).stdout)
+    [mins] = [o for o in described["options"] if o["name"] == "min-reps"]
+    assert mins["at_most"] == "max-reps"
+    assert all(b.param("min-reps").at_most == "max-reps" for b in BENCHMARKS.values()
+               if b.has_param("min-reps"))
+    from hpceval.errors import UsageError
+    with pytest.raises(UsageError, match="stream: min-reps 9 is larger than max-reps 3"):
+        BENCHMARKS["stream"].plan({"min-reps": 9, "max-reps": 3}, CTX)

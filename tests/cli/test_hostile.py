@@ -22,7 +22,7 @@ from helpers import BIN, db_digest, single_line
     (["--set", "budget=nan"], "'nan' is not a finite number"),
     (["--set", "budget=inf"], "'inf' is not a finite number"),
     (["--set", "ci-target=-nan"], "not a finite number"),
-    (["--set", "min-reps=50", "--set", "max-reps=5"], "min-reps 50 is more than max-reps 5"),
+    (["--set", "min-reps=50", "--set", "max-reps=5"], "min-reps 50 is larger than max-reps 5"),
     (["--set", "min-reps=1e3"], "'1e3' is not an integer"),
     (["--set", "max-reps=99999999999999999999"], "out of range"),
     (["--set", "sizes="], "empty list of sizes"),
