@@ -35,12 +35,15 @@ def dims2(n: int) -> Tuple[int, int]:
 
 
 def _pgrid(v: Dict[str, Any], n: int) -> Tuple[int, int]:
-    text = str(v["npe"]).strip()
-    if not text:
+    """The process grid for n ranks: the one --set npe gives (the binary's grids option), else
+    MPI_Dims_create's."""
+    if not v["npe"]:
         return dims2(n)
-    p, q = int_tuple(text, "npe", "PxQ", 2)
+    if len(v["npe"]) != 1:
+        raise UsageError(f"--set npe: one PxQ grid, {len(v['npe'])} given")
+    p, q = v["npe"][0]
     if p * q != n:
-        raise UsageError(f"evh1: --set npe={text} does not fit {n} ranks (P Q = ranks)")
+        raise UsageError(f"evh1: --set npe={p}x{q} does not fit {n} ranks (P Q = ranks)")
     return p, q
 
 
@@ -145,7 +148,7 @@ register_benchmark(Benchmark(
     # the planner reads the process grid itself (one, fitted to each rank count); gamma 1 and
     # a zero Courant number are no flow it can plan
     options("evh1", "zones grid npe transposes problem axis steps gamma cfl l1-bound",
-            npe=dict(kind="str"), gamma=dict(min=1.0001), cfl=dict(min=0.01, max=0.99))
+            gamma=dict(min=1.0001), cfl=dict(min=0.01, max=0.99))
     + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep", memory=_memory,
     tiny=("zones=8x8x8", "steps=2"),

@@ -23,13 +23,17 @@ def _blocks(v: Dict[str, Any]) -> List[tuple]:
     return list(v["grid"] or v["cells"])
 
 
-def _npe_fits(text: str, n: int) -> List[str]:
-    if not text.strip():
+def _npe_fits(npe: List[tuple], n: int) -> List[str]:
+    """--npe for n ranks: the one grid given (the binary's grids option), none when not given."""
+    if not npe:
         return []
-    p = int_tuple(text.strip(), "npe", "PxQxR", 3)
+    if len(npe) != 1:
+        raise UsageError(f"--set npe: one PxQxR grid, {len(npe)} given")
+    p = npe[0]
     if p[0] * p[1] * p[2] != n:
-        raise UsageError(f"hydro: --set npe={text} does not fit {n} ranks (P Q R = ranks)")
-    return ["--npe", text.strip()]
+        raise UsageError(f"hydro: --set npe={'x'.join(map(str, p))} does not fit {n} ranks "
+                         "(P Q R = ranks)")
+    return ["--npe", "x".join(map(str, p))]
 
 
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -50,7 +54,7 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
         points = len(blocks)
         specs.append(LaunchSpec(
             b.name, f"hydro np={n} {shape[1]} {'strong' if strong else 'weak'} {v['problem']}",
-            "hydro", fixed + _npe_fits(str(v["npe"]), n), n, "core",
+            "hydro", fixed + _npe_fits(v["npe"], n), n, "core",
             expected_results=METRICS * points,
             estimate_s=expected_seconds(v, points, step_s * MIN_RATE / TYPICAL_RATE),
             timeout_s=launch_timeout(v, points) + 3.0 * (int(v["warmup"]) + 3) * step_s * points))
@@ -74,7 +78,6 @@ register_benchmark(Benchmark(
     # and a zero Courant number are no flow it can plan
     options("hydro", "cells grid npe problem steps gamma cfl",
             cells=dict(default="8x8x8,16x16x16,30x30x15,32x32x32"),
-            npe=dict(kind="str"),
             gamma=dict(min=1.0001), cfl=dict(min=0.01))
     + (ranks_sweep(alone=1),),
     _plan, ranks="--np or the ranks sweep",

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any, Dict, List, Tuple
 
 from hpceval.catalog.bench_phold import number_list
-from hpceval.catalog.common import (expected_seconds, harness_bytes, int_pair, launch_timeout,
+from hpceval.catalog.common import (expected_seconds, harness_bytes, launch_timeout,
                                     parallel_seconds, rank_counts, ranks_sweep, repetition_args)
 from hpceval.catalog.ladder import RankRule
 from hpceval.catalog.nas_common import FEWER_REPS
@@ -50,13 +50,20 @@ def _tiling(x: int, y: int) -> RankRule:
                     f"PY | {y})")
 
 
+def _routers(v: Dict[str, Any]) -> Tuple[int, int]:
+    """The one torus of routers (the binary's grids option, parsed by its Param)."""
+    if len(v["routers"]) != 1:
+        raise UsageError(f"--set routers: one XxY torus, {len(v['routers'])} given")
+    return v["routers"][0]
+
+
 def _rank_rule(v: Dict[str, Any]) -> RankRule:
     """PS's rank rule: the counts that tile its routers (ladders across nodes keep to it)."""
-    return _tiling(*int_pair(v["routers"], "routers", "XxY"))
+    return _tiling(*_routers(v))
 
 
 def _network(v: Dict[str, Any]) -> Tuple[int, int, List[float]]:
-    x, y = int_pair(v["routers"], "routers", "XxY")
+    x, y = _routers(v)
     if not 2 <= x * y <= 2**30:   # a router is an int32 on the wire
         raise UsageError(f"--set routers: {x}x{y}: from 2 to 2^30 routers")
     if x * y * int(v["cycles"]) > MAX_WORK:
@@ -106,8 +113,7 @@ register_benchmark(Benchmark(
     "of processes, each sending its four neighbours one short message per packet crossing (or "
     "a null message) a cycle; checked against a sequential run; execution time and messages "
     "vs load",
-    # routers: the planner reads XxY itself (the rank rule tiles it)
-    options("ps", "routers loads cycles flits seed", routers=dict(kind="str"), **FEWER_REPS)
+    options("ps", "routers loads cycles flits seed", **FEWER_REPS)
     + (ranks_sweep(note="; each must tile the routers as a PX x PY torus"),),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory, rank_rule=_rank_rule,
     tiny=("routers=8x8", "cycles=500", "loads=10,50"),
