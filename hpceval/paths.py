@@ -71,6 +71,18 @@ def left_out(name: str, directory: "str | None" = None) -> "str | None":
     return why if isinstance(why, str) else None
 
 
+def build_has(feature: str, directory: "str | None" = None) -> bool:
+    """Whether the build (in `directory`, else bin_dir()) has `feature`, as buildinfo.json says
+    ("shmem": OpenSHMEM, csrc/Makefile); True where no build says otherwise (a dry run without
+    a build plans as the catalog's snapshot of the tables does)."""
+    bindir = Path(directory) if directory else bin_dir()
+    try:
+        info = json.loads((bindir / "buildinfo.json").read_text())
+    except (OSError, ValueError):
+        return True
+    return not isinstance(info, dict) or info.get(feature, True) is not False
+
+
 def build_info_path() -> Path:
     return bin_dir() / "buildinfo.json"
 

@@ -1,6 +1,7 @@
 /* pop_comm.c - decomposition, halo update variants and global-sum variants of
  * the POP-like barotropic proxy (pop_comm.h says what each does). */
 #include "pop_comm.h"
+#include "pop_shmem.h"
 #include "harness.h"
 
 #include <stdlib.h>
@@ -86,6 +87,9 @@ int pop_halo_init(pop_halo *h, const pop_decomp *d, int variant, hpc_phases *ph)
         if (MPI_Win_allocate((MPI_Aint)(n * sizeof(double)), sizeof(double), MPI_INFO_NULL,
                              MPI_COMM_WORLD, &h->x, &h->win) != MPI_SUCCESS)
             return -1;
+    } else if (variant == POP_HALO_SHMEM) {
+        if (!(h->x = pop_shmem_field(h, n)))
+            return -1;
     } else if (MPI_Alloc_mem((MPI_Aint)(n * sizeof(double)), MPI_INFO_NULL, &h->x)
                != MPI_SUCCESS) {
         return -1;
@@ -103,14 +107,17 @@ int pop_halo_init(pop_halo *h, const pop_decomp *d, int variant, hpc_phases *ph)
         h->rbuf[k] = malloc((size_t)h->cnt[k] * sizeof(double));
         if (!h->sbuf[k] || !h->rbuf[k])
             return -1;
-        if (variant == POP_HALO_PUT && d->nbr[k] != MPI_PROC_NULL && d->nbr[k] != d->rank) {
+        if ((variant == POP_HALO_PUT || variant == POP_HALO_SHMEM)
+            && d->nbr[k] != MPI_PROC_NULL && d->nbr[k] != d->rank) {
             /* The neighbour's block: same extent along the shared side, its own row length. */
             int pn = ((d->p + DX[k]) % d->P + d->P) % d->P, qn = d->q + DY[k], a, nbx, nby;
             pop_extent(d->nx, d->P, pn, &a, &nbx);
             pop_extent(d->ny, d->Q, qn, &a, &nby);
             pop_region(nbx, nby, nbx + 2, OPP[k], 1, &s, &ni, &nj);
             h->tgt_disp[k] = s;
-            h->tgt_t[k] = region_type(ni, nj, nbx + 2);
+            h->tgt_ld[k] = nbx + 2;
+            if (variant == POP_HALO_PUT)
+                h->tgt_t[k] = region_type(ni, nj, nbx + 2);
         }
     }
     if (h->win != MPI_WIN_NULL) {
@@ -134,6 +141,8 @@ void pop_halo_free(pop_halo *h)
 {
     if (h->win != MPI_WIN_NULL)
         MPI_Win_free(&h->win);  /* frees h->x too */
+    else if (h->variant == POP_HALO_SHMEM)
+        pop_shmem_field_free(h);
     else
         MPI_Free_mem(h->x);
     if (h->grp != MPI_GROUP_NULL)
@@ -250,6 +259,12 @@ void pop_halo_update(pop_halo *h)
         MPI_Win_complete(h->win);
         MPI_Win_wait(h->win);
         break;
+    case POP_HALO_SHMEM:
+        hpc_phase_to(h->ph, POP_PH_COPY);
+        self_copies(h);
+        hpc_phase_to(h->ph, POP_PH_HALO);
+        pop_shmem_halo(h);
+        break;
     }
 }
 
@@ -262,6 +277,8 @@ int pop_gsum_init(pop_gsum *s, int variant, int branch)
     MPI_Comm_size(MPI_COMM_WORLD, &s->nranks);
     s->win = MPI_WIN_NULL;
     s->grp = MPI_GROUP_NULL;
+    if (variant == POP_SUM_SHMEM)
+        return s->nranks == 1 ? 0 : pop_shmem_sum_init(s);
     if (variant != POP_SUM_ONESIDED || s->nranks == 1)
         return 0;  /* one rank: the sum is its own value, no window */
     /* Only rank 0's memory is a target (nranks slots and the total); the others expose none. */
@@ -286,6 +303,8 @@ int pop_gsum_init(pop_gsum *s, int variant, int branch)
 
 void pop_gsum_free(pop_gsum *s)
 {
+    if (s->variant == POP_SUM_SHMEM && s->nranks > 1)
+        pop_shmem_sum_free(s);
     if (s->win != MPI_WIN_NULL)
         MPI_Win_free(&s->win);
     if (s->grp != MPI_GROUP_NULL)
@@ -352,6 +371,9 @@ double pop_gsum_do(pop_gsum *s, double v)
         break;
     case POP_SUM_ONESIDED:
         t = onesided_sum(s, v);
+        break;
+    case POP_SUM_SHMEM:
+        t = pop_shmem_sum(s, v);
         break;
     }
     return t;

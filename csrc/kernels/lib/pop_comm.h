@@ -41,6 +41,16 @@
  *             master" version). Two PSCW epochs per sum (rank 0 exposes, the
  *             others access): pairwise synchronisation with the master only.
  *             Every rank gets rank 0's bits.
+ *
+ * OpenSHMEM variants (lib/pop_shmem.c; built where OpenSHMEM links, HPC_HAVE_SHMEM: the X1
+ * study's Co-Array Fortran versions of August 2004, with pairwise flags):
+ *   shmem (halo)  the field in the symmetric heap; each rank tells its neighbours its ghosts
+ *             are free (a flag each), waits for theirs, puts each edge into the neighbour's
+ *             ghosts (shmem_double_put, or shmem_double_iput for a column), fences, and sets
+ *             the neighbour's "filled" flag; then waits for its own
+ *   shmem (sum)   every rank puts its partial sum into slot [rank] of rank 0's symmetric
+ *             memory, fences and sets its flag; rank 0 adds the slots in rank order once
+ *             every flag is set, puts the total to each rank and sets its flag
  */
 #ifndef POP_COMM_H
 #define POP_COMM_H
@@ -49,8 +59,8 @@
 
 #include <mpi.h>
 
-enum { POP_HALO_DATATYPE, POP_HALO_PACK, POP_HALO_PUT };
-enum { POP_SUM_ALLREDUCE, POP_SUM_TREE, POP_SUM_ONESIDED };
+enum { POP_HALO_DATATYPE, POP_HALO_PACK, POP_HALO_PUT, POP_HALO_SHMEM };
+enum { POP_SUM_ALLREDUCE, POP_SUM_TREE, POP_SUM_ONESIDED, POP_SUM_SHMEM };
 /* Phase ids (barotropic.c defines them in this order). */
 enum { POP_PH_COMPUTE, POP_PH_HALO, POP_PH_COPY, POP_PH_SUM };
 
@@ -87,6 +97,9 @@ typedef struct {
     MPI_Win win;
     MPI_Group grp;           /* put: the distinct neighbour ranks other than me */
     int ngrp;
+    int tgt_ld[8];           /* shmem: the neighbour's row length */
+    long *flags;             /* shmem: 8 "ready" then 8 "filled" counters (symmetric) */
+    long seq;                /* shmem: updates so far */
     hpc_phases *ph;
 } pop_halo;
 
@@ -101,6 +114,8 @@ typedef struct {
     double *slots;   /* onesided: rank 0: nranks + 1 doubles (the last is the total), window memory */
     MPI_Win win;
     MPI_Group grp;   /* onesided: rank 0: every other rank; others: rank 0 */
+    long *flags;     /* shmem (symmetric): nranks "written" counters, then "total" */
+    long seq;        /* shmem: sums so far */
 } pop_gsum;
 
 int pop_gsum_init(pop_gsum *s, int variant, int branch);  /* collective */
