@@ -12,7 +12,7 @@ from hpceval.catalog.options import options
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Suite, Tunes,
                                       register_benchmark, register_study, register_suite)
-from hpceval import paths
+from hpceval.paths import bin_dir, build_has
 from hpceval.errors import UsageError
 
 SCALINGS = ("strong", "weak")
@@ -49,11 +49,11 @@ def typical_solve_s(nx: int, ny: int, nranks: int, ctx: PlanContext) -> float:
 def _without_shmem(b: Benchmark, name: str, chosen: List[str], ctx: PlanContext) -> List[str]:
     """The variants of --set NAME this build can run: in a build without OpenSHMEM (MPICH, SMPI:
     buildinfo.json) every variant ('all') leaves shmem out, and shmem named is refused."""
-    if "shmem" not in chosen or paths.build_has("shmem"):
+    if "shmem" not in chosen or build_has("shmem"):
         return chosen
     if set(chosen) != set(b.param(name).choices):
         raise UsageError(f"--set barotropic.{name}: shmem needs a build with OpenSHMEM (Open "
-                         f"MPI's liboshmem); {paths.bin_dir()} has none")
+                         f"MPI's liboshmem); {bin_dir()} has none")
     ctx.note(f"barotropic: {name} shmem left out: this build has no OpenSHMEM")
     return [c for c in chosen if c != "shmem"]
 

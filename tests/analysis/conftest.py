@@ -15,7 +15,7 @@ SUITE = ["pingpong", "loggp", "barotropic", "--np", "2", *FAST,
          "--set", "pingpong.refine=0", "--set", "pingpong.sizes=8,64,512,4K,32K,256K,1M",
          "--set", "loggp.sizes=0,64K", "--set", "loggp.train=8",
          "--set", "barotropic.grids=32x32,48x32", "--set", "barotropic.pgrids=2x1",
-         "--set", "barotropic.halos=all", "--set", "barotropic.sums=allreduce",
+         "--set", "barotropic.halos=datatype,pack,put", "--set", "barotropic.sums=allreduce",
          "--set", "barotropic.land=none", "--set", "barotropic.mappings=row"]
 
 
