@@ -11,7 +11,6 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from hpceval.catalog import LaunchSpec, PlanContext, plan_targets
 from hpceval.catalog.budget import estimate_s, spec_startup_s
-from hpceval.runner.built import built
 from hpceval.runner.placement import Placement
 
 PLAN_VERSION = 1           # the --dry-run --json document (docs/records.md)
@@ -46,7 +45,7 @@ def _option(args: Sequence[str], name: str) -> Optional[str]:
 def dry_run(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
             place: Optional[Placement], budget_s: Optional[float] = None) -> List[PlannedLaunch]:
     out = []
-    for spec in built(plan_targets(targets, sets, ctx, budget_s), ctx):
+    for spec in plan_targets(targets, sets, ctx, budget_s):
         if place:
             place.check(spec.nranks, spec.ppn)         # says it does not fit, in one line
         per = min(spec.ppn or ctx.per_node, ctx.per_node)

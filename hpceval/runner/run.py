@@ -17,7 +17,6 @@ from hpceval.errors import Interrupted, UsageError
 from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
 from hpceval.launch import find_launcher
 from hpceval.runner import jobtime
-from hpceval.runner.built import built
 from hpceval.runner.llcprobe import LLC, probe_llc
 from hpceval.runner.nodeprint import run_nodes
 from hpceval.runner.placement import Placement, check_plan
@@ -55,12 +54,29 @@ def _slurm_nodes():
 def _plan(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
           trace: bool, budget_s: Optional[float] = None) -> List[LaunchSpec]:
     del ctx.notes[:]
-    specs = built(plan_targets(targets, sets, ctx, budget_s), ctx)
+    specs = _built(plan_targets(targets, sets, ctx, budget_s), ctx)
     for spec in specs:
         spec.trace = spec.trace or trace
     return specs
 
 
+def _built(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
+    """A plan of several benchmarks leaves out, and notes, those whose binary the build left out
+    (dense without ScaLAPACK: buildinfo.json says why); a plan of nothing else keeps them, and
+    is refused with the reason (paths.binary)."""
+    gone = {s.binary: why for s in specs if (why := paths.left_out(s.binary))}
+    if ctx.sim_cost is not None:       # SMPI's ranks are single-threaded (MPI_THREAD_SINGLE)
+        gone.update({s.binary: "SMPI provides no MPI_THREAD_FUNNELED for its threads"
+                     for s in specs if s.binary in THREADED})
+    if not gone or set(gone) == {s.binary for s in specs}:
+        return specs
+    for binary, why in sorted(gone.items()):
+        ctx.note(f"{binary} left out: not in this build ({why})")
+    return [s for s in specs if s.binary not in gone]
+
+
+# The binaries whose threads need MPI_THREAD_FUNNELED (csrc/mem): not under SMPI
+THREADED = frozenset({"stream", "mem-bandwidth", "mem-contention"})
 LLC_CHOICES = ("probe", "reported")
 
 
