@@ -5,6 +5,7 @@ the launches' outcomes, and every model's prediction against what the study meas
 (`hpceval predict --run`).
 
     python3 benchmarks/study_run.py --simulate nodes=64,ppn=16 --budget 1h [--db D.sqlite]
+    python3 benchmarks/study_run.py ... --build smpi-4.1      # a named SMPI build (another SimGrid)
     python3 benchmarks/study_run.py --analyse D.sqlite [--run ID]      # a study already run
 
 Simulated runs need the SMPI build (`make build-smpi`): HPCEVAL_BINDIR is set to build-smpi/bin
@@ -29,12 +30,14 @@ from hpceval.catalog import BENCHMARKS  # noqa: E402
 HPCEVAL = [sys.executable, "-m", "hpceval"]
 
 
-def run_study(spec: str, budget: str, db: Path) -> dict:
+def run_study(spec: str, budget: str, db: Path, build: str = "") -> dict:
     env = {**os.environ}
-    env.setdefault("HPCEVAL_BINDIR", str(ROOT / "build-smpi" / "bin"))
+    if not build:
+        env.setdefault("HPCEVAL_BINDIR", str(ROOT / "build-smpi" / "bin"))
     start = time.monotonic()
     p = subprocess.run([*HPCEVAL, "run", "study", "--simulate", spec, "--budget", budget,
-                        "--db", str(db)], cwd=ROOT, env=env, capture_output=True, text=True)
+                        "--db", str(db), *(["--build", build] if build else [])],
+                       cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.monotonic() - start
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return {"exit": p.returncode, "wall_s": round(wall, 1), "peak_mib": round(peak_mib),
@@ -82,6 +85,12 @@ def report(run: dict, pred: dict, measured: dict) -> None:
         outcomes = ", ".join(f"{n} {s}" for s, n in a["status"].most_common())
         print(f"| {area} | {a['launches']} | {a['estimate']:.0f} | {a['elapsed']:.0f} | "
               f"{a['ranks']} | {outcomes} |")
+    reach = defaultdict(int)
+    for l in run["launches"]:
+        if l["status"] == "ok":
+            reach[l["benchmark"]] = max(reach[l["benchmark"]], l.get("nranks") or 0)
+    print("\nlargest rank count measured (ok launches): "
+          + ", ".join(f"{b} {n}" for b, n in sorted(reach.items(), key=lambda x: (-x[1], x[0]))))
     left = run["settings"].get("left_out") or []
     if left:
         print(f"\nleft out: {len(left)}: " + "; ".join(map(str, left[:10])))
@@ -108,13 +117,14 @@ def main() -> int:
     ap.add_argument("--db", type=Path)
     ap.add_argument("--analyse", type=Path, metavar="DB", help="report on a study already run")
     ap.add_argument("--run", default="latest")
+    ap.add_argument("--build", default="", help="a named SMPI build (hpceval build --name)")
     args = ap.parse_args()
     measured = {}
     if args.analyse:
         db = args.analyse
     else:
         db = args.db or Path(tempfile.mkdtemp()) / "study.sqlite"
-        measured = run_study(args.simulate, args.budget, db)
+        measured = run_study(args.simulate, args.budget, db, args.build)
     run = export(db, args.run)
     report(run, predictions(db, args.run), measured)
     return 0

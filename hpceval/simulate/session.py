@@ -198,11 +198,34 @@ def launch_cfg(sim: Dict[str, Any], argv: List[str], nranks: int) -> List[str]:
                and COMPUTE_CFG["none"][0] not in sim["cfg"] else []))
 
 
-def _flavour(bindir: Path) -> Optional[str]:
+def _buildinfo(bindir: Path) -> Dict[str, Any]:
     try:
-        return json.loads((bindir / "buildinfo.json").read_text()).get("mpi")
-    except (OSError, ValueError, AttributeError):
-        return None
+        info = json.loads((bindir / "buildinfo.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def _flavour(bindir: Path) -> Optional[str]:
+    return _buildinfo(bindir).get("mpi")
+
+
+def simgrid_bin(bindir: Path) -> Optional[Path]:
+    """The directory of the smpicc an SMPI build was compiled with, where that build named it by
+    path and its smpirun is beside it (a SimGrid of its own, scripts/build-simgrid.sh); None:
+    the smpicc on PATH."""
+    cc = str(_buildinfo(bindir).get("cc") or "")
+    where = Path(cc).parent if os.sep in cc else None
+    return where if where is not None and (where / "smpirun").is_file() else None
+
+
+def use_simgrid_of(bindir: Path) -> None:
+    """Launch the build's binaries with its own SimGrid's smpirun: a binary compiled by one
+    SimGrid's smpicc does not run under another's smpirun. Its directory goes first on PATH,
+    which this run's launches, calibration and platform check all search."""
+    where = simgrid_bin(bindir)
+    if where is not None:
+        os.environ["PATH"] = os.pathsep.join([str(where), os.environ.get("PATH", "")])
 
 
 def smpi_bindir() -> Path:
@@ -271,10 +294,12 @@ def prepare(simulate: Optional[str], platform: Optional[str], nodes: Optional[in
     plat = platform_from_args(simulate, platform, nodes, ppn)
     if plat is None:
         return None
+    bindir = None if plan_only else smpi_bindir()
+    if bindir is not None:
+        use_simgrid_of(bindir)
     if not plan_only and not shutil.which("smpirun"):
         raise UsageError("smpirun not found on PATH: install SimGrid (Debian libsimgrid-dev; "
                          "docs/simulate.md)")
-    bindir = None if plan_only else smpi_bindir()
     where = _write(plat)
     info = json.loads((where / "simulation.json").read_text())
     place = placement(info, np)
