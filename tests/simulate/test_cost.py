@@ -86,6 +86,29 @@ def test_a_dry_run_reads_the_stored_calibration_and_launches_nothing(tmp_path, s
     assert sim_cost(sim, None, None, PER_RESULT_S, BUSY).per_result == PER_RESULT_S
 
 
+def test_the_calibration_is_kept_per_simgrid_of_the_build(tmp_path, monkeypatch):
+    """Two SimGrids start ranks at different costs: the one the SMPI build was compiled with
+    (its buildinfo) picks its own entry; an entry of the host alone serves where none is."""
+    from hpceval.simulate.cost import calibration_key, stored_calibration
+    sim = platform(tmp_path)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "buildinfo.json").write_text(json.dumps({"mpi": "smpi",
+                                                       "compiler": "SimGrid version 4.1"}))
+    monkeypatch.setenv("HPCEVAL_BINDIR", str(bindir))
+    assert calibration_key(bindir) == f"{HOST} SimGrid version 4.1"
+    path = tmp_path / "simulated" / CALIBRATION
+    path.write_text(json.dumps({HOST: {"start_s": 0.9, "per_rank_s": 0.002}}))
+    assert stored_calibration(sim)["start_s"] == 0.9
+    path.write_text(json.dumps({HOST: {"start_s": 0.9, "per_rank_s": 0.002},
+                                f"{HOST} SimGrid version 4.1": {"start_s": 0.2,
+                                                               "per_rank_s": 0.0003}}))
+    assert stored_calibration(sim)["start_s"] == 0.2
+    (bindir / "buildinfo.json").write_text(json.dumps({"mpi": "smpi",
+                                                       "compiler": "SimGrid version 3.32"}))
+    assert stored_calibration(sim)["start_s"] == 0.9
+
+
 def test_every_simulated_launch_s_limit_covers_its_smpi_cost_without_a_budget():
     """Planning only: the study on 64 x 16 simulated ranks, no --budget. Every launch's time
     limit (the one it runs under without a budget) covers SMPI's wall time for it, its
