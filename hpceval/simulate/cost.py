@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -33,6 +34,14 @@ CAL_RANKS = 64                     # the larger calibration launch (fewer on a s
 LAUNCH_OVERHEAD_S = 0.15           # hpceval's side of a launch: spawning, parsing, storing
 DEFAULT_PER_RESULT_S = 0.05        # a kind neither learned nor declared
 LEARNED_FROM = 200                 # the latest launches of a benchmark the median is taken over
+# How SMPI's wall cost of a message grows with the busy ranks B beyond REF_RANKS (where the
+# declared costs were measured): a + b B a message, GROWTH = b / a a rank. Measured here with 8 B
+# halo exchanges on 64 and 1,024 ranks (docs/simulate.md, "SimGrid's own cost"): SimGrid before
+# 3.34 walks a list of every detached send in flight per message (3.9 -> 26.4 us); 3.34 and
+# later keep a set (4.1: 4.7 -> 8.8 us).
+REF_RANKS = 64
+GROWTH_LIST, GROWTH_SET = 0.0098, 0.00095
+SET_SINCE = (3, 34)
 
 
 def kind(benchmark: str, label: str) -> str:
@@ -91,12 +100,32 @@ def calibration_key(bindir: Optional[Path]) -> str:
     start-up is its own: 4.1 starts 1,024 ranks in 0.26 s, 3.32 in 0.66 s); the host alone
     where that is not known."""
     host = socket.gethostname()
+    version = _simgrid(bindir)
+    return f"{host} {version}" if version else host
+
+
+def _simgrid(bindir: Optional[Path]) -> Optional[str]:
+    """"SimGrid version 3.32": what the SMPI build in `bindir` was compiled with, as its
+    buildinfo says; None where it does not."""
     try:
         info = json.loads((bindir / "buildinfo.json").read_text()) if bindir else {}
     except (OSError, ValueError):
         info = {}
     version = info.get("compiler") if isinstance(info, dict) else None
-    return f"{host} {version}" if isinstance(version, str) and "SimGrid" in version else host
+    return version if isinstance(version, str) and "SimGrid" in version else None
+
+
+def growth_per_rank(bindir: Optional[Path]) -> float:
+    """GROWTH of the build's SimGrid: the list's before 3.34, and where the version is not
+    known (Debian 12's is 3.32)."""
+    m = re.search(r"(\d+)\.(\d+)", _simgrid(bindir) or "")
+    return GROWTH_SET if m and (int(m.group(1)), int(m.group(2))) >= SET_SINCE else GROWTH_LIST
+
+
+def growth(busy_ranks: int, per_rank: float) -> float:
+    """What a message costs with `busy_ranks` busy against REF_RANKS (1 up to REF_RANKS)."""
+    return (1 + per_rank * busy_ranks) / (1 + per_rank * REF_RANKS) if busy_ranks > REF_RANKS \
+        else 1.0
 
 
 def _calibrations(sim: Dict[str, Any]):
@@ -116,28 +145,34 @@ def _usable(cal: Any) -> bool:
 def stored_calibration(sim: Dict[str, Any]) -> Optional[Dict[str, float]]:
     """This host's calibration as calibration.json keeps it, None when it has none (nothing is
     measured: `run --dry-run --simulate`)."""
-    from hpceval.simulate.session import smpi_bindir
-    try:
-        bindir: Optional[Path] = smpi_bindir()
-    except UsageError:
-        bindir = None
     known = _calibrations(sim)[1]
-    for key in (calibration_key(bindir), socket.gethostname()):
+    for key in (calibration_key(_smpi_build()), socket.gethostname()):
         if _usable(known.get(key)):
             return known[key]
     return None
 
 
-def learned(store, host: str, busy_ranks: Mapping[str, int]) -> Dict[str, float]:
+def _smpi_build() -> Optional[Path]:
+    """The SMPI build a run would use (a dry run names none), None without one."""
+    from hpceval.simulate.session import smpi_bindir
+    try:
+        return smpi_bindir()
+    except UsageError:
+        return None
+
+
+def learned(store, host: str, busy_ranks: Mapping[str, int],
+            per_rank: float = GROWTH_LIST) -> Dict[str, float]:
     """Wall seconds per result per busy rank of this host's earlier simulated launches, per
-    kind (the median of its latest LEARNED_FROM that ended ok with records)."""
+    kind, as at REF_RANKS busy ranks (each launch's over its `growth`): the median of its
+    latest LEARNED_FROM that ended ok with records."""
     rows = store.simulated_launches(host)
     per: Dict[str, list] = {}
     for bench, label, nranks, elapsed, startup, n in rows:
         key = kind(bench, label)
+        b = max(busy(bench, label, nranks, busy_ranks), 1)
         if n and len(per.setdefault(key, [])) < LEARNED_FROM:
-            per[key].append(max(elapsed - startup, 0.0)
-                            / (n * max(busy(bench, label, nranks, busy_ranks), 1)))
+            per[key].append(max(elapsed - startup, 0.0) / (n * b * growth(b, per_rank)))
     return {b: statistics.median(v) for b, v in per.items() if v}
 
 
@@ -148,11 +183,13 @@ class SimCost:
     (Benchmark.sim_busy_ranks)."""
 
     def __init__(self, start_s: float, per_rank_s: float, per_result: Mapping[str, float],
-                 busy_ranks: Optional[Mapping[str, int]] = None, learned: Iterable[str] = ()):
+                 busy_ranks: Optional[Mapping[str, int]] = None, learned: Iterable[str] = (),
+                 growth_per_rank: float = GROWTH_LIST):
         self.start_s, self.per_rank_s = start_s, per_rank_s
         self.per_result = dict(per_result)
         self.busy_ranks = dict(busy_ranks or {})
         self.learned = set(learned)
+        self.growth_per_rank = growth_per_rank
 
     def startup_s(self, nranks: int) -> float:
         return self.start_s + self.per_rank_s * nranks
@@ -162,13 +199,16 @@ class SimCost:
                    "kinds, else from" if self.learned else "from")
         return (f"simulated start-up {self.start_s:.2f} s + {self.per_rank_s * 1e3:.2f} ms a "
                 f"rank (smpirun's, {CALIBRATION}); a result's cost {learned} the benchmarks' "
-                "declarations, measured here")
+                f"declarations, measured here, growing beyond {REF_RANKS} busy ranks as "
+                f"SMPI's cost a message does (x{growth(1024, self.growth_per_rank):.2f} at "
+                "1,024)")
 
     def measure_s(self, benchmark: str, label: str, nranks: int, results: int,
                   planned: float) -> float:
         each = self.per_result.get(kind(benchmark, label),
                                    self.per_result.get(benchmark, DEFAULT_PER_RESULT_S))
-        return busy(benchmark, label, nranks, self.busy_ranks) * max(planned, results * each)
+        b = busy(benchmark, label, nranks, self.busy_ranks)
+        return b * max(planned, results * each * growth(b, self.growth_per_rank))
 
 
 def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],
@@ -180,5 +220,7 @@ def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],
     cal = calibration(sim, binary) if binary is not None else stored_calibration(sim)
     if cal is None:
         return None
-    got = learned(store, socket.gethostname(), busy_ranks) if store is not None else {}
-    return SimCost(cal["start_s"], cal["per_rank_s"], {**declared, **got}, busy_ranks, got)
+    per_rank = growth_per_rank(Path(binary).parent if binary is not None else _smpi_build())
+    got = learned(store, socket.gethostname(), busy_ranks, per_rank) if store is not None else {}
+    return SimCost(cal["start_s"], cal["per_rank_s"], {**declared, **got}, busy_ranks, got,
+                   per_rank)

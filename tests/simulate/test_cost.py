@@ -13,7 +13,8 @@ from helpers import plant_launch
 from hpceval.catalog import PlanContext
 from hpceval.runner.run import learn_costs
 from hpceval.catalog.registry import sim_cost_model, sim_declared
-from hpceval.simulate.cost import CALIBRATION, busy, learned, sim_cost
+from hpceval.simulate.cost import (CALIBRATION, GROWTH_LIST, REF_RANKS, busy, growth,
+                                  growth_per_rank, learned, sim_cost)
 from hpceval.store import Store
 
 HOST = socket.gethostname()
@@ -57,9 +58,27 @@ def test_a_pair_launch_is_charged_for_its_two_busy_ranks(store):
     # 1,024 ranks of p2p 0-1: two of them measure, the others wait blocked
     assert cost.measure_s("p2p", "p2p 0-1 np=1024", 1024, 100, 0.0) == pytest.approx(
         2 * 100 * PAIR_S)
+    # every rank busy: each message dearer with 1,024 busy ranks than with REF_RANKS
     assert cost.measure_s("halo", "halo np=1024", 1024, 100, 0.0) == pytest.approx(
-        1024 * 100 * HALO_S)
+        1024 * 100 * HALO_S * (1 + GROWTH_LIST * 1024) / (1 + GROWTH_LIST * REF_RANKS))
+    assert cost.measure_s("halo", "halo np=64", 64, 100, 0.0) == pytest.approx(64 * 100 * HALO_S)
     assert cost.measure_s("sweep", "sweep np=2", 2, 1, 0.0) == 2 * PER_RESULT_S["sweep"]
+
+
+def test_smpi_s_cost_a_message_grows_with_the_busy_ranks_as_its_simgrid_s_does(tmp_path, store):
+    """The growth measured here (docs/simulate.md): 8 B halo exchanges, 3.9 us a message at 64
+    ranks and 26.4 us at 1,024 with SimGrid 3.32; 4.7 and 8.8 us with 4.1. A build says which
+    SimGrid; a store's launches at 1,024 ranks teach the cost as at REF_RANKS."""
+    for version, at_1024 in (("3.32", 26.4 / 3.9), ("4.1", 8.8 / 4.7)):
+        (tmp_path / "buildinfo.json").write_text(json.dumps(
+            {"mpi": "smpi", "compiler": f"SimGrid version {version}"}))
+        assert growth(1024, growth_per_rank(tmp_path)) == pytest.approx(at_1024, rel=0.05)
+    assert growth_per_rank(None) == GROWTH_LIST and growth(32, GROWTH_LIST) == 1.0
+    sim = fingerprint("sim", True)
+    g = growth(1024, GROWTH_LIST)
+    plant_launch(store, sim, "collectives", 1024, results=10, startup_s=START_S,
+                 elapsed_s=START_S + 10 * 1024 * 0.01 * g)
+    assert learned(store, HOST, BUSY)["collectives"] == pytest.approx(0.01)
 
 
 def platform(tmp_path) -> dict:
