@@ -122,9 +122,9 @@ def plan_targets(names: Sequence[str], sets: Sequence[str], ctx: PlanContext,
                  budget_s: Optional[float] = None) -> List[LaunchSpec]:
     """The launches of suites and benchmarks with --set overrides; with budget_s, fitted to it
     (hpceval/catalog/budget.py: areas' shares, shorter budgets, thinner ladders)."""
-    entries = resolve_entries(names, sets)
     memo: Memo = {}
     plan_entry = partial(plan_rungs, memo=memo)
+    entries = _buildable(resolve_entries(names, sets), ctx, plan_entry)
     if budget_s is not None:
         specs = budget.fit(entries, ctx, plan_entry, budget_s)
     else:
@@ -138,6 +138,34 @@ def plan_targets(names: Sequence[str], sets: Sequence[str], ctx: PlanContext,
     if budget_s is not None:
         ctx.note(budget.startup_note(ctx))
     return specs
+
+
+def unbuilt_note(binary: str, why: str) -> str:
+    return f"{binary} left out: not in this build ({why})"
+
+
+def _buildable(entries: List[Tuple[Benchmark, Dict[str, object]]], ctx: PlanContext,
+               plan_entry) -> List[Tuple[Benchmark, Dict[str, object]]]:
+    """The entries whose binaries the build has (ctx.unbuilt says why not: shmem-halo under
+    MPICH, the threaded memory benchmarks under SMPI), the others noted and left out before a
+    budget is fitted, so their share goes to the rest and a dry run shows what a run makes.
+    Every entry when the build has none of them: the run refuses with the reason."""
+    if ctx.unbuilt is None or len(entries) < 2:
+        return entries
+    mark, keep, gone = len(ctx.notes), [], {}
+    for bench, values in entries:
+        binaries = {s.binary for s in plan_entry(bench, values, ctx)}
+        why = {b: w for b in binaries if (w := ctx.unbuilt(b))}
+        if binaries and len(why) == len(binaries):
+            gone.update(why)
+        else:
+            keep.append((bench, values))
+    del ctx.notes[mark:]
+    if not keep:
+        return entries
+    for binary, why in sorted(gone.items()):
+        ctx.note(unbuilt_note(binary, why))
+    return keep
 
 
 def resolve_entries(names: Sequence[str], sets: Sequence[str]) -> List[Tuple[Benchmark, Dict[str, object]]]:

@@ -28,6 +28,8 @@ class PlanContext:
     startup_fit: Any = None          # a launch's start-up fitted to earlier ones (budget.py)
     host_memory_bytes: int = 0       # simulated: this host's memory, which every rank shares
     sim_cost: Any = None             # simulated: a launch's wall time (hpceval/simulate/cost.py)
+    # Why this build cannot run a binary (None: it can), for plan.py to leave out before fitting
+    unbuilt: Optional[Callable[[str], Optional[str]]] = None
     notes: List[str] = field(default_factory=list)   # what the plan left out, and why
     areas: List[Dict[str, Any]] = field(default_factory=list)  # a budgeted plan's areas
 

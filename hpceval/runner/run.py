@@ -7,10 +7,12 @@ import shlex
 import socket
 import sys
 import time
+from functools import partial
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
+from hpceval.catalog.plan import unbuilt_note
 from hpceval.catalog.registry import sim_declared
 from hpceval.catalog.budget import estimate_s, fit_startup
 from hpceval.errors import Interrupted, UsageError
@@ -41,7 +43,18 @@ def plan_context(nranks: Optional[int], place: Optional[Placement] = None) -> Pl
                        llc_bytes=llc_bytes(fp["caches"]),
                        mem_available_bytes=sim["memory_bytes"] if sim else mem_available_bytes(),
                        nranks=place.nranks if place else nranks, nodes=nodes, ppn=ppn,
-                       host_memory_bytes=mem_available_bytes() if sim else 0)
+                       host_memory_bytes=mem_available_bytes() if sim else 0,
+                       unbuilt=partial(unbuilt, simulated=sim is not None))
+
+
+def unbuilt(binary: str, simulated: bool) -> Optional[str]:
+    """Why this build cannot run hpceval-BINARY (None: it can): the build left it out
+    (buildinfo.json says why: dense without ScaLAPACK), or its threads need
+    MPI_THREAD_FUNNELED, which SMPI's single-threaded ranks do not provide."""
+    why = paths.left_out(binary)
+    if why is None and simulated and binary in THREADED:
+        why = "SMPI provides no MPI_THREAD_FUNNELED for its threads"
+    return why
 
 
 def _slurm_nodes():
@@ -61,17 +74,14 @@ def _plan(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
 
 
 def _built(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
-    """A plan of several benchmarks leaves out, and notes, those whose binary the build left out
-    (dense without ScaLAPACK: buildinfo.json says why); a plan of nothing else keeps them, and
-    is refused with the reason (paths.binary)."""
-    gone = {s.binary: why for s in specs if (why := paths.left_out(s.binary))}
-    if ctx.sim_cost is not None:       # SMPI's ranks are single-threaded (MPI_THREAD_SINGLE)
-        gone.update({s.binary: "SMPI provides no MPI_THREAD_FUNNELED for its threads"
-                     for s in specs if s.binary in THREADED})
+    """The launches whose binary the build has: what plan_targets did not leave out whole
+    (an entry with a binary the build lacks beside one it has), noted; a plan of nothing else
+    keeps them, and is refused with the reason (paths.binary)."""
+    gone = {s.binary: why for s in specs if ctx.unbuilt and (why := ctx.unbuilt(s.binary))}
     if not gone or set(gone) == {s.binary for s in specs}:
         return specs
     for binary, why in sorted(gone.items()):
-        ctx.note(f"{binary} left out: not in this build ({why})")
+        ctx.note(unbuilt_note(binary, why))
     return [s for s in specs if s.binary not in gone]
 
 

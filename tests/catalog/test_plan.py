@@ -70,3 +70,24 @@ def test_remeasure_labels_say_again_once():
     assert first == "pingpong np=2 (8 B again)"
     assert again_label(first, "8 B ") == first            # a second round: the same label
     assert again_label(again_label("stream threads=1")) == "stream threads=1 (again)"
+
+
+def test_what_the_build_lacks_is_left_out_before_the_budget_is_fitted():
+    """A binary the build cannot run (PlanContext.unbuilt: the threaded memory benchmarks under
+    SMPI, shmem-halo under MPICH) is left out before the fit, said once, and its share goes to
+    the rest: the launches add up to the areas. Alone in a plan it is kept (the run refuses
+    with the reason)."""
+    from dataclasses import replace
+    from hpceval.catalog.budget import total_s
+    lacks = {"stream": "planted", "mem-bandwidth": "planted too"}
+    ctx = replace(CTX, nodes=4, ppn=2, unbuilt=lacks.get)
+    specs = plan_targets(["memory", "comm"], [], ctx, budget_s=120)
+    assert not {s.binary for s in specs} & set(lacks)
+    assert {"stream left out: not in this build (planted)",
+            "mem-bandwidth left out: not in this build (planted too)"} <= set(ctx.notes)
+    assert sum(a["estimate_s"] for a in ctx.areas) == pytest.approx(total_s(specs), abs=0.5)
+    assert total_s(specs) <= 120
+    memory = next(a for a in ctx.areas if a["area"] == "memory")
+    assert memory["launches"] == sum(BENCHMARKS[s.benchmark].area == "memory" for s in specs)
+    alone = replace(CTX, unbuilt=lacks.get)
+    assert {s.binary for s in plan_targets(["stream"], [], alone)} == {"stream"}
