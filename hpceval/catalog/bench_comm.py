@@ -204,6 +204,8 @@ register_benchmark(Benchmark(
     memory=lambda spec, v: 4 * spec.nranks * max(map(int, spec_arg(spec, "--sizes").split(",")))
     + harness_bytes(v),
     tiny=("sizes=8", "ops=barrier,allreduce,alltoall,reduce-null"),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("sizes=4,1K",),
     # simulated: a 90 s simulated 64-rank study here
     sim_per_result_s={"": 0.004},
     headline="us (median)"))
@@ -335,6 +337,8 @@ register_benchmark(Benchmark(
     "random pairs (SP2 random2): evens ping-pong with a random odd, all at once; slowest pair",
     options("random2", "sizes seed buffer-pages", sizes=MESSAGES) + (NRANKS,),
     _plan_random2, ranks="even, >=2", memory=_two_buffers, tiny=("sizes=8",),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("sizes=8,64K",),
     # simulated: a 90 s simulated 64-rank study here
     sim_per_result_s={"": 0.033},
     headline="us, MB/s"))
@@ -368,6 +372,8 @@ register_benchmark(Benchmark(
     memory=lambda spec, v: (3 * 8 * (v["tile"] + 2 * max(v["widths"])) ** 2
                             + harness_bytes(v)),
     tiny=("tile=16", "widths=1", "neighbours=4", "methods=pack,datatype,put"),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("methods=pack", "widths=1,8"),
     # simulated: a 90 s simulated 64-rank study here
     sim_per_result_s={"": 0.053},
     headline="us, MB/s"))

@@ -148,7 +148,8 @@ register_benchmark(Benchmark(
     # a launch per kind ('all': both); n empty: from memory (orders)
     options("dense", "n nb grids", n=dict(default=[], more="empty: from memory, the largest "
                                           "that fits --set memory of each node and its halves"),
-            grids=dict(kind="str", more="square: the two most nearly square"),
+            grids=dict(kind="str", more="square: the two most nearly square, "
+                       "squarest: the most"),
             # fewer, longer samples: each is a whole factorisation
             warmup=dict(default=1), min_reps=dict(default=3), max_reps=dict(default=20))
     + (from_binary("dense", "kinds", name="kind", default="complex", every=True,
@@ -158,6 +159,8 @@ register_benchmark(Benchmark(
        ranks_sweep(ladder=True)),
     _plan, ranks="--np or the ranks sweep", narrow=_narrow, memory=_memory,
     tiny=("n=200", "nb=32"),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("grids=squarest",),
     # a short budget's smaller problem: n from 0.2% of the nodes' memory, not 2%, a 30th of the
     # time (a 256 GiB node's estimates: one rank 64 min -> 2 min, 100 ranks 155 s -> 7 s)
     lean=("memory=0.002",),

@@ -152,6 +152,8 @@ register_benchmark(Benchmark(
     + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep", memory=_memory,
     tiny=("zones=8x8x8", "steps=2"),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("transposes=alltoallv",),
     # the transpose is the variant; grid, problem and its axis make the problem
     scales=Scales("step_time", "µs/step", ("transpose",), "{transpose}",
                   ("nx", "ny", "nz", "problem", "axis")),

@@ -195,11 +195,13 @@ register_benchmark(Benchmark(
     options("psst", "truncation levels grids mappings transposes sums days start",
             levels=dict(default=4, min=1),
             grids=dict(kind="str", more="square: the two most nearly square that fit the "
-                       "truncation"))
+                       "truncation, squarest: the one"))
     + (ranks_sweep(note="; with 1 among them the report breaks the parallel overhead down"),),
     _plan_psst, ranks="--np or the ranks sweep (default 2)", memory=psst_memory,
     tiny=("truncation=5", "levels=1", "days=0.2", "grids=2x1", "mappings=row",
           "transposes=alltoallv", "sums=allreduce"),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("grids=squarest", "transposes=alltoallv", "sums=allreduce"),
     # the spectral model: FFT by transpose or distributed, Legendre sum; T, levels, test case
     scales=Scales("run_time", "s/run", ("transpose", "sum"), "{transpose}/{sum}",
                   ("truncation", "levels", "test"), seed_axes=(

@@ -53,6 +53,8 @@ register_benchmark(Benchmark(
     # iallgather, ialltoall: a send and a receive buffer of ranks x size
     memory=lambda spec, v: 2 * spec.nranks * max(v["sizes"]) + harness_bytes(v),
     tiny=("sizes=8,1K",),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("sizes=4,1K",),
     # simulated, the study's settings on 64 x 16 (flat): a result a rank cost 0.004 s at 2 ranks,
     # 0.009 at 4, 0.075 at 8 and 0.29 at 16 and 32 (stopped at 3x the default's estimate); the
     # top rungs cost the most, so theirs

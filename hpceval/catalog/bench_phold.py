@@ -90,6 +90,8 @@ register_benchmark(Benchmark(
     options("phold", "lps population end mean lookahead remote sync seed") + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("lps=64", "end=4", "lookahead=0.5", "remote=0.5"),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("lookahead=1", "remote=0.5"),
     headline="committed events per second, messages per event, synchronisation share",
     doc="docs/nas_phold.md"))
 

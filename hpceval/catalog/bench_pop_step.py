@@ -128,11 +128,13 @@ register_benchmark(Benchmark(
     options("pop-step", "grids pgrids land mappings clinic-halos halos sums branch steps dt tol "
             "check-every max-iters ref-max bound",
             pgrids=dict(kind="str", default="square", more="square: the two most nearly "
-                        "square that fit the grid"),
+                        "square that fit the grid, squarest: the one"),
             clinic_halos=dict(kind="str", default="aggregate", more="comma list, or all"))
     + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("grids=24x16x4", "steps=2", "pgrids=all"),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("pgrids=squarest", "clinic-halos=aggregate"),
     scales=Scales("step_time", "ms/step", ("clinic_halo", "halo", "sum", "branch"),
                   "{clinic_halo} {halo}/{sum}{branch:(?)}", ("nx", "ny", "nz", "land"),
                   seed_axes=(SeedAxis("sim_years_per_day", "simulated years per day",

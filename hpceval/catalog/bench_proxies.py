@@ -141,7 +141,7 @@ register_benchmark(Benchmark(
             "check-every max-iters dt direct-max",
             weak_block=dict(kind="str", more=f"with scaling=weak, empty: {DEFAULT_WEAK_BLOCK}"),
             pgrids=dict(kind="str", more="square: the two most nearly square that fit the "
-                        "grid; a list keeps those that fit each rank count"),
+                        "grid, squarest: the one; a list keeps those that fit each rank count"),
             branches=dict(kind="ints", noun="branching factor"))
     + (Param("scaling", "words", ["strong"], "strong, weak or strong,weak", choices=SCALINGS),
        ranks_sweep(),
@@ -150,6 +150,8 @@ register_benchmark(Benchmark(
     _plan_barotropic, ranks="--np or the ranks sweep (default 2)", memory=_memory,
     tiny=("grids=32x32", "pgrids=2x1", "halos=pack", "sums=allreduce", "land=none",
           "mappings=row"),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("pgrids=squarest", "halos=pack", "sums=allreduce"),
     scales=Scales("iteration_time", "µs/iter", ("halo", "sum", "branch"),
                   "{halo}/{sum}{branch:(?)}", ("nx", "ny", "land")),
     tunes=Tunes("iteration_time", ("nx", "ny", "land"),

@@ -117,6 +117,8 @@ register_benchmark(Benchmark(
     + (ranks_sweep(note="; each must tile the routers as a PX x PY torus"),),
     _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory, rank_rule=_rank_rule,
     tiny=("routers=8x8", "cycles=500", "loads=10,50"),
+    # a budget's top rung: one variant of each choice (budget.py's tops)
+    at_scale=("loads=10,50,90",),
     # simulated: at the study's 40,000 cycles (32 x 32 routers, min-reps 2, max-reps 3) every rank
     # sends its four neighbours a message a cycle, so a result costs cycles, not the point's
     # budget: fat tree N/2 x 2, scaled to 40,000 cycles, 4.5 at 16 ranks (4,000 cycles), 6.3 at 16

@@ -5,28 +5,25 @@ then its rank ladders thinned (every 2nd, 4th ... rung, the ends kept), then dra
 nodes, a quarter ... (a launch's start-up grows with its ranks), re-planned each time. Only
 when the deepest cut does not fit is its costliest entry eased (a smaller problem, its small
 rungs left out: RELIEFS) and at last left out: a benchmark keeps a curve across nodes before it
-is dropped. What was cut, eased or left out is noted in the plan (PlanContext.notes).
+is dropped. Where the ladders then stop short of the allocation, a share of the budget
+(TOP_SHARES) measures their top rungs alone (hpceval/catalog/tops.py), so that the curves still reach every node.
+What was cut, eased or left out is noted in the plan (PlanContext.notes).
 
-The estimate of a launch is its start-up, which grows with the ranks (tree spawn and MPI_Init's
-wire-up: fitted to this host's earlier real launches where the store holds a few, fit_startup,
-else STARTUP_S + STARTUP_PER_RANK_S a rank), plus the measuring time its planner budgeted (every
-point spending its whole budget: an upper bound, as converged points stop early)."""
+A launch's estimate is hpceval/catalog/estimate.py's."""
 from __future__ import annotations
 
 import math
 import re
-import statistics
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpceval.catalog import ladder
-from hpceval.catalog.common import TIMEOUT_FACTOR, planned_seconds, simulated_limit
+from hpceval.catalog import tops as top
+from hpceval.catalog.estimate import stamp, total_s
 from hpceval.catalog.params import YEAR_S, item_text
-from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext
+from hpceval.catalog.registry import BENCHMARKS, Benchmark, LaunchSpec, PlanContext
 from hpceval.errors import UsageError
 
-STARTUP_S = 1.0            # one launch of a few ranks here: 0.5-1.3 s (mpirun, 2 ranks)
-STARTUP_PER_RANK_S = 1e-3  # wire-up grows with the ranks; 10,000 ranks: about 11 s a launch
 MAX_THIN = 4               # at most every 16th rung (and the ends)
 MIN_SCALE = 1e-3           # budgets are shortened at most this much before rungs are thinned
 SCALE_STEPS = 4            # budget scales a fit tries: 2^(-k/4)
@@ -42,112 +39,6 @@ DEFAULT_SHARE = 0.10
 
 Entry = Tuple[Benchmark, Dict[str, Any]]
 PlanEntry = Callable[[Benchmark, Dict[str, Any], PlanContext], List[LaunchSpec]]
-
-
-def startup_s(nranks: int, base: Optional[float] = None) -> float:
-    """A launch's start-up: `base` (one measured on this allocation, else STARTUP_S) plus the
-    wire-up that grows with the ranks."""
-    return (STARTUP_S if base is None else base) + STARTUP_PER_RANK_S * nranks
-
-
-@dataclass(frozen=True)
-class StartupFit:
-    """A launch's start-up fitted to this host's earlier real launches (fit_startup)."""
-    start_s: float
-    per_rank_s: float
-    launches: int
-    rank_counts: int
-
-    def startup_s(self, nranks: int) -> float:
-        return self.start_s + self.per_rank_s * nranks
-
-    def note(self) -> str:
-        return (f"start-up {self.start_s:.2f} s + {self.per_rank_s * 1e3:.2f} ms a rank, fitted "
-                f"to {self.launches} earlier launches here ({self.rank_counts} rank counts)")
-
-
-MIN_FIT_LAUNCHES = 3       # fewer earlier launches: the model's STARTUP_S, STARTUP_PER_RANK_S
-
-
-def fit_startup(rows: Sequence[Tuple[int, float, float, float]]) -> Optional[StartupFit]:
-    """The start-up of this host's launches from earlier ones, rows (nranks, elapsed_s,
-    estimate_s, startup_s): what each took beyond its planned measuring (elapsed - (estimate -
-    startup)), its median per rank count (robust to a disturbed launch), then a line through
-    those medians: the per-rank slope the median of their pairwise slopes (Theil-Sen; the
-    model's STARTUP_PER_RANK_S with one rank count), the fixed part the median of what is left.
-    Neither part below zero. None with fewer than MIN_FIT_LAUNCHES rows."""
-    if len(rows) < MIN_FIT_LAUNCHES:
-        return None
-    by: Dict[int, List[float]] = {}
-    for nranks, elapsed, estimate, startup in rows:
-        by.setdefault(int(nranks), []).append(elapsed - (estimate - startup))
-    med = sorted((n, statistics.median(r)) for n, r in by.items())
-    slopes = [(m2 - m1) / (n2 - n1) for i, (n1, m1) in enumerate(med) for n2, m2 in med[i + 1:]]
-    per_rank = max(statistics.median(slopes), 0.0) if slopes else STARTUP_PER_RANK_S
-    start = max(statistics.median(m - per_rank * n for n, m in med), 0.0)
-    return StartupFit(round(start, 4), round(per_rank, 7), len(rows), len(med))
-
-
-def startup_note(ctx: PlanContext) -> str:
-    """Which model a plan's launches were estimated by (a plan note)."""
-    if ctx.sim_cost is not None:
-        return ctx.sim_cost.note()
-    if ctx.startup_fit is not None:
-        return ctx.startup_fit.note()
-    base = STARTUP_S if ctx.launch_s is None else ctx.launch_s
-    return (f"start-up {base:.2f} s + {STARTUP_PER_RANK_S * 1e3:.2f} ms a rank, "
-            + ("the default model" if ctx.launch_s is None else "measured on this allocation")
-            + f" (fewer than {MIN_FIT_LAUNCHES} earlier launches here to fit)")
-
-
-def stamp(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
-    """Each launch's start-up as this host's earlier launches make it (ctx.startup_fit), else
-    as this allocation's (ctx.launch_s, measured) does; a simulated launch's start-up and
-    measuring as SMPI's measured cost does (ctx.sim_cost), and its time limit raised to cover
-    that cost (simulated_limit: every benchmark's, with or without a --budget)."""
-    for s in specs:
-        if ctx.sim_cost is None:
-            s.startup_s = (ctx.startup_fit.startup_s(s.nranks) if ctx.startup_fit is not None
-                           else startup_s(s.nranks, ctx.launch_s))
-            continue
-        s.startup_s = ctx.sim_cost.startup_s(s.nranks)
-        simulated_limit(s, ctx)           # keeps the planned measuring as estimate_s first
-        s.simulated_s = ctx.sim_cost.measure_s(s.benchmark, s.label, s.nranks,
-                                               s.expected_results, measure_s(s))
-    return specs
-
-
-def spec_startup_s(spec: LaunchSpec) -> float:
-    return spec.startup_s if spec.startup_s is not None else startup_s(spec.nranks)
-
-
-def measure_s(spec: LaunchSpec) -> float:
-    """The planner's expectation where it gave one, else the measuring time it budgeted."""
-    return spec.estimate_s if spec.estimate_s is not None else planned_seconds(spec)
-
-
-def estimate_s(spec: LaunchSpec) -> float:
-    return spec_startup_s(spec) + (measure_s(spec) if spec.simulated_s is None
-                                   else spec.simulated_s)
-
-
-# Seconds a launch's own limit under a --budget allows past TIMEOUT_FACTOR x its estimate: a
-# start-up slower than the model's (3-5 s measured against 1 s estimated on a loaded host).
-OWN_LIMIT_SLACK_S = 2.0
-
-
-def own_limit_s(spec: LaunchSpec) -> float:
-    """A launch's own time limit under a --budget (Session._limit): TIMEOUT_FACTOR x its
-    estimate (start-up, and a simulated launch's SMPI wall time: stamp), or x its start-up and
-    the measuring its planner budgeted when that is more (a planner's typical expectation is
-    below it), plus OWN_LIMIT_SLACK_S. Not the plan's TIMEOUT_FIXED_S allowance: under a
-    budget one launch must not hold the run a minute past what it was planned for."""
-    return TIMEOUT_FACTOR * max(estimate_s(spec), spec_startup_s(spec) + planned_seconds(spec)) \
-        + OWN_LIMIT_SLACK_S
-
-
-def total_s(specs: Sequence[LaunchSpec]) -> float:
-    return sum(estimate_s(s) for s in specs)
 
 
 # A duration: ASCII digits with an optional decimal point, then an optional unit (seconds by
@@ -203,14 +94,15 @@ def _attempt(entries, ctx, plan_entry, cut: Cut, scale: float, mark: int) -> Lis
     return stamp([s for b, v in entries for s in plan_entry(b, v, ctx)], ctx)
 
 
-Fitted = Tuple[List[LaunchSpec], Dict[str, Any], List[str]]
+Fitted = Tuple[List[LaunchSpec], Dict[str, Any], List[str], List[Entry]]
 
 
 def _fit_area(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
               seconds: float) -> Fitted:
     """The area's launches within `seconds`, how they were fitted (point budgets shortened,
     repetitions cut, ladders thinned and their reach lowered; then the costliest entry eased,
-    RELIEFS, or left out, until it fits) and the notes of its plan, taken out of ctx.notes."""
+    RELIEFS, or left out, until it fits), the notes of its plan, taken out of ctx.notes, and
+    the entries it kept as it eased them."""
     entries = list(entries)
     eased: Dict[str, List[str]] = {key: [] for key, _ in RELIEFS}
     dropped: List[str] = []
@@ -228,7 +120,7 @@ def _fit_area(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
     notes = ctx.notes[mark:]
     del ctx.notes[mark:]
     how = how or {"thin": None, "reach_nodes": None, "fewer_reps": None, "budget_scale": None}
-    return specs, {**how, **eased, "left_out": dropped}, notes
+    return specs, {**how, **eased, "left_out": dropped}, notes, entries
 
 
 def _ease(entries: List[Entry], i: int, k: int, fits: Callable[[List[Entry]], bool],
@@ -323,35 +215,84 @@ def _scale(k: int) -> float:
     return max(2.0 ** (-k / SCALE_STEPS), MIN_SCALE)
 
 
+# The shares of a budget held, in turn, for the top rungs (tops.py) where the areas' ladders,
+# fitted to the whole of it, would not reach every node: the first that leaves no entry worse
+# off (left out, or eased) than the whole budget did
+TOP_SHARES = (0.25, 0.125, 0.0625)
+
+Areas = Dict[str, Tuple[float, Fitted]]      # {area: (the seconds it was given, its fit)}
+
+
 def fit(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
         budget_s: float) -> List[LaunchSpec]:
-    """Every area fitted to its share of budget_s, then what the areas left unused given to
-    those that had to cut, ease or leave out (one more pass); ctx.areas says how each was
-    fitted, ctx.notes what changed."""
+    """Every area fitted to its share of budget_s; where that leaves ladders short of the
+    allocation, the areas fitted to what TOP_SHARE leaves of it and their top rungs measured
+    alone in the rest (_tops); then what the areas and tops left unused given to the areas
+    that had to cut, ease or leave out (one more pass). ctx.areas says how each was fitted,
+    ctx.notes what changed."""
     by_area = {a: [(b, v) for b, v in entries if b.area == a] for a in shares(entries)}
-    given = {a: share * budget_s for a, share in shares(entries).items()}
-    fitted = {a: _fit_area(mine, ctx, plan_entry, given[a]) for a, mine in by_area.items()}
-    squeezed = [a for a, (_, how, _) in fitted.items() if _squeezed(how)]
-    for a, (specs, how, _) in fitted.items():
-        if a not in squeezed:
-            given[a] = total_s(specs)          # what an area does not use, it gives away
-    spare0 = budget_s - sum(given.values())
-    weights = {a: given[a] / sum(given[x] for x in squeezed) for a in squeezed}
-    for a in squeezed:
-        more = given[a] + spare0 * weights[a]
-        again = _fit_area(by_area[a], ctx, plan_entry, more)
-        if total_s(again[0]) <= more and _better(again[1], fitted[a][1]):
-            given[a], fitted[a] = more, again
+    fitted = _fit_areas(by_area, shares(entries), ctx, plan_entry, budget_s)
+    tops: Dict[str, List[LaunchSpec]] = {}
+    top_notes: List[str] = []
+    for share in TOP_SHARES if any(top.short(f[1], ctx) for _, f in fitted.values()) else ():
+        held = _fit_areas(by_area, shares(entries), ctx, plan_entry, (1 - share) * budget_s)
+        if not _no_worse(held, fitted):
+            continue
+        lacking = [(a, kept, how) for a, (_, (_, how, _, kept)) in held.items()
+                   if top.short(how, ctx)]
+        tops, top_notes = top.choose(lacking, ctx, plan_entry, budget_s - _used(held))
+        if tops:
+            fitted = held
+            break
+    fitted = _spare(fitted, by_area, ctx, plan_entry, budget_s - _used(fitted)
+                    - sum(total_s(t) for t in tops.values()))
+    tops = {a: [t for t in specs if not top.within(t, fitted[a][1][1], ctx)]
+            for a, specs in tops.items()}
     ctx.fewer_reps, ctx.thin, ctx.reach, ctx.budget_scale = False, 0, 0, 1.0
-    for text in (t for _, _, notes in fitted.values() for t in notes):
+    for text in [t for _, (_, _, notes, _) in fitted.values() for t in notes] + top_notes:
         ctx.note(text)
     ctx.areas = []
-    for a, (specs, how, _) in fitted.items():
-        _note(ctx, a, given[a], how)
-        ctx.areas.append({"area": a, "share_s": round(given[a], 1),
-                          "estimate_s": round(total_s(specs), 1), "launches": len(specs),
-                          "max_ranks": max((s.nranks for s in specs), default=0), **how})
-    return [s for specs, _, _ in fitted.values() for s in specs]
+    for a, (given, (specs, how, _, _)) in fitted.items():
+        mine = tops.get(a, [])
+        _note(ctx, a, given, how, mine)
+        ctx.areas.append({"area": a, "share_s": round(given + total_s(mine), 1),
+                          "estimate_s": round(total_s(specs + mine), 1),
+                          "launches": len(specs) + len(mine),
+                          "max_ranks": max((s.nranks for s in specs + mine), default=0), **how,
+                          "tops": [s.label for s in mine]})
+    return [s for a, (_, (specs, _, _, _)) in fitted.items() for s in specs + tops.get(a, [])]
+
+
+def _fit_areas(by_area: Dict[str, List[Entry]], share: Dict[str, float], ctx: PlanContext,
+               plan_entry: PlanEntry, budget_s: float) -> Areas:
+    return {a: (share[a] * budget_s, _fit_area(mine, ctx, plan_entry, share[a] * budget_s))
+            for a, mine in by_area.items()}
+
+
+def _no_worse(held: Areas, whole: Areas) -> bool:
+    """Whether no area of `held` left out or eased more entries than it did in `whole`."""
+    eased = lambda how: [len(how[key]) for key in EASED]
+    return all(eased(held[a][1][1]) <= eased(how) for a, (_, (_, how, _, _)) in whole.items())
+
+
+def _used(fitted: Areas) -> float:
+    """The seconds the areas hold: its share where an area had to cut, else its estimate."""
+    return sum(given if _squeezed(how) else total_s(specs)
+               for given, (specs, how, _, _) in fitted.values())
+
+
+def _spare(fitted: Areas, by_area: Dict[str, List[Entry]], ctx: PlanContext,
+           plan_entry: PlanEntry, spare: float) -> Areas:
+    """The areas that had to cut fitted again with `spare` added to their shares (by their
+    weights), where that fits them better."""
+    squeezed = [a for a, (_, (_, how, _, _)) in fitted.items() if _squeezed(how)]
+    out = {a: (given if a in squeezed else total_s(f[0]), f) for a, (given, f) in fitted.items()}
+    for a in squeezed:
+        more = out[a][0] + spare * out[a][0] / sum(out[x][0] for x in squeezed)
+        again = _fit_area(by_area[a], ctx, plan_entry, more)
+        if total_s(again[0]) <= more and _better(again[1], out[a][1][1]):
+            out[a] = (more, again)
+    return out
 
 
 def _squeezed(how: Dict[str, Any]) -> bool:
@@ -370,8 +311,14 @@ def _nth(n: int) -> str:
     return f"{n}nd" if n == 2 else f"{n}th"
 
 
-def _note(ctx: PlanContext, area: str, seconds: float, how: Dict[str, Any]) -> None:
+def _note(ctx: PlanContext, area: str, seconds: float, how: Dict[str, Any],
+          tops: Sequence[LaunchSpec] = ()) -> None:
     share = f"to fit its {seconds:.0f} s share"
+    for spec in tops:
+        at = BENCHMARKS[spec.benchmark].at_scale
+        ctx.note(f"{area}: {spec.label}: measured alone beyond the {how['reach_nodes']} nodes "
+                 f"its ladder is drawn for, its curve's highest rung that fits the budget"
+                 + (f" ({' '.join(at)})" if at else ""))
     for name in how["left_out"]:
         ctx.note(f"{area}: {name} left out: it does not fit the area's {seconds:.0f} s share "
                  "of the budget even with the shortest point budgets, the fewest repetitions "

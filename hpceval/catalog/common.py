@@ -199,13 +199,14 @@ SQUARE_GRIDS = 2      # pgrids=square: the most nearly square grids that fit, th
 def process_grids(text: str, n: int, what: str, sweep: bool = True,
                   fits=None) -> List[Tuple[int, int]]:
     """Process grids P x Q for n ranks: 'all' (every P x Q = n), 'square' (the most nearly
-    square ones that `fits`, a predicate of (P, Q): what a study runs at thousands of ranks) or
+    square ones that `fits`, a predicate of (P, Q): what a study runs at thousands of ranks),
+    'squarest' (the one most nearly square: a budget's top rung, Benchmark.at_scale) or
     those of the list that fit; outside a sweep over rank counts (sweep False) a listed grid
     that does not fit n is an error of its own."""
     if text == "all":
         return [(p, n // p) for p in range(1, n + 1) if n % p == 0]
-    if text == "square":
-        return _square_grids(n, what, fits)
+    if text in ("square", "squarest"):
+        return _square_grids(n, what, fits)[:1 if text == "squarest" else SQUARE_GRIDS]
     grids = list(dict.fromkeys(int_pair(item, what, "PxQ") for item in words(text, None, what)))
     for p, q in grids:
         if p * q != n and not sweep:
@@ -225,9 +226,9 @@ def _square_grids(n: int, what: str, fits) -> List[Tuple[int, int]]:
         p += 1
     grids = [g for g in dict.fromkeys(grids) if fits is None or fits(*g)]
     if not grids:
-        raise UsageError(f"--set {what}=square: no process grid of {n} ranks fits the problem")
+        raise UsageError(f"--set {what}: no process grid of {n} ranks fits the problem")
     grids.sort(key=lambda g: (max(g) / min(g), g))
-    return grids[:SQUARE_GRIDS]
+    return grids
 
 
 PARALLEL_EFFICIENCY = 0.5    # what a time limit assumes of a parallel run: pessimistic

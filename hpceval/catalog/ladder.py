@@ -15,8 +15,8 @@ A word may carry bounds, `ladder>=64` or `ladder>=16<=1024`: a problem that only
 from 64 ranks on (POP's 0.1-degree grid), a NAS class for a range of rank counts. A thinned
 plan (a budget too short for every rung) keeps every 2^thin-th rung and always the ends, the
 largest rung in one node and the first across nodes (K and 2K); a plan whose reach is lowered
-draws its ladders for fewer nodes (PlanContext.ladder_nodes); one whose floor is raised starts
-them higher (`raised`).
+draws its ladders for fewer nodes (PlanContext.ladder_nodes), and may measure a rung beyond
+them alone (`only`); one whose floor is raised starts them higher (`raised`).
 
 A benchmark with a rank rule (NPB's powers of two, PS's torus divisors: its RankRule) would
 never leave one node when K x 2^j breaks the rule (100 a node): a rung of m nodes whose ranks
@@ -156,6 +156,14 @@ def raised(text: object, floor: int) -> str:
                 f"<={m.group(3)}" if m.group(3) else "")
         out.append(w)
     return ",".join(out)
+
+
+def only(rung: Rung, k: int) -> str:
+    """The rank text of one rung of a ladder drawn for K = k a node (a budget's top rung,
+    measured alone): a ladder word bounded by the rung's count before a rank rule placed it
+    with fewer ranks a node, and by its ranks after."""
+    count = rung.nodes * k if rung.nodes > 1 else rung.ranks
+    return f"ladder>={rung.ranks}<={count}"
 
 
 def expand(text: object, k: int, n: int, level: int = 0) -> Optional[List[int]]:

@@ -5,7 +5,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
-from hpceval.catalog import budget, ladder
+from hpceval.catalog import budget, estimate, ladder
 from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext, resolve_targets
 from hpceval.errors import UsageError
 
@@ -128,7 +128,7 @@ def plan_targets(names: Sequence[str], sets: Sequence[str], ctx: PlanContext,
     if budget_s is not None:
         specs = budget.fit(entries, ctx, plan_entry, budget_s)
     else:
-        specs = budget.stamp([spec for bench, values in entries
+        specs = estimate.stamp([spec for bench, values in entries
                               for spec in plan_entry(bench, values, ctx)], ctx)
     specs = [replace(s) for s in specs]      # the memo's are shared by its attempts
     if not specs:
@@ -136,7 +136,7 @@ def plan_targets(names: Sequence[str], sets: Sequence[str], ctx: PlanContext,
                                      else "") if ctx.notes else ""
         raise UsageError(f"nothing to run in {' + '.join(names)}{why}")
     if budget_s is not None:
-        ctx.note(budget.startup_note(ctx))
+        ctx.note(estimate.startup_note(ctx))
     return specs
 
 

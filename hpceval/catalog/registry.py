@@ -66,7 +66,7 @@ class LaunchSpec:
     timeout_s: float = 600.0
     trace: bool = False              # run under the PMPI trace library; the trace is stored
     # What the launch is expected to take, start-up aside (its time limit is pessimistic by
-    # design); None: the planned measuring time (hpceval/catalog/budget.py)
+    # design); None: the planned measuring time (hpceval/catalog/estimate.py)
     estimate_s: Optional[float] = None
     startup_s: Optional[float] = None  # its start-up as the plan saw it (None: the model's)
     # Simulated: the wall time SMPI takes for its measuring (None: a real launch's, estimate_s)
@@ -158,6 +158,10 @@ class Benchmark:
     # --set settings a short budget gives its costliest entry before that entry loses its small
     # rungs or is left out (hpceval/catalog/budget.py): a smaller problem, still the same curve
     lean: Tuple[str, ...] = ()
+    # --set settings of its top rung where a short budget draws its ladder for fewer nodes and
+    # measures that rung alone beyond them (budget.py's tops): one variant of each choice, so
+    # that its curve still reaches the whole allocation
+    at_scale: Tuple[str, ...] = ()
     # An application proxy's scaling (hpceval/analysis/scaling.py), tuning (`hpceval tune`) and
     # application model (`hpceval predict`: the module hpceval/analysis/predict/<model>.py,
     # docs/models.md); None/"": it has none.

@@ -16,7 +16,7 @@ from hpceval.cli.common import (add_db, console, db_path, headline_table, tag_te
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.launch import CHOICES
 from hpceval.runner import LLC_CHOICES, plan_context, run_plan
-from hpceval.catalog.budget import startup_note
+from hpceval.catalog.estimate import startup_note
 from hpceval.runner.dryrun import describe, dry_run, fmt_duration, plan_json
 from hpceval.runner.run import learn_costs
 from hpceval.runner.placement import Placement, check_request, placement_from_args

@@ -11,7 +11,7 @@ from hpceval.cli.common import (add_db, console, db_path, headline_table, tag_te
                                 timeout_seconds, whole_number)
 from hpceval.errors import BenchmarkFailed, UsageError
 from hpceval.runner import LLC_CHOICES, plan_context
-from hpceval.catalog.budget import estimate_s
+from hpceval.catalog.estimate import estimate_s
 from hpceval.runner.dryrun import fmt_duration
 from hpceval.catalog.params import YEAR_S
 from hpceval.slurm.clock import JobClock, slurm_seconds

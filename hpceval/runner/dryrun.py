@@ -1,7 +1,7 @@
 """`hpceval run --dry-run`: the launches a run would make and an estimate of its duration, from
 the plan alone (no launch; the database, where there is one, only read), as a table or as JSON
 (`--json`: what a centre, or a test, reads of a run on a machine it does not have yet). The
-estimate of a launch is hpceval/catalog/budget.py's: start-up growing with the ranks (fitted to
+estimate of a launch is hpceval/catalog/estimate.py's: start-up growing with the ranks (fitted to
 this host's earlier launches where the database has some) plus the measuring time its planner
 budgeted; a simulated one's as SMPI's calibration stored here makes it."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
 from hpceval.catalog import LaunchSpec, PlanContext, plan_targets
-from hpceval.catalog.budget import estimate_s, spec_startup_s
+from hpceval.catalog.estimate import estimate_s, spec_startup_s
 from hpceval.runner.placement import Placement
 
 PLAN_VERSION = 1           # the --dry-run --json document (docs/records.md)
@@ -51,7 +51,7 @@ def dry_run(targets: Sequence[str], sets: Sequence[str], ctx: PlanContext,
         per = min(spec.ppn or ctx.per_node, ctx.per_node)
         nodes = -(-spec.nranks // per) if place else 1
         # measuring as the budget counted it: a simulated launch's is SMPI's wall time
-        # (budget.stamp), not the simulated seconds its planner budgeted
+        # (estimate.stamp), not the simulated seconds its planner budgeted
         start = spec_startup_s(spec)
         out.append(PlannedLaunch(spec, nodes, start, estimate_s(spec) - start,
                                  min(spec.nranks, per)))

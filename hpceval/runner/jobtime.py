@@ -1,6 +1,6 @@
 """A run sized to its Slurm job's time. Before each launch the time left for launches (the
 job's clock, hpceval/slurm/clock.py: squeue's time left less the margin for ending and storing)
-is held against the launch's estimate (hpceval/catalog/budget.py: start-up plus the expected
+is held against the launch's estimate (hpceval/catalog/estimate.py: start-up plus the expected
 measuring time); a launch that does not fit is not started, nor is
 any after it, and the run (status timeout) says why and which launches it left out."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence
 
 from hpceval.catalog import LaunchSpec
-from hpceval.catalog.budget import estimate_s
+from hpceval.catalog.estimate import estimate_s
 from hpceval.slurm.clock import MIN_LAUNCH_S, JobClock
 
 LISTED = 12                 # launches named in the one-line reason; settings keep them all

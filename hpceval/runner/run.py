@@ -14,7 +14,7 @@ from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
 from hpceval.catalog.plan import unbuilt_note
 from hpceval.catalog.registry import sim_declared
-from hpceval.catalog.budget import estimate_s, fit_startup
+from hpceval.catalog.estimate import estimate_s, fit_startup
 from hpceval.errors import Interrupted, UsageError
 from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
 from hpceval.launch import find_launcher

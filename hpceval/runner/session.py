@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from hpceval import paths
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext
-from hpceval.catalog.budget import estimate_s, own_limit_s, spec_startup_s
+from hpceval.catalog.estimate import estimate_s, own_limit_s, spec_startup_s
 from hpceval.errors import Interrupted
 from hpceval.quality import mark_spread, worth_remeasuring
 from hpceval.runner.jobtime import no_room

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 from hpceval.catalog import BENCHMARKS, LaunchSpec
-from hpceval.catalog.budget import estimate_s
+from hpceval.catalog.estimate import estimate_s
 from hpceval.runner.jobtime import listed
 
 

@@ -329,7 +329,7 @@ class Store:
 
     def real_launches(self, host: str, limit: int = 500) -> List[Tuple]:
         """(nranks, elapsed_s, estimate_s, startup_s) of this host's latest real launches
-        (hpceval/catalog/budget.py fit_startup)."""
+        (hpceval/catalog/estimate.py fit_startup)."""
         return self._launches_here("l.nranks, l.elapsed_s, l.estimate_s, l.startup_s", host,
                                    False, "AND l.estimate_s IS NOT NULL", limit)
 

@@ -38,6 +38,12 @@ def test_declarations_are_plain_data():
         assert isinstance(b.model, str) and all(isinstance(s, str) for s in b.tiny), b.name
         # a short budget's smaller problem: settings of its own parameters (budget.RELIEFS)
         assert all(isinstance(s, str) and b.has_param(s.split("=", 1)[0]) for s in b.lean), b.name
+        # a short budget's top rung (budget._tops): settings it parses, and a rank parameter
+        # for the rung
+        for s in b.at_scale:
+            name, text = s.split("=", 1)
+            b.param(name).parse(text)
+        assert not b.at_scale or b.rank_param, b.name
 
 
 def test_labels_from_the_declarations():

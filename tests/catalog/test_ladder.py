@@ -1,5 +1,7 @@
 """Rank ladders from the allocation (hpceval/catalog/ladder.py) and their expansion in the plan:
 every rung planned, a rung the benchmark refuses left out and said."""
+import math
+
 import pytest
 
 from hpceval.catalog import PlanContext, plan_targets
@@ -78,3 +80,14 @@ def test_square_process_grids():
     assert process_grids("square", 12, "g", fits=lambda p, q: q <= 3) == [(4, 3), (6, 2)]
     with pytest.raises(UsageError, match="no process grid"):
         process_grids("square", 7, "g", fits=lambda p, q: p > 7)
+
+
+@pytest.mark.parametrize("k, n, rule", [(16, 64, None), (100, 16, ladder.RankRule(
+    lambda r: not r & (r - 1), "powers of two")), (100, 8, ladder.RankRule(
+        lambda r: math.isqrt(r) ** 2 == r, "squares"))])
+def test_one_rung_of_a_ladder_alone(k, n, rule):
+    """A budget's top rung, planned alone: `only` gives every rung of the ladder back as it
+    was placed, rank rules' fewer ranks a node included."""
+    rungs = ladder.expand_rungs("ladder", k, n, rule=rule)
+    for rung in rungs:
+        assert rung in ladder.expand_rungs(ladder.only(rung, k), k, n, rule=rule), rung

@@ -78,7 +78,7 @@ def test_what_the_build_lacks_is_left_out_before_the_budget_is_fitted():
     the rest: the launches add up to the areas. Alone in a plan it is kept (the run refuses
     with the reason)."""
     from dataclasses import replace
-    from hpceval.catalog.budget import total_s
+    from hpceval.catalog.estimate import total_s
     lacks = {"stream": "planted", "mem-bandwidth": "planted too"}
     ctx = replace(CTX, nodes=4, ppn=2, unbuilt=lacks.get)
     specs = plan_targets(["memory", "comm"], [], ctx, budget_s=120)

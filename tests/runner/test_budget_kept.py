@@ -59,7 +59,7 @@ def test_only_a_simulated_launch_has_its_own_limit_under_a_budget():
     SMPI's cost included, three times over plus 2 s), a real launch's only the budget's end."""
     import types
     from hpceval.catalog import LaunchSpec
-    from hpceval.catalog.budget import own_limit_s
+    from hpceval.catalog.estimate import own_limit_s
     from hpceval.runner.session import Session
     spec = LaunchSpec("pingpong", "pingpong np=2", "pingpong", [], 2, "core", timeout_s=30.0,
                       estimate_s=1.0, startup_s=0.5)

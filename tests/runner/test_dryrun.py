@@ -3,7 +3,7 @@ comm suite's estimate grows no faster than O(P log P) and stays under an hour at
 import math
 
 from hpceval.catalog import PlanContext
-from hpceval.catalog.budget import startup_s
+from hpceval.catalog.estimate import startup_s
 from hpceval.runner.dryrun import dry_run
 from hpceval.runner.placement import placement_from_args
 

@@ -1,4 +1,4 @@
-"""A real launch's start-up fitted to this host's earlier launches (hpceval/catalog/budget.py
+"""A real launch's start-up fitted to this host's earlier launches (hpceval/catalog/estimate.py
 fit_startup, hpceval/runner/run.py learn_costs), in-process: planted launches with a known
 start-up give it back, a disturbed launch does not move it, and the plan says which model it
 used. No launch; each test well under a second."""
@@ -10,8 +10,8 @@ import pytest
 
 from helpers import plant_launch
 from hpceval.catalog import PlanContext, plan_targets
-from hpceval.catalog.budget import (MIN_FIT_LAUNCHES, STARTUP_PER_RANK_S, fit_startup,
-                                    startup_note)
+from hpceval.catalog.estimate import (MIN_FIT_LAUNCHES, STARTUP_PER_RANK_S, fit_startup,
+                                      startup_note)
 from hpceval.runner.run import learn_costs
 from hpceval.store import Store
 

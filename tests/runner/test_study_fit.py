@@ -9,8 +9,9 @@ from collections import defaultdict
 
 import pytest
 
-from hpceval.catalog import PlanContext, plan_targets
-from hpceval.catalog.budget import Cut, cuts, total_s
+from hpceval.catalog import BENCHMARKS, PlanContext, plan_targets
+from hpceval.catalog.budget import Cut, cuts
+from hpceval.catalog.estimate import total_s
 from hpceval.runner.dryrun import describe, dry_run, plan_json
 from hpceval.runner.placement import placement_from_args
 
@@ -133,3 +134,49 @@ def test_rank_rules_reach_across_100_nodes_within_the_hour():
     reach = {b: max(nodes for _, nodes, _ in rungs) for b, rungs in across(doc).items()}
     assert set(reach) == set(RULES) and min(reach.values()) >= 2
     assert reach["npb-lu"] >= 16 and reach["ps"] == 8    # 1024 ranks as 16 x 64; 512 as 8 x 64
+
+
+def simulated_hour(monkeypatch=None, shares=None):
+    """The study on 64 x 16 simulated ranks fitted to an hour (SMPI's start-up as measured
+    here, the declared costs), optionally with budget.TOP_SHARES replaced: (ctx, launches)."""
+    from hpceval.catalog import budget
+    from hpceval.catalog.registry import sim_cost_model
+    if shares is not None:
+        monkeypatch.setattr(budget, "TOP_SHARES", shares)
+    ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 * GIB, nodes=64,
+                      ppn=16, host_memory_bytes=16 * GIB, sim_cost=sim_cost_model(0.21, 1.6e-3))
+    return ctx, plan_targets(["study"], [], ctx, budget_s=HOUR)
+
+
+def test_an_hour_of_1024_simulated_ranks_measures_top_rungs_alone():
+    """SMPI's cost at 1,024 ranks keeps the ladders to a few of the 64 nodes; each area's
+    top rungs beyond them are measured alone, with one variant of each choice (at_scale)."""
+    ctx, specs = simulated_hour()
+    assert total_s(specs) <= HOUR
+    tops = {a["area"]: (a["reach_nodes"], a["tops"]) for a in ctx.areas if a["tops"]}
+    assert {"communication", "proxies"} <= set(tops), ctx.areas
+    for area, (reach, labels) in tops.items():
+        mine = [s for s in specs if s.label in labels]
+        assert len(mine) == len(labels) and all(s.nranks > reach * 16 for s in mine), area
+        assert all(any(s.label in n and "measured alone beyond" in n for n in ctx.notes)
+                   for s in mine)
+    tops = [s for s in specs if any(s.label in labels for _, labels in tops.values())]
+    assert any(s.benchmark == "barotropic" for s in tops)
+    for s in tops:
+        bench = BENCHMARKS[s.benchmark]
+        for name, value in (a.split("=", 1) for a in bench.at_scale):
+            got, parse = arg(s, f"--{name}"), bench.param(name).parse
+            assert "," not in got if value == "squarest" else parse(got) == parse(value), s.label
+
+
+def arg(spec, flag: str) -> str:
+    return spec.args[spec.args.index(flag) + 1]
+
+
+def test_top_rungs_leave_nothing_out_that_the_whole_budget_kept(monkeypatch):
+    ctx, _ = simulated_hour()
+    whole, _ = simulated_hour(monkeypatch, ())
+    assert not any(a["tops"] for a in whole.areas)
+    for held, plain in zip(ctx.areas, whole.areas):
+        for key in ("left_out", "floor_raised", "smaller_problem"):
+            assert len(held[key]) <= len(plain[key]), (held["area"], key)

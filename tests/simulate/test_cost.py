@@ -132,7 +132,7 @@ def test_every_simulated_launch_s_limit_covers_its_smpi_cost_without_a_budget():
     """Planning only: the study on 64 x 16 simulated ranks, no --budget. Every launch's time
     limit (the one it runs under without a budget) covers SMPI's wall time for it, its
     estimate, TIMEOUT_FACTOR times over: not only netmap's and nodecheck's (#45)."""
-    from hpceval.catalog.budget import estimate_s
+    from hpceval.catalog.estimate import estimate_s
     from hpceval.catalog.common import TIMEOUT_FACTOR
     from hpceval.catalog.plan import plan_targets
     ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=64,
@@ -152,7 +152,7 @@ def test_ps_is_planned_at_what_smpi_took_for_it():
     """PS at the study's settings on 16 simulated ranks took 1,107 s in the 1,024-rank study
     (docs/study.md) against 99 s planned: its cost entry (4.5 s a result a rank, messages every
     cycle) now plans it above that, and its limit three times over."""
-    from hpceval.catalog.budget import estimate_s
+    from hpceval.catalog.estimate import estimate_s
     from hpceval.catalog.plan import plan_targets
     ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=8,
                       ppn=2, host_memory_bytes=16 << 30, sim_cost=sim_cost_model(START_S, 3e-3))
@@ -163,7 +163,7 @@ def test_ps_is_planned_at_what_smpi_took_for_it():
 
 def test_the_dry_run_shows_the_estimates_the_budget_counted():
     """`run study --simulate ... --budget 1h --dry-run --json` on 64 x 16 ranks: its launches'
-    estimates (SMPI's wall time, budget.stamp) add up to its areas' and stay within the budget.
+    estimates (SMPI's wall time, estimate.stamp) add up to its areas' and stay within the budget.
     It showed the simulated seconds the planners budgeted instead: 494 s of launches beside
     areas that filled 3,508 s of the hour."""
     from hpceval.runner.dryrun import dry_run, plan_json

@@ -1,0 +1,81 @@
+"""The top rungs of a short budget's ladders (hpceval/catalog/budget.py). Where an hour holds an
+area's ladders only for a few of the allocation's nodes (at 1,024 simulated ranks a rung costs
+the simulator minutes), each entry's highest rung beyond them is measured alone: with its
+benchmark's at_scale settings (Benchmark.at_scale: one variant of each choice), the fewest
+repetitions and its area's point budgets. The cheapest such rungs are taken first while the
+time held for them lasts; an entry whose top does not fit takes its highest rung below that
+does. A curve then runs from one rank to the whole allocation, with the rungs between drawn
+for fewer nodes."""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Sequence, Tuple
+
+from hpceval.catalog import ladder
+from hpceval.catalog.estimate import stamp, total_s
+from hpceval.catalog.registry import Benchmark, LaunchSpec, PlanContext
+
+Entry = Tuple[Benchmark, Dict[str, Any]]
+PlanEntry = Callable[[Benchmark, Dict[str, Any], PlanContext], List[LaunchSpec]]
+# An area whose ladders fell short: (its name, the entries it kept, how it was fitted)
+Short = Tuple[str, Sequence[Entry], Dict[str, Any]]
+Top = Tuple[str, List[LaunchSpec], List[str]]    # (area, one rung's launches, its plan's notes)
+
+
+def short(how: Dict[str, Any], ctx: PlanContext) -> bool:
+    """Whether an area's ladders were drawn for fewer nodes than the allocation has."""
+    return how["reach_nodes"] is not None and how["reach_nodes"] < ctx.nodes
+
+
+def choose(areas: Sequence[Short], ctx: PlanContext, plan_entry: PlanEntry,
+           seconds: float) -> Tuple[Dict[str, List[LaunchSpec]], List[str]]:
+    """({area: launches}, their plans' notes): the top rungs that fit `seconds`, the cheapest
+    entry's first; then, for each entry whose top did not fit, its highest rung that does."""
+    ladders = [[top(area, b, v, r, how, ctx, plan_entry) for r in beyond(b, v, how, ctx)]
+               for area, kept, how in areas for b, v in kept]
+    ladders = sorted(([t for t in tops if t[1]] for tops in ladders if any(t[1] for t in tops)),
+                     key=lambda tops: total_s(tops[0][1]))
+    chosen: Dict[int, Top] = {}
+    left = seconds
+    for highest in (True, False):
+        for i, tops in enumerate(ladders):
+            fits = next((t for t in (tops[:1] if highest else tops[1:])
+                         if total_s(t[1]) <= left), None)
+            if i not in chosen and fits is not None:
+                chosen[i] = fits
+                left -= total_s(fits[1])
+    out: Dict[str, List[LaunchSpec]] = {}
+    for area, specs, _ in chosen.values():
+        out.setdefault(area, []).extend(specs)
+    return out, [n for _, _, notes in chosen.values() for n in notes]
+
+
+def beyond(bench: Benchmark, values: Dict[str, Any], how: Dict[str, Any],
+           ctx: PlanContext) -> List[ladder.Rung]:
+    """An entry's rungs on the whole allocation beyond the nodes its area's ladders were drawn
+    for, highest first."""
+    text = bench.rank_text(values)
+    if text is None or not ladder.is_ladder(text):
+        return []
+    rule = bench.rank_rule(bench.settings(values)) if bench.rank_rule else None
+    rungs = ladder.expand_rungs(text, ctx.per_node, ctx.nodes, rule=rule) or []
+    return [r for r in reversed(rungs) if r.nodes > how["reach_nodes"]]
+
+
+def top(area: str, bench: Benchmark, values: Dict[str, Any], rung: ladder.Rung,
+        how: Dict[str, Any], ctx: PlanContext, plan_entry: PlanEntry) -> Top:
+    """One rung of an entry planned alone, with the notes its plan made."""
+    at = dict(s.split("=", 1) for s in bench.at_scale)
+    alone = {**values, **{n: bench.param(n).parse(t) for n, t in at.items()},
+             bench.rank_param: ladder.only(rung, ctx.per_node)}
+    ctx.fewer_reps, ctx.thin, ctx.reach = True, 0, 0
+    ctx.budget_scale = how["budget_scale"]
+    mark = len(ctx.notes)
+    specs = [s for s in plan_entry(bench, alone, ctx) if s.nranks == rung.ranks]
+    notes = ctx.notes[mark:]
+    del ctx.notes[mark:]
+    return area, stamp(specs, ctx), notes
+
+
+def within(spec: LaunchSpec, how: Dict[str, Any], ctx: PlanContext) -> bool:
+    """Whether a top rung is inside the nodes its area's ladders reach (after a second fit)."""
+    return not short(how, ctx) or spec.nranks <= how["reach_nodes"] * ctx.per_node
