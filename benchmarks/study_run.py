@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import resource
+import socket
 import subprocess
 import sys
 import tempfile
@@ -110,6 +111,27 @@ def report(run: dict, pred: dict, measured: dict) -> None:
     print(f"\nmedian absolute error: {'-' if mae is None else f'{100 * mae:.1f}%'}")
 
 
+def costs(db: Path, build: str) -> None:
+    """What the store has learned a result costs the simulation, per kind (hpceval/simulate/
+    cost.py: wall seconds a result a busy rank, as at REF_RANKS), beside what the benchmarks
+    declare for a store that has learned none."""
+    from hpceval.catalog.registry import sim_declared
+    from hpceval.simulate.cost import DEFAULT_PER_RESULT_S, growth_per_rank, learned
+    from hpceval.store import Store
+    declared, busy = sim_declared()
+    store = Store(db)
+    try:
+        bindir = ROOT / "build-smpi" / "bin" if not build else None
+        got = learned(store, socket.gethostname(), busy, growth_per_rank(bindir))
+    finally:
+        store.close()
+    print("\n| kind | learned [s a result a busy rank] | declared |")
+    print("|---|---|---|")
+    for kind, cost in sorted(got.items()):
+        print(f"| {kind} | {cost:.3g} | {declared.get(kind, DEFAULT_PER_RESULT_S):.3g}"
+              f"{'' if kind in declared else ' (default)'} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--simulate", default="nodes=64,ppn=16")
@@ -127,6 +149,7 @@ def main() -> int:
         measured = run_study(args.simulate, args.budget, db, args.build)
     run = export(db, args.run)
     report(run, predictions(db, args.run), measured)
+    costs(db, args.build)
     return 0
 
 

@@ -374,8 +374,10 @@ register_benchmark(Benchmark(
     tiny=("tile=16", "widths=1", "neighbours=4", "methods=pack,datatype,put"),
     # a budget's top rung: one variant of each choice (budget.py's tops)
     at_scale=("methods=pack", "widths=1,8"),
-    # simulated: a 90 s simulated 64-rank study here
-    sim_per_result_s={"": 0.053},
+    # simulated: the 256- and 1,024-rank studies of 2026-12-07 here, SMPI 3.32 (benchmarks/
+    # study_run.py's costs)
+    # (0.053 in a 90 s 64-rank study before: every launch of 2-16 ranks outran it 3x)
+    sim_per_result_s={"": 0.18},
     headline="us, MB/s"))
 
 

@@ -160,6 +160,9 @@ register_benchmark(Benchmark(
     tunes=Tunes("step_time", ("nx", "ny", "nz", "problem", "axis"), ("transpose", "P", "Q"),
                 ("transposes=all",), "{transpose} {P}x{Q}"),
     model="evh1",
+    # simulated: the 256- and 1,024-rank studies of 2026-12-07 here, SMPI 3.32 (benchmarks/
+    # study_run.py's costs)
+    sim_per_result_s={"": 0.12},
     headline="zone updates per second per rank (median), the transposes' share, time per step,"
              " overhead breakdown",
     doc="docs/apps_evh1.md"))

@@ -84,6 +84,9 @@ register_benchmark(Benchmark(
     scales=Scales("cycle_time", "µs/cycle", (), "{geometry}",
                   ("geometry", "cycles", "particles", "chunk")),
     model="montecarlo",
+    # simulated: the 256- and 1,024-rank studies of 2026-12-07 here, SMPI 3.32 (benchmarks/
+    # study_run.py's costs)
+    sim_per_result_s={"": 0.072},
     headline="time per history (ns, median), master's busy share", doc="docs/apps_montecarlo.md"))
 
 

@@ -41,6 +41,9 @@ register_benchmark(Benchmark(
     _plan, ranks="--np or the ranks sweep (powers of two)", rank_rule=POWER_OF_TWO,
     memory=_memory,
     tiny=("class=S",),
+    # simulated: the 256- and 1,024-rank studies of 2026-12-07 here, SMPI 3.32 (benchmarks/
+    # study_run.py's costs)
+    sim_per_result_s={"": 3.9},
     headline="Mop/s as NPB counts them, time", doc="docs/nas_lu.md"))
 
 

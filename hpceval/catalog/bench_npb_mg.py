@@ -42,6 +42,9 @@ register_benchmark(Benchmark(
     memory=lambda spec, v: (int(1.5 * ARRAYS * 8 * CLASSES[v["class"]][0] ** 3 / spec.nranks)
                             + harness_bytes(v)),
     tiny=("class=S",),
+    # simulated: the 256- and 1,024-rank studies of 2026-12-07 here, SMPI 3.32 (benchmarks/
+    # study_run.py's costs)
+    sim_per_result_s={"": 0.35},
     headline="Mop/s as NPB counts them, time", doc="docs/nas_mg.md"))
 
 

@@ -139,6 +139,9 @@ register_benchmark(Benchmark(
                   "{clinic_halo} {halo}/{sum}{branch:(?)}", ("nx", "ny", "nz", "land"),
                   seed_axes=(SeedAxis("sim_years_per_day", "simulated years per day",
                                       "the X1 study's Figs. 6.1 and 7.3 (POP)"),)),
+    # simulated: the 256- and 1,024-rank studies of 2026-12-07 here, SMPI 3.32 (benchmarks/
+    # study_run.py's costs)
+    sim_per_result_s={"": 0.12},
     headline="simulated years per day, the barotropic/baroclinic split, s per simulated day of"
              " each phase, overhead breakdown",
     doc="docs/proxies.md"))

@@ -159,6 +159,9 @@ register_benchmark(Benchmark(
                 ("halos=all", "sums=all", "branches=2,4", "pgrids=all", "mappings=row,col"),
                 "{halo}/{sum}{branch:(?)} {P}x{Q} {mapping}"),
     model="barotropic",
+    # simulated: the 256- and 1,024-rank studies of 2026-12-07 here, SMPI 3.32 (benchmarks/
+    # study_run.py's costs)
+    sim_per_result_s={"": 0.14},
     headline="us per iteration (median), simulated days per day, per-rank phase times, "
              "overhead breakdown",
     doc="docs/proxies.md"))

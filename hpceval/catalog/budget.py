@@ -225,25 +225,12 @@ Areas = Dict[str, Tuple[float, Fitted]]      # {area: (the seconds it was given,
 
 def fit(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
         budget_s: float) -> List[LaunchSpec]:
-    """Every area fitted to its share of budget_s; where that leaves ladders short of the
-    allocation, the areas fitted to what TOP_SHARE leaves of it and their top rungs measured
-    alone in the rest (_tops); then what the areas and tops left unused given to the areas
-    that had to cut, ease or leave out (one more pass). ctx.areas says how each was fitted,
-    ctx.notes what changed."""
+    """Every area fitted to its share of budget_s, and where that leaves ladders short of the
+    allocation, their top rungs measured alone (_with_tops); then what the areas and tops left
+    unused given to the areas that had to cut, ease or leave out (one more pass). ctx.areas
+    says how each was fitted, ctx.notes what changed."""
     by_area = {a: [(b, v) for b, v in entries if b.area == a] for a in shares(entries)}
-    fitted = _fit_areas(by_area, shares(entries), ctx, plan_entry, budget_s)
-    tops: Dict[str, List[LaunchSpec]] = {}
-    top_notes: List[str] = []
-    for share in TOP_SHARES if any(top.short(f[1], ctx) for _, f in fitted.values()) else ():
-        held = _fit_areas(by_area, shares(entries), ctx, plan_entry, (1 - share) * budget_s)
-        if not _no_worse(held, fitted):
-            continue
-        lacking = [(a, kept, how) for a, (_, (_, how, _, kept)) in held.items()
-                   if top.short(how, ctx)]
-        tops, top_notes = top.choose(lacking, ctx, plan_entry, budget_s - _used(held))
-        if tops:
-            fitted = held
-            break
+    fitted, tops, top_notes = _with_tops(by_area, shares(entries), ctx, plan_entry, budget_s)
     fitted = _spare(fitted, by_area, ctx, plan_entry, budget_s - _used(fitted)
                     - sum(total_s(t) for t in tops.values()))
     tops = {a: [t for t in specs if not top.within(t, fitted[a][1][1], ctx)]
@@ -263,6 +250,26 @@ def fit(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
     return [s for a, (_, (specs, _, _, _)) in fitted.items() for s in specs + tops.get(a, [])]
 
 
+def _with_tops(by_area: Dict[str, List[Entry]], share: Dict[str, float], ctx: PlanContext,
+               plan_entry: PlanEntry, budget_s: float):
+    """(the areas' fits, {area: top rungs}, the tops' notes): the areas fitted to budget_s,
+    or, where that leaves ladders short of the allocation, to what the first of TOP_SHARES
+    leaves of it that keeps every entry the whole budget kept, and their top rungs in the rest
+    (hpceval/catalog/tops.py); without tops when none fits."""
+    whole = _fit_areas(by_area, share, ctx, plan_entry, budget_s)
+    short = any(top.short(how, ctx) for _, (_, how, _, _) in whole.values())
+    for held_for_tops in TOP_SHARES if short else ():
+        held = _fit_areas(by_area, share, ctx, plan_entry, (1 - held_for_tops) * budget_s)
+        if not _no_worse(held, whole):
+            continue
+        lacking = [(a, kept, how) for a, (_, (_, how, _, kept)) in held.items()
+                   if top.short(how, ctx)]
+        tops, notes = top.choose(lacking, ctx, plan_entry, budget_s - _used(held))
+        if tops:
+            return held, tops, notes
+    return whole, {}, []
+
+
 def _fit_areas(by_area: Dict[str, List[Entry]], share: Dict[str, float], ctx: PlanContext,
                plan_entry: PlanEntry, budget_s: float) -> Areas:
     return {a: (share[a] * budget_s, _fit_area(mine, ctx, plan_entry, share[a] * budget_s))
@@ -271,8 +278,8 @@ def _fit_areas(by_area: Dict[str, List[Entry]], share: Dict[str, float], ctx: Pl
 
 def _no_worse(held: Areas, whole: Areas) -> bool:
     """Whether no area of `held` left out or eased more entries than it did in `whole`."""
-    eased = lambda how: [len(how[key]) for key in EASED]
-    return all(eased(held[a][1][1]) <= eased(how) for a, (_, (_, how, _, _)) in whole.items())
+    return all(len(held[a][1][1][key]) <= len(how[key])
+               for a, (_, (_, how, _, _)) in whole.items() for key in EASED)
 
 
 def _used(fitted: Areas) -> float:

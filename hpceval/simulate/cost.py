@@ -165,7 +165,8 @@ def learned(store, host: str, busy_ranks: Mapping[str, int],
             per_rank: float = GROWTH_LIST) -> Dict[str, float]:
     """Wall seconds per result per busy rank of this host's earlier simulated launches, per
     kind, as at REF_RANKS busy ranks (each launch's over its `growth`): the median of its
-    latest LEARNED_FROM that ended ok with records."""
+    latest LEARNED_FROM that ended ok with records, or were stopped at their limit with some
+    (their records over their time: an upper bound)."""
     rows = store.simulated_launches(host)
     per: Dict[str, list] = {}
     for bench, label, nranks, elapsed, startup, n in rows:

@@ -50,6 +50,20 @@ def test_the_cost_of_a_result_learned_is_the_planted_one(store):
     assert learned(store, "another-host", BUSY) == {}
 
 
+def test_a_launch_stopped_at_its_limit_teaches_its_cost_a_failed_one_does_not(tmp_path):
+    """halo at 2-8 simulated ranks took 3.8x its declared cost and was stopped at its limit in
+    every study: learning from launches that ended ok only, the next study planned it the
+    same. A timed-out launch's records over its time are what a result cost (at most)."""
+    s = Store(tmp_path / "r.sqlite")
+    sim = fingerprint("sim", True)
+    plant_launch(s, sim, "halo", 4, results=5, startup_s=START_S, status="timeout",
+                 elapsed_s=START_S + 5 * 4 * 0.2)
+    plant_launch(s, sim, "nbc", 4, results=5, startup_s=START_S, status="failed",
+                 elapsed_s=START_S + 5 * 4 * 0.2)
+    assert learned(s, HOST, BUSY) == {"halo": pytest.approx(0.2)}
+    s.close()
+
+
 def test_a_pair_launch_is_charged_for_its_two_busy_ranks(store):
     assert busy("p2p", "p2p 0-1 np=64", 64, BUSY) == busy("pingpong", "pingpong np=32", 32, BUSY) == 2
     assert busy("p2p", "p2p ring np=64", 64, BUSY) == busy("distance", "distance np=64", 64, BUSY) == 64
