@@ -149,13 +149,18 @@ def _raise_floor(entries: List[Entry], i: int, k: int,
                  fits: Callable[[List[Entry]], bool]) -> Optional[Entry]:
     """Entry i with its ladders' smallest rungs left out, from the fewest (up to a node's k)
     that lets the entries fit at the deepest cut: a large problem's small rungs take the
-    longest (dense's one rank). None: no such floor, or no ladder."""
+    longest (dense's one rank). A benchmark with a model (`hpceval predict` reads its compute
+    rate from the one-rank run) keeps its one-rank rung where any floor lets it fit. None: no
+    such floor, or no ladder."""
     bench, values = entries[i]
     text = bench.rank_text(values)
     if text is None or not ladder.is_ladder(text):
         return None
-    for floor in ladder.node_rungs(k)[1:]:
-        entry = (bench, {**values, bench.rank_param: ladder.raised(text, floor)})
+    floors = [ladder.raised(text, floor) for floor in ladder.node_rungs(k)[1:]]
+    one = bench.model and 1 in (ladder.expand(text, k, 2) or [])
+    kept = [t if "1" in t.split(",") else f"{t},1" for t in floors] if one else []
+    for ranks in kept + floors:
+        entry = (bench, {**values, bench.rank_param: ranks})
         if fits(entries[:i] + [entry] + entries[i + 1:]):
             return entry
     return None

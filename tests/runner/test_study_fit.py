@@ -180,3 +180,24 @@ def test_top_rungs_leave_nothing_out_that_the_whole_budget_kept(monkeypatch):
     for held, plain in zip(ctx.areas, whole.areas):
         for key in ("left_out", "floor_raised", "smaller_problem"):
             assert len(held[key]) <= len(plain[key]), (held["area"], key)
+
+
+def test_a_raised_floor_keeps_the_one_rank_rung_a_model_reads():
+    """psst's one-rank run is what `predict` reads its compute rate from: the study at 256
+    simulated ranks raised its floor to 16 and had no psst prediction. A benchmark with a
+    model keeps rung 1 where that fits; one without (dense) loses it first."""
+    from hpceval.catalog.budget import _raise_floor
+    psst = (BENCHMARKS["psst"], {"ranks": "ladder"})
+    dense = (BENCHMARKS["dense"], {"ranks": "ladder"})
+    anything = lambda entries: True
+    assert _raise_floor([psst], 0, 16, anything)[1]["ranks"] == "ladder>=2,1"
+    assert _raise_floor([dense], 0, 16, anything)[1]["ranks"] == "ladder>=2"
+    # when no floor fits with rung 1 kept, the lowest that fits without it
+    no_one = lambda entries: not entries[0][1]["ranks"].endswith(",1")
+    assert _raise_floor([psst], 0, 16, no_one)[1]["ranks"] == "ladder>=2"
+    [psst_at_16] = [(BENCHMARKS["psst"], {"ranks": "ladder>=16"})]
+    assert _raise_floor([psst_at_16], 0, 16, anything)[1]["ranks"] == "ladder>=16"
+    # raised again: rung 1 once
+    again = (BENCHMARKS["psst"], {"ranks": "ladder>=2,1"})
+    assert _raise_floor([again], 0, 16, lambda es: "4" in es[0][1]["ranks"])[1]["ranks"] == \
+        "ladder>=4,1"
