@@ -1,7 +1,8 @@
 """What a simulated launch costs in wall time (#45 item 2). SMPI runs every rank of a launch as
 a context of one single-threaded process, so a launch's wall time is not its simulated time:
 
-    wall = start + start_per_rank x P + B x max(measure, results x per_result)
+    wall = start + start_per_rank x P + B x max(measure, results x per_result)  (declared)
+    wall = start + start_per_rank x P + B x results x per_result     (per_result learned)
 
 `start` and `start_per_rank`: smpirun's own start-up, measured once per host with two small
 smpirun launches on the run's platform (1 and up to 64 ranks) and kept in the data directory
@@ -14,7 +15,10 @@ simulation nothing), as each benchmark declares (Benchmark.sim_busy_ranks). It i
 the store: the median over this host's earlier simulated launches of a benchmark,
 (elapsed - start-up) / (records x B); where the store has none, what the benchmark declares
 (Benchmark.sim_per_result_s, measured here: a 2-core VM, fat tree 32 x 2, SMPI 3.32) or
-DEFAULT_PER_RESULT_S."""
+DEFAULT_PER_RESULT_S. A learned cost stands alone: the planned measuring (every point spending
+its whole budget) was the bound a declared cost needs, but a learned one already holds what the
+launches' points took, and the floor made the 256- and 1,024-rank studies' estimates 30% high
+(psst at 16 ranks estimated 38 s, took 10 s; docs/study.md)."""
 from __future__ import annotations
 
 import json
@@ -206,10 +210,12 @@ class SimCost:
 
     def measure_s(self, benchmark: str, label: str, nranks: int, results: int,
                   planned: float) -> float:
-        each = self.per_result.get(kind(benchmark, label),
-                                   self.per_result.get(benchmark, DEFAULT_PER_RESULT_S))
+        key = kind(benchmark, label)
+        key = key if key in self.per_result else benchmark
         b = busy(benchmark, label, nranks, self.busy_ranks)
-        return b * max(planned, results * each * growth(b, self.growth_per_rank))
+        cost = results * self.per_result.get(key, DEFAULT_PER_RESULT_S) * growth(
+            b, self.growth_per_rank)
+        return b * (cost if key in self.learned else max(planned, cost))
 
 
 def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],

@@ -79,6 +79,16 @@ def test_a_pair_launch_is_charged_for_its_two_busy_ranks(store):
     assert cost.measure_s("sweep", "sweep np=2", 2, 1, 0.0) == 2 * PER_RESULT_S["sweep"]
 
 
+def test_a_learned_cost_stands_alone_a_declared_one_keeps_the_planned_floor(store):
+    """The planned measuring (every point its whole budget) bounds a declared cost from below;
+    a learned one is what the launches took: psst at 16 ranks was estimated at 38 s (16 x the
+    planned 2.4 s) and took 10 s, the 256-rank study's launches 30% under their estimates."""
+    cost = sim_cost_model(START_S, 1e-3, learned(store, HOST, BUSY))
+    assert cost.measure_s("halo", "halo np=16", 16, 10, 5.0) == pytest.approx(16 * 10 * HALO_S)
+    assert cost.measure_s("p2p", "p2p 0-1 np=16", 16, 10, 5.0) == pytest.approx(2 * 10 * PAIR_S)
+    assert cost.measure_s("sweep", "sweep np=2", 2, 1, 5.0) == 2 * 5.0
+
+
 def test_smpi_s_cost_a_message_grows_with_the_busy_ranks_as_its_simgrid_s_does(tmp_path, store):
     """The growth measured here (docs/simulate.md): 8 B halo exchanges, 3.9 us a message at 64
     ranks and 26.4 us at 1,024 with SimGrid 3.32; 4.7 and 8.8 us with 4.1. A build says which
