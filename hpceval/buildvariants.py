@@ -1,6 +1,7 @@
 """Named builds of the C core (the IBM p690 talk's compiler-option and ESSL slides): the same
-kernels built with another compiler, other flags or another BLAS/LAPACK, each in a directory of
-its own ($XDG_DATA_HOME/hpceval/builds/NAME) with its buildinfo.json (compiler, flags, BLAS) in
+kernels built with another compiler, other flags, another BLAS/LAPACK or another FFT (the
+spectral models'), each in a directory of its own ($XDG_DATA_HOME/hpceval/builds/NAME) with its
+buildinfo.json (compiler, flags, BLAS, FFT) in
 the fingerprint of every run that uses it (`hpceval run --build NAME`, `hpceval experiment
 builds`). A variant is a recipe; `NAME=CFLAGS` on the command line makes an ad-hoc one."""
 from __future__ import annotations
@@ -27,13 +28,18 @@ class Recipe:
     cc: Optional[str] = None          # the compiler under the MPI wrapper (None: the wrapper's)
     blas: str = "openblas"            # a key of BLAS
     mpicc: Optional[str] = None       # the MPI wrapper (None: $MPICC, else mpicc); smpicc: SMPI
+    fft: str = "fftw"                 # a key of FFTS: the spectral models' FFT library
 
 
 VARIANTS: Dict[str, Recipe] = {r.name: r for r in (
     Recipe("gcc-O2", "-O2"), Recipe("gcc-O3", "-O3"), Recipe("gcc-native"),
     Recipe("gcc-Ofast", "-Ofast -march=native"), Recipe("clang-native", cc="clang"),
     Recipe("refblas", blas="reference"), Recipe("blis", blas="blis"),
-    Recipe("smpi", mpicc="smpicc"))}
+    Recipe("ownfft", fft="own"), Recipe("smpi", mpicc="smpicc"))}
+
+# The FFT libraries of sst and psst (csrc/kernels/lib/hfft.h; csrc/Makefile's FFT): FFTW, or
+# hpceval's own mixed-radix Stockham FFT (the p690 talk's "PSTSWM with/without ESSL").
+FFTS = ("fftw", "own")
 
 
 def _debian_dir(sub: str, lib: str, package: str) -> str:
@@ -59,6 +65,13 @@ def blas_flags(kind: str) -> Optional[str]:
         raise UsageError(f"unknown BLAS '{kind}' (known: openblas, reference, blis)")
     return (f"-L{blas} -L{lapack} {lib} -l:liblapack.so.3 "
             f"-Wl,--disable-new-dtags,-rpath,{blas}:{lapack}")
+
+
+def fft_name(kind: str) -> Optional[str]:
+    """csrc/Makefile's FFT for a variant (None: the default, FFTW)."""
+    if kind not in FFTS:
+        raise UsageError(f"unknown FFT '{kind}' (known: {', '.join(FFTS)})")
+    return None if kind == "fftw" else kind
 
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")
@@ -108,7 +121,9 @@ def _remove(path: Path) -> None:
 
 
 def _stamp(r: Recipe) -> str:
-    body = {k: v for k, v in asdict(r).items() if k != "mpicc" or v}   # older stamps kept
+    # older stamps kept: the fields added later count only when set
+    body = {k: v for k, v in asdict(r).items()
+            if (k != "mpicc" or v) and (k != "fft" or v != "fftw")}
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -130,7 +145,7 @@ def ensure_built(r: Recipe, benchmarks: Optional[List[str]] = None) -> Path:
     goals = [g.replace(str(target), str(work), 1) for g in goals]
     goals = goals + [str(work / "bin" / "buildinfo.json")] if goals else None
     cbuild.build(str(paths.source_csrc()), str(work), str(work / "obj"), r.mpicc, r.cflags,
-                 r.cc, blas_flags(r.blas), goals)
+                 r.cc, blas_flags(r.blas), goals, fft_name(r.fft))
     (work / "recipe.json").write_text(json.dumps({"stamp": _stamp(r), **asdict(r)}) + "\n")
     if not fresh:
         old = target.with_name(f".{target.name}.old")

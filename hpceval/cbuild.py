@@ -144,10 +144,11 @@ def _first_error(log: str) -> str:
 
 def build(csrc: str, target: str, objdir: str, mpicc: Optional[str] = None,
           cflags: Optional[str] = None, cc: Optional[str] = None, blas: Optional[str] = None,
-          goals: Optional[List[str]] = None) -> str:
+          goals: Optional[List[str]] = None, fft: Optional[str] = None) -> str:
     """Compile the C core (or only `goals`, paths below target) into target/bin, target/lib;
     returns the MPI wrapper used. `cc`: the compiler under the wrapper (OMPI_CC, MPICH_CC);
-    `blas`: linker flags instead of -lopenblas."""
+    `blas`: linker flags instead of -lopenblas; `fft`: csrc/Makefile's FFT (own) instead of
+    FFTW."""
     if not shutil.which("make"):
         raise BuildError("no 'make' on PATH: install make (Debian and RPM)")
     check_flags(cflags)
@@ -162,7 +163,7 @@ def build(csrc: str, target: str, objdir: str, mpicc: Optional[str] = None,
     argv = ["make", "-s", f"-j{os.cpu_count() or 1}", "-C", csrc, *(goals or ["core"]),
             f"BUILD={target}",
             f"OBJDIR={objdir}", f"MPICC={wrapper}"] + ([f"CFLAGS={cflags}"] if cflags else []) \
-        + ([f"BLAS={blas}"] if blas else [])
+        + ([f"BLAS={blas}"] if blas else []) + ([f"FFT={fft}"] if fft else [])
     log = os.path.join(objdir, "build.log")
     with open(log, "w") as out:
         proc = run_guarded(argv, stdout=out, stderr=subprocess.STDOUT, env=env)

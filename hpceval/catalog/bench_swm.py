@@ -13,8 +13,8 @@ from hpceval.catalog.common import fits_memory, rank_counts, ranks_sweep
 from hpceval.catalog.nas_common import FEWER_REPS
 from hpceval.catalog.options import options
 from hpceval.catalog.params import Param
-from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, register_benchmark,
-                                      register_study)
+from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, node_bytes,
+                                      register_benchmark, register_study)
 
 # problem: (truncation, levels)
 PROBLEMS = {"medium": (170, 32), "small": (42, 16)}
@@ -35,7 +35,7 @@ def _problem(v: Dict[str, Any], n: int, ctx: PlanContext) -> str:
     if v["problem"] != "auto":
         return v["problem"]
     m, levels = PROBLEMS["medium"]
-    if fits_memory(psst_bytes(m, levels, n, v) * ctx.ranks_per_node(n), ctx):
+    if fits_memory(node_bytes(psst_bytes(m, levels, n, v), ctx.ranks_per_node(n)), ctx):
         return "medium"
     ctx.note(f"swm on {n} ranks: the medium problem (T{m} L{levels}, about "
              f"{sst_bytes(m, levels) / 2**30:.1f} GiB and the serial check's copy) does not fit "

@@ -24,13 +24,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "one pip installed (or the checkout's build/bin) again")
     p.add_argument("--name", metavar="NAME", help="a named build beside the others (run it with "
                    "'hpceval run --build NAME'): one of hpceval/buildvariants.py's "
-                   "(gcc-O2, gcc-O3, gcc-native, gcc-Ofast, clang-native, refblas, blis, smpi: "
-                   "SimGrid's smpicc, docs/simulate.md) or a new name with "
-                   "--cflags/--cc/--blas/--mpicc")
+                   "(gcc-O2, gcc-O3, gcc-native, gcc-Ofast, clang-native, refblas, blis, ownfft, "
+                   "smpi: SimGrid's smpicc, docs/simulate.md) or a new name with "
+                   "--cflags/--cc/--blas/--fft/--mpicc")
     p.add_argument("--cc", metavar="COMPILER", help="with --name: the compiler under the MPI "
                    "wrapper (OMPI_CC, MPICH_CC), e.g. clang")
     p.add_argument("--blas", choices=("openblas", "reference", "blis"),
                    help="with --name: the BLAS and LAPACK to link")
+    p.add_argument("--fft", choices=("fftw", "own"),
+                   help="with --name: the spectral models' FFT (FFTW, or hpceval's own)")
 
 
 def _named(args: argparse.Namespace) -> int:
@@ -39,17 +41,17 @@ def _named(args: argparse.Namespace) -> int:
     if args.remove:
         raise UsageError("--name takes no --remove")
     known = bv.VARIANTS.get(args.name)
-    custom = args.cflags or args.cc or args.blas or (
+    custom = args.cflags or args.cc or args.blas or args.fft or (
         args.mpicc and not (known and known.mpicc == args.mpicc))
     r = bv.Recipe(args.name, args.cflags or bv.NATIVE, args.cc, args.blas or "openblas",
-                  args.mpicc) if custom else bv.recipe(args.name)
+                  args.mpicc, args.fft or "fftw") if custom else bv.recipe(args.name)
     try:
         bindir = bv.ensure_built(r)
     except cbuild.BuildError as exc:
         raise UsageError(str(exc)) from None
     info = json.loads((bindir / "buildinfo.json").read_text())
     print(f"hpceval: built '{r.name}' ({info.get('compiler')}, {info.get('cflags')}, BLAS "
-          f"{info.get('blas')}) into {bindir.parent}; use it with 'hpceval run --build {r.name}'")
+          f"{info.get('blas')}, FFT {info.get('fft', 'fftw')}) into {bindir.parent}; use it with 'hpceval run --build {r.name}'")
     return 0
 
 
@@ -62,8 +64,8 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.name is not None:
         return _named(args)
-    if args.cc or args.blas:
-        raise UsageError("--cc and --blas make a named build: give --name NAME")
+    if args.cc or args.blas or args.fft:
+        raise UsageError("--cc, --blas and --fft make a named build: give --name NAME")
     target = paths.user_build()
     if args.remove:
         if args.mpicc or args.cflags:

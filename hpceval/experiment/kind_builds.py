@@ -1,4 +1,4 @@
-"""builds: the same benchmark built as named variants (compiler, flags, BLAS and LAPACK;
+"""builds: the same benchmark built as named variants (compiler, flags, BLAS and LAPACK, FFT;
 hpceval/buildvariants.py), each into a directory of its own and run from it, interleaved. A
 variant that fails to build is said in one line (the compiler's first error) and left out; the
 others still run. What each build is (compiler, flags, BLAS) is kept in the run's notes."""
@@ -41,11 +41,11 @@ def _expand(variant: str, setup: Setup) -> List[List[LaunchSpec]]:
         return []
     info = json.loads((bindir / "buildinfo.json").read_text())
     setup.notes.append(f"build {variant}: {info.get('compiler')}; {info.get('cflags')}; "
-                       f"BLAS {info.get('blas')}")
+                       f"BLAS {info.get('blas')}; FFT {info.get('fft', 'fftw')}")
     return [[replace(s, label=f"{s.label} build={variant}",
                      env={**s.env, "HPCEVAL_BINDIR": str(bindir)})] for s in specs]
 
 
 register_experiment(Experiment(
-    "builds", "the same kernels built with other compilers, flags or BLAS/LAPACK libraries",
+    "builds", "the same kernels built with other compilers, flags, BLAS/LAPACK or FFT libraries",
     "build", lambda ctx: "gcc-native,gcc-O2", _parse, _expand))

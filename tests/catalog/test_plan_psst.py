@@ -48,3 +48,27 @@ def test_grids_the_code_refuses_are_not_planned():
         plan_targets(["psst"], ["ranks=256", "truncation=21", "levels=8", "grids=32x8"], CTX)
     with pytest.raises(UsageError, match="no process grid of 256 ranks fits"):
         plan_targets(["psst"], ["ranks=256", "truncation=21", "levels=4", "grids=square"], CTX)
+
+
+def test_a_simulated_rung_beyond_this_host_s_memory_is_left_out_with_a_note():
+    """SMPI runs every simulated rank in one process of this host: psst at T170 on 64 and more
+    simulated ranks was killed out of memory in the 1,024-rank study, its 64 x 16 simulated
+    nodes holding it easily. Each rank other than 0 holds its tables and spectral state, not
+    the whole grid (sst_init_spectral); a rung whose ranks together would not fit this host
+    is left out before anything runs, and said."""
+    from hpceval.catalog.bench_kernels import psst_bytes, sst_bytes
+    first, other = psst_bytes(170, 18, 64, {})
+    assert first > 2 * sst_bytes(170, 18) and other < sst_bytes(170, 18) / 3
+    ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=64,
+                      ppn=16, host_memory_bytes=16 << 30)
+    specs = plan_targets(["psst"], ["ranks=16,64,256", "truncation=170", "levels=18",
+                                    "grids=squarest"], ctx)
+    assert [s.nranks for s in specs] == [16, 64]
+    assert any(n.startswith("psst np=256 T170 L=18: left out: its 256 simulated ranks need "
+                            "about") and "16.0 GiB" in n for n in ctx.notes), ctx.notes
+    # a real allocation of 64 nodes holds each node's ranks only: nothing is left out
+    real = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=64,
+                       ppn=16)
+    assert [s.nranks for s in plan_targets(["psst"], ["ranks=16,64,256", "truncation=170",
+                                                      "levels=18", "grids=squarest"], real)] \
+        == [16, 64, 256]

@@ -65,6 +65,45 @@ def test_reference_blas_is_linked_and_runs(cli, bindir, data, tmp_path):
     assert {r["params"]["kind"] for r in run["records"] if r["metric"] == "gflops"} == {"complex"}
 
 
+def ldd(binary) -> str:
+    return subprocess.run(["ldd", str(binary)], capture_output=True, text=True).stdout
+
+
+def test_own_fft_is_linked_and_verified(cli, bindir, data, tmp_path):
+    """The spectral models on hpceval's own FFT (the p690 talk's PSTSWM with and without ESSL):
+    linked without FFTW and said so, test case 2 at round-off, psst on 2 ranks equal to its
+    serial model, and a corrupted state still fails."""
+    p = cli("experiment", "builds", "sst", "--variants", "gcc-native,ownfft", "--rounds", "1",
+            *QUICK[2:], *SST, env=data, timeout=600)
+    assert p.returncode == 0, p.stderr
+    builds = tmp_path / "data" / "hpceval" / "builds"
+    own, native = builds / "ownfft" / "bin", builds / "gcc-native" / "bin"
+    assert "fftw" not in ldd(own / "hpceval-sst") and "fftw" in ldd(native / "hpceval-sst")
+    assert json.loads((own / "buildinfo.json").read_text())["fft"] == "own"
+    assert "fft" not in json.loads((native / "buildinfo.json").read_text())   # FFTW: the default
+    (run,) = cli.export("latest")
+    assert any(n.startswith("build ownfft:") and n.endswith("FFT own")
+               for n in run["settings"]["experiment"]["notes"])
+    rates = [r for r in run["records"] if r["metric"] == "mflops"]
+    assert {r["extra"]["experiment"]["variant"] for r in rates} == {"gcc-native", "ownfft"}
+    assert all(r["extra"]["check"] == "ok" and r["extra"]["err_l2"] < 1e-12 for r in rates)
+    p = cli("experiment", "builds", "psst", "--variants", "gcc-native,ownfft", "--rounds", "1",
+            "--np", "2", "--set", "truncation=10", "--set", "levels=1", "--set", "days=0.2",
+            *QUICK[2:], env=data, timeout=600)
+    assert p.returncode == 0, p.stderr
+    (run,) = cli.export("latest")
+    times = [r for r in run["records"] if r["metric"] == "run_time"]
+    assert {r["extra"]["experiment"]["variant"] for r in times} == {"gcc-native", "ownfft"}
+    assert all(r["extra"]["check"] == "ok" and r["extra"]["max_rel_diff_vs_serial"] <= 1e-12
+               for r in times)
+    mpirun = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2"]
+    p = subprocess.run([*mpirun, str(own / "hpceval-psst"), "--truncation", "5", "--grids",
+                        "1x2", "--inject", "corrupt", "--min-reps", "1", "--max-reps", "1",
+                        "--warmup", "0"], capture_output=True, text=True, timeout=120,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode != 0 and "differs from the serial" in p.stderr
+
+
 @pytest.mark.parametrize("args,says", [
     (["--variants", "gcc-O2"], "at least two variants"),
     (["--variants", "nosuch,gcc-O2"], "unknown build 'nosuch'"),
@@ -80,5 +119,6 @@ def test_refusals(cli, bindir, data, args, says):
 def test_run_build_and_build_name_refusals(cli, data):
     p = cli("run", "pingpong", "--build", "nosuch", env=data)
     assert p.returncode == 2 and "hpceval build --name nosuch" in p.stderr, p.stderr
-    p = cli("build", "--cc", "clang", env=data)
-    assert p.returncode == 2 and "give --name NAME" in p.stderr, p.stderr
+    for flag, value in (("--cc", "clang"), ("--fft", "own")):
+        p = cli("build", flag, value, env=data)
+        assert p.returncode == 2 and "give --name NAME" in p.stderr, p.stderr

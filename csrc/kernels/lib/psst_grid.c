@@ -105,15 +105,17 @@ void psst_setup_in(pgrid *g, sst_model *s, MPI_Comm comm, int P, int Q, int colm
     }
     g->nu = g->ub[g->q] - g->ua[g->q];
     int nu = g->nu > 0 ? g->nu : 1, nc = s->nc, n = s->nlon;
-    g->g4 = fftw_malloc((size_t)nu * 4 * n * sizeof(double));
-    g->g5 = fftw_malloc((size_t)nu * 5 * n * sizeof(double));
-    g->c4 = fftw_malloc((size_t)nu * 4 * nc * sizeof(fftw_complex));
-    g->c5 = fftw_malloc((size_t)nu * 5 * nc * sizeof(fftw_complex));
-    g->inv = fftw_plan_many_dft_c2r(1, &n, nu * 4, g->c4, NULL, 1, nc, g->g4, NULL, 1, n,
-                                    FFTW_MEASURE);
-    g->fwd = fftw_plan_many_dft_r2c(1, &n, nu * 5, g->g5, NULL, 1, n, g->c5, NULL, 1, nc,
-                                    FFTW_MEASURE);
-    size_t big = (size_t)units * (s->M + 1) * 5 * 2 + 16;
+    g->g4 = hfft_malloc((size_t)nu * 4 * n * sizeof(double));
+    g->g5 = hfft_malloc((size_t)nu * 5 * n * sizeof(double));
+    g->c4 = hfft_malloc((size_t)nu * 4 * nc * sizeof(hfft_complex));
+    g->c5 = hfft_malloc((size_t)nu * 5 * nc * sizeof(hfft_complex));
+    g->inv = hfft_plan_c2r(n, nu * 4, g->c4, nc, g->g4, n, 0);
+    g->fwd = hfft_plan_r2c(n, nu * 5, g->g5, n, g->c5, nc, 0);
+    /* The transposes' largest side (psst_layout): my wavenumbers of every unit of the row, or
+     * my units of every wavenumber, 10 doubles each; not every unit of every wavenumber, Q
+     * times more on every rank (13 GB at T85 L18 on 128 simulated ranks). */
+    size_t mine = (size_t)units * g->nms[g->q], row = (size_t)g->nu * (s->M + 1);
+    size_t big = (mine > row ? mine : row) * 10 + 16;
     g->sbuf = malloc(big * sizeof(double));
     g->rbuf = malloc(big * sizeof(double));
     size_t nred = (size_t)s->ncoef * 14 * s->L + 16;
@@ -131,14 +133,14 @@ void psst_setup_in(pgrid *g, sst_model *s, MPI_Comm comm, int P, int Q, int colm
 void psst_teardown(pgrid *g)
 {
     if (g->transpose == 2) {
-        fftw_destroy_plan(g->dinv);
-        fftw_destroy_plan(g->dfwd);
-        fftw_free(g->z4); fftw_free(g->z5); fftw_free(g->zp); fftw_free(g->tw);
+        hfft_destroy(g->dinv);
+        hfft_destroy(g->dfwd);
+        hfft_free(g->z4); hfft_free(g->z5); hfft_free(g->zp); hfft_free(g->tw);
         free(g->x4); free(g->x5);
     }
-    fftw_destroy_plan(g->inv);
-    fftw_destroy_plan(g->fwd);
-    fftw_free(g->g4); fftw_free(g->g5); fftw_free(g->c4); fftw_free(g->c5);
+    hfft_destroy(g->inv);
+    hfft_destroy(g->fwd);
+    hfft_free(g->g4); hfft_free(g->g5); hfft_free(g->c4); hfft_free(g->c5);
     free(g->sbuf); free(g->rbuf); free(g->red); free(g->tmp);
     free(g->scnt); free(g->sdsp); free(g->rcnt); free(g->rdsp);
     for (int q = 0; q < g->Q; q++)
@@ -159,20 +161,18 @@ static void setup_distributed(pgrid *g, sst_model *s)
     g->t = t;
     g->nud = g->nrows * s->L;
     size_t nv = (size_t)g->nud * 5 * n;
-    g->z4 = fftw_malloc(nv * sizeof(fftw_complex));
-    g->z5 = fftw_malloc(nv * sizeof(fftw_complex));
-    g->zp = fftw_malloc(nv * sizeof(fftw_complex));
-    g->tw = fftw_malloc((size_t)n * sizeof(fftw_complex));
+    g->z4 = hfft_malloc(nv * sizeof(hfft_complex));
+    g->z5 = hfft_malloc(nv * sizeof(hfft_complex));
+    g->zp = hfft_malloc(nv * sizeof(hfft_complex));
+    g->tw = hfft_malloc((size_t)n * sizeof(hfft_complex));
     g->x4 = malloc(nv * sizeof(double));
     g->x5 = malloc(nv * sizeof(double));
     if (!g->z4 || !g->z5 || !g->zp || !g->tw || !g->x4 || !g->x5)
         hpc_fail("psst: cannot allocate the distributed FFT buffers");
     for (int k = 0; k < n; k++)
         g->tw[k] = cexp(2 * M_PI * I * ((double)g->q * k / s->nlon));
-    g->dinv = fftw_plan_many_dft(1, &n, g->nud * 4, g->z4, NULL, 1, n, g->z4, NULL, 1, n,
-                                 FFTW_BACKWARD, FFTW_MEASURE);
-    g->dfwd = fftw_plan_many_dft(1, &n, g->nud * 5, g->z5, NULL, 1, n, g->z5, NULL, 1, n,
-                                 FFTW_FORWARD, FFTW_MEASURE);
+    g->dinv = hfft_plan_c2c(n, g->nud * 4, g->z4, n, HFFT_BACKWARD, 0);
+    g->dfwd = hfft_plan_c2c(n, g->nud * 5, g->z5, n, HFFT_FORWARD, 0);
     if (!g->dinv || !g->dfwd)
         hpc_fail("psst: cannot plan the local FFTs of the distributed FFT");
 }
@@ -181,7 +181,7 @@ static void setup_distributed(pgrid *g, sst_model *s)
  * same element on rank q ^ d. Inverse (DIF, d = Q/2 .. 1): lower a + c, upper (a - c) w^j;
  * forward (its adjoint, d = 1 .. Q/2): lower L + conj(w^j) U, upper L - conj(w^j) U; w = e^{i pi/d},
  * j = the lower rank's position in its block of 2d ranks. */
-void psst_bx_stage(pgrid *g, fftw_complex *z, size_t cnt, int d, int inverse)
+void psst_bx_stage(pgrid *g, hfft_complex *z, size_t cnt, int d, int inverse)
 {
     int q = g->q, upper = (q & d) != 0, j = (q & ~d) % (2 * d);
     PSST_PH(g, PSST_PH_TRANSPOSE);

@@ -20,15 +20,15 @@ typedef struct {
     int *ua, *ub;                     /* per q: FFT units [ua, ub) of the row's block */
     int nu;                           /* my units */
     double *g4, *g5;
-    fftw_complex *c4, *c5;
-    fftw_plan inv, fwd;
+    hfft_complex *c4, *c5;
+    hfft_plan *inv, *fwd;
     double *sbuf, *rbuf, *red, *tmp;
     int *scnt, *sdsp, *rcnt, *rdsp;
     /* Distributed FFT: n = nlon/Q longitudes (block t = bitrev(q)) of every unit of the block. */
     int n, t, nud;
-    fftw_complex *z4, *z5, *zp, *tw;  /* [unit][field][n]; partner's copy; exp(2 pi i q k/nlon) */
+    hfft_complex *z4, *z5, *zp, *tw;  /* [unit][field][n]; partner's copy; exp(2 pi i q k/nlon) */
     double *x4, *x5;                  /* my longitudes, real */
-    fftw_plan dinv, dfwd;
+    hfft_plan *dinv, *dfwd;
     hpc_phases *ph;                   /* the step's phase timers */
 } pgrid;
 
@@ -46,7 +46,7 @@ void psst_setup_in(pgrid *g, sst_model *s, MPI_Comm comm, int P, int Q, int colm
 void psst_teardown(pgrid *g);
 void psst_exchange(pgrid *g, int per);
 void psst_global_sum(pgrid *g, double *x, int n);
-void psst_bx_stage(pgrid *g, fftw_complex *z, size_t cnt, int d, int inverse);
+void psst_bx_stage(pgrid *g, hfft_complex *z, size_t cnt, int d, int inverse);
 void psst_layout(pgrid *g, int per, int synth);
 
 /* psst_step.c: one pass through the step code (transposed FFT, or distributed), this rank's

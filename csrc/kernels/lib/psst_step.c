@@ -37,7 +37,7 @@ void psst_pstep(sst_model *s, pgrid *g, int n)
     PSST_PH(g, PSST_PH_TRANSPOSE);
     psst_exchange(g, 8);
     PSST_PH(g, PSST_PH_PACK);
-    memset(g->c4, 0, (size_t)g->nu * 4 * nc * sizeof(fftw_complex));
+    memset(g->c4, 0, (size_t)g->nu * 4 * nc * sizeof(hfft_complex));
     for (int q = 0; q < g->Q; q++)
         for (int ul = 0; ul < g->nu; ul++)
             for (int mi = 0; mi < g->nms[q]; mi++) {
@@ -48,7 +48,7 @@ void psst_pstep(sst_model *s, pgrid *g, int n)
             }
     PSST_PH(g, SST_PH_FFT);
     if (g->nu > 0)
-        fftw_execute(g->inv);
+        hfft_c2r(g->inv, g->c4, g->g4);
     PSST_PH(g, SST_PH_GRID);
     for (int ul = 0; ul < g->nu; ul++) {
         int u = g->ua[me] + ul, j = sst_row_lat(s, g->h0, g->h1, u / L);
@@ -62,7 +62,7 @@ void psst_pstep(sst_model *s, pgrid *g, int n)
     }
     PSST_PH(g, SST_PH_FFT);
     if (g->nu > 0)
-        fftw_execute(g->fwd);
+        hfft_r2c(g->fwd, g->g5, g->c5);
     /* Back: my units x each owner's wavenumbers. */
     PSST_PH(g, PSST_PH_PACK);
     psst_layout(g, 10, 0);
@@ -72,7 +72,7 @@ void psst_pstep(sst_model *s, pgrid *g, int n)
                 int m = g->msets[q][mi];
                 double *b = g->sbuf + g->sdsp[q] + ((size_t)ul * g->nms[q] + mi) * 10;
                 for (int f = 0; f < 5; f++) {
-                    fftw_complex c = g->c5[(size_t)(ul * 5 + f) * nc + m];
+                    hfft_complex c = g->c5[(size_t)(ul * 5 + f) * nc + m];
                     b[2 * f] = creal(c);
                     b[2 * f + 1] = cimag(c);
                 }
@@ -141,7 +141,7 @@ static void fill_distributed(sst_model *s, pgrid *g, int mi)
         double *fa = s->FA + (size_t)(u / L) * 10 * L;
         int l = u % L;
         for (int f = 0; f < 5; f++) {
-            fftw_complex c = g->z5[((size_t)u * 5 + f) * g->n + k2];
+            hfft_complex c = g->z5[((size_t)u * 5 + f) * g->n + k2];
             fa[(size_t)f * 2 * L + 2 * l] = creal(c);
             fa[(size_t)f * 2 * L + 2 * l + 1] = cimag(c);
         }
@@ -159,7 +159,7 @@ void psst_dstep(sst_model *s, pgrid *g, int n)
     PSST_PH(g, SST_PH_SPECTRAL);
     sst_begin_step(s, n);
     PSST_PH(g, PSST_PH_PACK);
-    memset(g->z4, 0, c4 * sizeof(fftw_complex));
+    memset(g->z4, 0, c4 * sizeof(hfft_complex));
     for (int mi = 0; mi < nmy; mi++) {
         int m = g->msets[me][mi], k2 = (m - me) / g->Q;
         PSST_PH(g, SST_PH_LEGENDRE);
@@ -174,7 +174,7 @@ void psst_dstep(sst_model *s, pgrid *g, int n)
         }
     }
     PSST_PH(g, SST_PH_FFT);
-    fftw_execute(g->dinv);
+    hfft_c2c(g->dinv, g->z4);
     for (size_t v = 0; v < c4; v += nn)
         for (int k = 0; k < nn; k++)
             g->z4[v + k] *= g->tw[k];
@@ -201,7 +201,7 @@ void psst_dstep(sst_model *s, pgrid *g, int n)
     for (size_t v = 0; v < c5; v += nn)
         for (int k = 0; k < nn; k++)
             g->z5[v + k] *= conj(g->tw[k]);
-    fftw_execute(g->dfwd);
+    hfft_c2c(g->dfwd, g->z5);
     finish_step(s, g, n, fill_distributed);
 }
 

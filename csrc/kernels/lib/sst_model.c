@@ -18,7 +18,7 @@
  *  2. Legendre synthesis per m (sst_legendre.c): over the northern hemisphere only, the
  *     symmetric and antisymmetric parts of the fields, four matrix products
  *     (nh x nm/2) x (nm/2 x 8L or 4L); north = S + A, south = S - A.
- *  3. inverse FFT (FFTW c2r) of 4L fields per latitude.
+ *  3. inverse FFT (c2r, hfft.h) of 4L fields per latitude.
  *  4. grid: A = U eta r, B = V eta r, C = U Phi' r, D = V Phi' r with
  *     r = 1/(a(1-mu^2)), and E.
  *  5. forward FFT (r2c) of 5L fields per latitude.
@@ -73,7 +73,7 @@ extern void openblas_set_num_threads(int) __attribute__((weak));
 
 static void *xalloc(size_t bytes)
 {
-    void *p = fftw_malloc(bytes ? bytes : 1);
+    void *p = hfft_malloc(bytes ? bytes : 1);
     if (!p)
         hpc_fail("sst: cannot allocate %zu bytes", bytes);
     memset(p, 0, bytes);
@@ -198,13 +198,20 @@ static void init_work(sst_model *s)
     s->ES = xalloc((size_t)s->nh * 10 * L * sizeof(double));
     s->ED = xalloc((size_t)s->nh * 10 * L * sizeof(double));
     s->FA = xalloc((size_t)nlat * 10 * L * sizeof(double));
-    s->g4 = xalloc((size_t)nlat * 4 * L * nlon * sizeof(double));
-    s->g5 = xalloc((size_t)nlat * 5 * L * nlon * sizeof(double));
-    s->c4 = xalloc((size_t)nlat * 4 * L * s->nc * sizeof(fftw_complex));
-    s->c5 = xalloc((size_t)nlat * 5 * L * s->nc * sizeof(fftw_complex));
 }
 
-/* Plans for one latitude's fields, run once per latitude, measured within a time limit:
+/* The whole grid's transform arrays (the serial step's, sst_synthesis and sst_analysis). */
+static void init_grid(sst_model *s)
+{
+    int L = s->L, nlat = s->nlat, nlon = s->nlon;
+    s->g4 = xalloc((size_t)nlat * 4 * L * nlon * sizeof(double));
+    s->g5 = xalloc((size_t)nlat * 5 * L * nlon * sizeof(double));
+    s->c4 = xalloc((size_t)nlat * 4 * L * s->nc * sizeof(hfft_complex));
+    s->c5 = xalloc((size_t)nlat * 5 * L * s->nc * sizeof(hfft_complex));
+}
+
+/* Plans for one latitude's fields, run once per latitude, measured (FFTW; hpceval's own FFT
+ * measures nothing) within a time limit:
  * FFTW_MEASURE over the whole grid took 0.3 s at T85 (most of a 5-day run's start-up beside
  * MPI_Init), FFTW_ESTIMATE's plans ran about 1.7x slower; measuring one latitude's batch for
  * at most 0.005 s per plan (0.011 s in all) gives plans as fast as with 0.02 s or 0.1 s
@@ -213,19 +220,23 @@ static void init_plans(sst_model *s)
 {
     int L = s->L, n = s->nlon;
     double t0 = hpc_now();
-    fftw_set_timelimit(0.005);
-    s->inv = fftw_plan_many_dft_c2r(1, &n, 4 * L, s->c4, NULL, 1, s->nc, s->g4, NULL, 1, n,
-                                    FFTW_MEASURE);
-    s->fwd = fftw_plan_many_dft_r2c(1, &n, 5 * L, s->g5, NULL, 1, n, s->c5, NULL, 1, s->nc,
-                                    FFTW_MEASURE);
-    fftw_set_timelimit(FFTW_NO_TIMELIMIT);
+    s->inv = hfft_plan_c2r(n, 4 * L, s->c4, s->nc, s->g4, n, 0.005);
+    s->fwd = hfft_plan_r2c(n, 5 * L, s->g5, n, s->c5, s->nc, 0.005);
     if (!s->inv || !s->fwd)
-        hpc_fail("sst: FFTW could not plan the transforms");
+        hpc_fail("sst: %s could not plan the transforms", hfft_library());
     s->startup_plans = hpc_now() - t0;
 }
 
 void sst_init(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double dt,
               double robert, int start)
+{
+    sst_init_spectral(s, M, nlon, nlat, L, scheme, dt, robert, start);
+    init_grid(s);
+    init_plans(s);
+}
+
+void sst_init_spectral(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double dt,
+                       double robert, int start)
 {
     memset(s, 0, sizeof *s);
     if (openblas_set_num_threads)
@@ -252,23 +263,45 @@ void sst_init(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double
     s->ncoef = s->off[M + 1];
     init_tables(s);
     init_work(s);
-    init_plans(s);
     sst_count_flops(s);
+}
+
+double complex *sst_save_state(const sst_model *s)
+{
+    size_t ns = (size_t)s->ncoef * s->L;
+    double complex *saved = malloc(3 * ns * sizeof *saved);
+    if (saved) {
+        memcpy(saved, s->z[s->cur], ns * sizeof *saved);
+        memcpy(saved + ns, s->d[s->cur], ns * sizeof *saved);
+        memcpy(saved + 2 * ns, s->p[s->cur], ns * sizeof *saved);
+    }
+    return saved;
+}
+
+void sst_restore_state(sst_model *s, const double complex *saved)
+{
+    size_t ns = (size_t)s->ncoef * s->L;
+    s->old = 0;   /* as the test cases' initial states (sst_cases.c) */
+    s->cur = 1;
+    s->nxt = 2;
+    memcpy(s->z[s->cur], saved, ns * sizeof *saved);
+    memcpy(s->d[s->cur], saved + ns, ns * sizeof *saved);
+    memcpy(s->p[s->cur], saved + 2 * ns, ns * sizeof *saved);
 }
 
 void sst_free(sst_model *s)
 {
-    fftw_destroy_plan(s->inv);
-    fftw_destroy_plan(s->fwd);
+    hfft_destroy(s->inv);
+    hfft_destroy(s->fwd);
     void *ptrs[] = {s->mu, s->w, s->rinv, s->r2, s->coslon, s->sinlon, s->P, s->H,
                     s->nn1, s->ainv, s->fcor, s->SP, s->SH, s->AP, s->AH, s->FS,
                     s->FN, s->ES, s->ED, s->FA, s->g4, s->g5, s->c4, s->c5};
     for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++)
-        fftw_free(ptrs[i]);
+        hfft_free(ptrs[i]);
     for (int t = 0; t < 3; t++) {
-        fftw_free(s->z[t]);
-        fftw_free(s->d[t]);
-        fftw_free(s->p[t]);
+        hfft_free(s->z[t]);
+        hfft_free(s->d[t]);
+        hfft_free(s->p[t]);
     }
     free(s->off);
 }

@@ -8,7 +8,7 @@
 #include "phases.h"
 
 #include <complex.h>
-#include <fftw3.h>
+#include "hfft.h"
 
 enum { SST_EXPLICIT, SST_SEMI_IMPLICIT };
 /* How the leapfrog starts from one time level (sst_model.c: "Start"). */
@@ -49,9 +49,9 @@ typedef struct {
     double *FA;          /* per-m analysis input [row][10L] (rows as sst_rows) */
     double *ES, *ED;     /* its north + south and north - south [h][10L] */
     double *g4, *g5;     /* grid fields [lat][4][L][lon], [lat][5][L][lon] */
-    fftw_complex *c4, *c5;
-    fftw_plan inv, fwd;
-    double startup_tables, startup_plans;  /* sst_init's seconds: Legendre tables, FFTW plans */
+    hfft_complex *c4, *c5;
+    hfft_plan *inv, *fwd;
+    double startup_tables, startup_plans;  /* sst_init's seconds: Legendre tables, FFT plans */
     double flops_step;   /* exact flops of one leapfrog step (see sst_model.c) */
     double fft_flops, legendre_flops, grid_flops, spectral_flops;
     hpc_phases *phases;  /* NULL: untimed (set by the caller) */
@@ -67,6 +67,16 @@ void sst_count_flops(sst_model *s);
 void sst_init(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double dt,
               double robert, int start);
 void sst_free(sst_model *s);
+/* sst_init without the whole grid's transform arrays and FFT plans (g4, g5, c4, c5: the serial
+ * step's, the test cases' initial analysis, the height diagnostics): a psst rank other than
+ * rank 0 uses its own block's (psst_grid.h); 0.45 GB a rank at T170 L18. */
+void sst_init_spectral(sst_model *s, int M, int nlon, int nlat, int L, int scheme, double dt,
+                       double robert, int start);
+/* The state at cur (zeta, delta, Phi' of every level), to start again from it: psst's samples
+ * restart from it rather than analyse the test case's whole grid on every rank every time.
+ * NULL when out of memory. */
+double complex *sst_save_state(const sst_model *s);
+void sst_restore_state(sst_model *s, const double complex *saved);
 
 /* The g5 field slots: C, E, A, B, D (the P analysis uses the first four, H the last three). */
 enum { SST_C, SST_E, SST_A, SST_B, SST_D };

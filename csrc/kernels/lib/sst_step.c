@@ -37,15 +37,15 @@ void sst_synthesis(sst_model *s)
     /* Wavenumbers above M are zero; c2r overwrites its input, so reset them,
      * and the imaginary part of m = 0 (a real field's mean). */
     for (size_t t = 0; t < (size_t)nlat * 4 * L; t++) {
-        fftw_complex *c = s->c4 + t * nc;
+        hfft_complex *c = s->c4 + t * nc;
         c[0] = creal(c[0]);
         for (int k = s->M + 1; k < nc; k++)
             c[k] = 0.0;
     }
     PHASE(s, SST_PH_FFT);
     for (int j = 0; j < nlat; j++)  /* offsets keep the planned arrays' alignment */
-        fftw_execute_dft_c2r(s->inv, s->c4 + (size_t)j * 4 * L * nc,
-                             s->g4 + (size_t)j * 4 * L * s->nlon);
+        hfft_c2r(s->inv, s->c4 + (size_t)j * 4 * L * nc,
+                 s->g4 + (size_t)j * 4 * L * s->nlon);
 }
 
 /* Grid fields in g5 -> per-coefficient P and H projections in AP, AH. */
@@ -54,13 +54,13 @@ void sst_analysis(sst_model *s)
     int L = s->L, nlat = s->nlat, nc = s->nc;
     PHASE(s, SST_PH_FFT);
     for (int j = 0; j < nlat; j++)
-        fftw_execute_dft_r2c(s->fwd, s->g5 + (size_t)j * 5 * L * s->nlon,
-                             s->c5 + (size_t)j * 5 * L * nc);
+        hfft_r2c(s->fwd, s->g5 + (size_t)j * 5 * L * s->nlon,
+                 s->c5 + (size_t)j * 5 * L * nc);
     PHASE(s, SST_PH_LEGENDRE);
     for (int m = 0; m <= s->M; m++) {
         for (int r = 0; r < nlat; r++) {
             double *fa = s->FA + (size_t)r * 10 * L;
-            const fftw_complex *c = s->c5 + (size_t)sst_row_lat(s, 0, s->nh, r) * 5 * L * nc + m;
+            const hfft_complex *c = s->c5 + (size_t)sst_row_lat(s, 0, s->nh, r) * 5 * L * nc + m;
             for (int t = 0; t < 5 * L; t++) {
                 fa[2 * t] = creal(c[(size_t)t * nc]);
                 fa[2 * t + 1] = cimag(c[(size_t)t * nc]);
