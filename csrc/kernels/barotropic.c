@@ -35,6 +35,7 @@
 #include "lib/pop_comm.h"
 #include "lib/pop_grid.h"
 #include "lib/pop_shmem.h"
+#include "lib/pop_variants.h"
 #include "lib/pop_solver.h"
 
 #include <math.h>
@@ -325,32 +326,6 @@ static void global_grids(plan *pl)
     }
 }
 
-static int uses(const long long *v, int n, long long x)
-{
-    for (int k = 0; k < n; k++)
-        if (v[k] == x)
-            return 1;
-    return 0;
-}
-
-/* The chosen variants of option `name` (--halos, --sums); in a build without OpenSHMEM,
- * 'all' leaves the shmem one out and naming it is a usage error. */
-static int shmem_choices(const char *name, long long shmem, const long long **v)
-{
-    static long long kept[2][8];
-    int n = hpc_opt_list(name, v), m = 0;
-    if (pop_shmem_available() || !uses(*v, n, shmem))
-        return n;
-    hpc_usage_check(strstr(hpc_opt_str(name), "shmem") != NULL, "option --%s: shmem needs a "
-                    "build with OpenSHMEM (Open MPI's liboshmem); this one has none", name);
-    long long *out = kept[strcmp(name, "sums") == 0];
-    for (int k = 0; k < n && m < 8; k++)
-        if ((*v)[k] != shmem)
-            out[m++] = (*v)[k];
-    *v = out;
-    return m;
-}
-
 static void parse(plan *pl)
 {
     solve_params *sp = &pl->sp;
@@ -369,10 +344,10 @@ static void parse(plan *pl)
     global_grids(pl);
     pl->nland = hpc_opt_list("land", &pl->lands);
     pl->nmaps = hpc_opt_list("mappings", &pl->maps);
-    pl->nhalo = shmem_choices("halos", POP_HALO_SHMEM, &pl->halos);
-    pl->nsum = shmem_choices("sums", POP_SUM_SHMEM, &pl->sums);
-    pl->shmem = uses(pl->halos, pl->nhalo, POP_HALO_SHMEM) || uses(pl->sums, pl->nsum,
-                                                                    POP_SUM_SHMEM);
+    pl->nhalo = pop_shmem_choices("halos", POP_HALO_SHMEM, &pl->halos);
+    pl->nsum = pop_shmem_choices("sums", POP_SUM_SHMEM, &pl->sums);
+    pl->shmem = pop_uses(pl->halos, pl->nhalo, POP_HALO_SHMEM)
+                || pop_uses(pl->sums, pl->nsum, POP_SUM_SHMEM);
     pl->nbranch = hpc_opt_list("branches", &pl->branches);
     for (int k = 0; k < pl->nbranch; k++)
         for (int m = 0; m < k; m++)  /* the same point would be measured twice */
@@ -416,34 +391,15 @@ static void sweep_grid(const plan *pl, int k, int l)
     pop_ref_free(&rf);
 }
 
-/* Whether --halos or --sums may run an OpenSHMEM variant ('shmem' or 'all' among them), read
- * before MPI starts: Open MPI 4.1.4's osc/rdma leaves a memory hook that MPI_Finalize calls
- * after OpenSHMEM has run (a segfault with UCX 1.13), so it is left out then. */
-static int may_use_shmem(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        size_t len = strncmp(a, "--halos", 7) == 0 ? 7 : strncmp(a, "--sums", 6) == 0 ? 6 : 0;
-        if (!len)
-            continue;
-        v = a[len] == '=' ? a + len + 1 : a[len] == 0 && i + 1 < argc ? argv[i + 1] : NULL;
-        if (v && (strstr(v, "shmem") || strstr(v, "all")))
-            return 1;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
-    if (pop_shmem_available() && may_use_shmem(argc, argv))
-        setenv("OMPI_MCA_osc", "^rdma", 0);
+    pop_shmem_prepare(argc, argv);
     hpc_init(&argc, &argv, "barotropic",
              "POP-like barotropic solver: PCG on a 9-point operator, halo and global-sum variants.",
              options, MPI_THREAD_SINGLE);
     plan pl;
     parse(&pl);
-    hpc_usage_check(pl.shmem && pop_shmem_init() != 0,
-                    "barotropic: OpenSHMEM's PEs are not MPI's ranks here");
+    void (*finish)(void) = pop_shmem_start(pl.shmem, "barotropic");
 
     hpc_begin(1, NULL);
     hpc_inject_first_point();
@@ -453,6 +409,6 @@ int main(int argc, char **argv)
     free(pl.pg);
     free(pl.gr);
     hpc_idle_barrier(MPI_COMM_WORLD);
-    hpc_finish_by(pl.shmem ? pop_shmem_finalize : NULL);
+    hpc_finish_by(finish);
     return 0;
 }

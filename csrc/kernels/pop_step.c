@@ -25,6 +25,7 @@
 #include "lib/pop_model.h"
 #include "lib/pop_ocean.h"
 #include "lib/pop_solver.h"
+#include "lib/pop_variants.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,10 +45,13 @@ static hpc_option options[] = {
      .choices = "levels|aggregate",
      .help = "3-D halo updates: levels (one exchange per level, stock POP), aggregate (every "
              "level in one message per neighbour, the Earth Simulator version)"},
-    {.name = "halos", .type = HPC_CHOICES, .def = "pack", .choices = "datatype|pack|put", .all = 1,
-     .help = "the barotropic solver's halo updates (as barotropic's)"},
-    {.name = "sums", .type = HPC_CHOICES, .def = "allreduce", .choices = "allreduce|tree|onesided", .all = 1,
-     .help = "the barotropic solver's global sums (as barotropic's)"},
+    {.name = "halos", .type = HPC_CHOICES, .def = "pack", .choices = "datatype|pack|put|shmem",
+     .all = 1, .help = "the barotropic solver's halo updates (as barotropic's; shmem: builds "
+                       "with OpenSHMEM only, 'all' skips it elsewhere)"},
+    {.name = "sums", .type = HPC_CHOICES, .def = "allreduce",
+     .choices = "allreduce|tree|onesided|shmem", .all = 1,
+     .help = "the barotropic solver's global sums (as barotropic's; shmem: builds with "
+             "OpenSHMEM only)"},
     {.name = "branch", .type = HPC_INT, .def = "4", .min = 2, .max = 4096,
      .help = "branching factor of the tree sum"},
     {.name = "steps", .type = HPC_INT, .def = "10", .min = 1, .max = 10000,
@@ -69,8 +73,8 @@ static hpc_option options[] = {
 static const double CONSERVATION_BOUND = 1e-12;
 
 static const char *const CLINIC_NAMES[] = {"levels", "aggregate"};
-static const char *const HALO_NAMES[] = {"datatype", "pack", "put"};
-static const char *const SUM_NAMES[] = {"allreduce", "tree", "onesided"};
+static const char *const HALO_NAMES[] = {"datatype", "pack", "put", "shmem"};
+static const char *const SUM_NAMES[] = {"allreduce", "tree", "onesided", "shmem"};
 static const char *const LAND_NAMES[] = {"none", "continents"};
 static const char *const FIELD_NAMES[] = {"u", "v", "T", "S"};
 
@@ -322,6 +326,7 @@ typedef struct {
     int ngr, npg;
     const long long *lands, *maps, *clinics, *halos, *sums;
     int nland, nmap, nclinic, nhalo, nsum;
+    int shmem;    /* a shmem variant is measured: OpenSHMEM is started */
     params pp;
     config base;  /* the solver's settings */
 } plan;
@@ -365,8 +370,10 @@ static void parse(plan *pl)
     pl->nland = hpc_opt_list("land", &pl->lands);
     pl->nmap = hpc_opt_list("mappings", &pl->maps);
     pl->nclinic = hpc_opt_list("clinic-halos", &pl->clinics);
-    pl->nhalo = hpc_opt_list("halos", &pl->halos);
-    pl->nsum = hpc_opt_list("sums", &pl->sums);
+    pl->nhalo = pop_shmem_choices("halos", POP_HALO_SHMEM, &pl->halos);
+    pl->nsum = pop_shmem_choices("sums", POP_SUM_SHMEM, &pl->sums);
+    pl->shmem = pop_uses(pl->halos, pl->nhalo, POP_HALO_SHMEM)
+                || pop_uses(pl->sums, pl->nsum, POP_SUM_SHMEM);
     for (int k = 0; k < pl->ngr; k++)
         check_grid(pl, k);
 }
@@ -402,12 +409,14 @@ static void sweep_grid(const plan *pl, int k, int l)
 
 int main(int argc, char **argv)
 {
+    pop_shmem_prepare(argc, argv);
     hpc_init(&argc, &argv, "pop-step",
              "POP-like whole time step: baroclinic 3-D tracers, momentum, vertical mixing and "
              "barotropic PCG; simulated years per day and the phase split.",
              options, MPI_THREAD_SINGLE);
     plan pl;
     parse(&pl);
+    void (*finish)(void) = pop_shmem_start(pl.shmem, "pop-step");
     hpc_begin(1, NULL);
     hpc_inject_first_point();
     for (int k = 0; k < pl.ngr; k++)
@@ -415,6 +424,6 @@ int main(int argc, char **argv)
             sweep_grid(&pl, k, l);
     free(pl.pg);
     hpc_idle_barrier(MPI_COMM_WORLD);
-    hpc_finish();
+    hpc_finish_by(finish);
     return 0;
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
-from hpceval.catalog.bench_proxies import typical_solve_s
+from hpceval.catalog.bench_proxies import typical_solve_s, without_shmem
 from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes, int_tuple,
                                     launch_timeout, parallel_seconds, process_grids, rank_counts,
                                     ranks_sweep, repetition_args, spec_arg, words)
@@ -70,14 +70,15 @@ def _reference_points(v: Dict[str, Any], grids) -> int:
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     grids = _grids(v)
     clinics = words(v["clinic-halos"], CLINIC_HALOS, "clinic-halos", all_ok=True)
+    halos, sums = (without_shmem(b, name, v[name], ctx) for name in ("halos", "sums"))
     fixed = (["--grids", ",".join("x".join(map(str, g)) for g in grids),
               "--clinic-halos", ",".join(clinics), "--land", ",".join(v["land"]),
-              "--mappings", ",".join(v["mappings"]), "--halos", ",".join(v["halos"]),
-              "--sums", ",".join(v["sums"])]
+              "--mappings", ",".join(v["mappings"]), "--halos", ",".join(halos),
+              "--sums", ",".join(sums)]
              + [a for name in ("branch", "steps", "dt", "tol", "check-every", "max-iters",
                                "ref-max", "bound") for a in b.param(name).to_arg(v[name])]
              + repetition_args(b, v))
-    variants = len(clinics) * len(v["halos"]) * len(v["sums"]) * len(v["mappings"])
+    variants = len(clinics) * len(halos) * len(sums) * len(v["mappings"])
     steps, ref = int(v["steps"]), _reference_points(v, grids)
     specs = []
     for n in rank_counts(v["ranks"], ctx):

@@ -46,15 +46,15 @@ def typical_solve_s(nx: int, ny: int, nranks: int, ctx: PlanContext) -> float:
                     + (TYPICAL_ITERATION_COMM_S if nranks > 1 else 0.0))
 
 
-def _without_shmem(b: Benchmark, name: str, chosen: List[str], ctx: PlanContext) -> List[str]:
+def without_shmem(b: Benchmark, name: str, chosen: List[str], ctx: PlanContext) -> List[str]:
     """The variants of --set NAME this build can run: in a build without OpenSHMEM (MPICH, SMPI:
     buildinfo.json) every variant ('all') leaves shmem out, and shmem named is refused."""
     if "shmem" not in chosen or build_has("shmem"):
         return chosen
     if set(chosen) != set(b.param(name).choices):
-        raise UsageError(f"--set barotropic.{name}: shmem needs a build with OpenSHMEM (Open "
+        raise UsageError(f"--set {b.name}.{name}: shmem needs a build with OpenSHMEM (Open "
                          f"MPI's liboshmem); {bin_dir()} has none")
-    ctx.note(f"barotropic: {name} shmem left out: this build has no OpenSHMEM")
+    ctx.note(f"{b.name}: {name} shmem left out: this build has no OpenSHMEM")
     return [c for c in chosen if c != "shmem"]
 
 
@@ -68,7 +68,7 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
         raise UsageError("--set weak-block: give scaling=weak (or strong,weak) with it")
     block = int_pair(block_text or DEFAULT_WEAK_BLOCK, "weak-block", "BXxBY")
     lands, maps, branches = v["land"], v["mappings"], v["branches"]
-    halos, sums = (_without_shmem(b, name, v[name], ctx) for name in ("halos", "sums"))
+    halos, sums = (without_shmem(b, name, v[name], ctx) for name in ("halos", "sums"))
     trace = v["trace"] == "yes"
     variants = len(maps) * len(halos) * sum(len(branches) if s == "tree" else 1 for s in sums)
     fixed = (["--land", ",".join(lands), "--mappings", ",".join(maps), "--halos", ",".join(halos),

@@ -45,7 +45,7 @@ def test_the_study_runs_the_x1_grids():
     (["grids=16000x16000x40"], "too big"),
     (["ranks=4", "grids=3600x2400x40"], "GiB but only"),
     (["clinic-halos=fused"], "clinic-halos"),
-    (["halos=shmem"], "halos"),
+    (["halos=fused"], "halos"),
     (["steps=0"], "steps"),
     (["dt=86400"], "dt"),
     (["ref-max=-1"], "ref-max"),

@@ -2,7 +2,8 @@
 halo update and global sum with pairwise flags): on 1, 2 and 4 ranks every process grid and
 mapping gives the direct solve's answer and the MPI variants' to round-off; a corrupted
 solution is caught; a build without OpenSHMEM refuses shmem by name and leaves it out of
-'all', in the binary and in the plan; `tune` ranks the shmem variants beside the others."""
+'all', in the binary and in the plan (pop-step's solver too); `tune` ranks the shmem variants
+beside the others."""
 import json
 
 import pytest
@@ -51,12 +52,13 @@ def test_a_build_without_openshmem_refuses_it_by_name_and_skips_it_in_all(cli, m
     assert info["shmem"] is False
     # the plan: 'all' leaves shmem out with a note, shmem named is refused before launch
     monkeypatch.setenv("HPCEVAL_BINDIR", str(MPICH))
-    p = cli("run", "barotropic", "--set", "barotropic.halos=all", "--dry-run")
-    assert p.returncode == 0 and "halos shmem left out: this build has no OpenSHMEM" in \
-        " ".join((p.stdout + p.stderr).split())
-    p = cli("run", "barotropic", "--set", "barotropic.sums=tree,shmem", "--dry-run")
-    assert p.returncode == 2 and one_line_error(p.stderr).startswith(
-        "hpceval: error: --set barotropic.sums: shmem needs a build with OpenSHMEM")
+    for bench in ("barotropic", "pop-step"):      # the whole step's solver as barotropic's
+        p = cli("run", bench, "--set", f"{bench}.halos=all", "--dry-run")
+        assert p.returncode == 0 and f"{bench}: halos shmem left out: this build has no " \
+            "OpenSHMEM" in " ".join((p.stdout + p.stderr).split())
+        p = cli("run", bench, "--set", f"{bench}.sums=tree,shmem", "--dry-run")
+        assert p.returncode == 2 and one_line_error(p.stderr).startswith(
+            f"hpceval: error: --set {bench}.sums: shmem needs a build with OpenSHMEM")
 
 
 def test_tune_ranks_the_shmem_variants(cli, tmp_path):

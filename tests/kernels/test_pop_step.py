@@ -75,6 +75,39 @@ def test_solver_variants_give_the_same_state():
         {(h, s, 4 if s == "tree" else 0) for h in ("datatype", "put") for s in ("tree", "onesided")}
 
 
+@pytest.mark.parametrize("np", [2, 4])
+def test_the_openshmem_solver_variants_give_the_same_state(np):
+    """The X1 study's Co-Array Fortran halo update and global sum (pairwise flags), inside the
+    whole step as inside barotropic: every process grid keeps the tracers and the one-rank
+    state, the solver's iterations unchanged by the halo variant."""
+    recs = verified(np, "--halos", "pack,shmem", "--sums", "allreduce,shmem",
+                    clinics="aggregate")
+    assert {(r["params"]["halo"], r["params"]["sum"]) for r in recs} == {
+        (h, s) for h in ("pack", "shmem") for s in ("allreduce", "shmem")}
+    iters = {}
+    for r in recs:
+        key = (r["params"]["P"], r["params"]["Q"], r["params"]["mapping"], r["params"]["sum"])
+        iters.setdefault(key, set()).add(r["solver_iterations_per_step"])
+    assert all(len(v) == 1 for v in iters.values()), iters
+
+
+def test_a_corrupted_state_is_caught_under_shmem():
+    p, recs = launch(2, *GRID, "--pgrids", "2x1", "--halos", "shmem", "--sums", "shmem",
+                     "--clinic-halos", "aggregate", "--inject", "corrupt", *TINY)
+    assert p.returncode == 1
+    [err] = [r for r in recs if r["type"] == "error"]
+    assert "halo shmem, sum shmem" in err["message"] and "volume integral" in err["message"]
+
+
+def test_mpich_refuses_shmem_by_name_and_leaves_it_out_of_all():
+    p, recs = mpich(2, *GRID, "--pgrids", "2x1", "--halos", "shmem", *TINY)
+    assert p.returncode == 2 and "shmem needs a build with OpenSHMEM" in p.stderr
+    p, recs = mpich(2, "--grids", "24x16x5", "--steps", "2", "--pgrids", "2x1", "--halos", "all",
+                    "--clinic-halos", "levels", "--mappings", "row", *TINY)
+    assert p.returncode == 0, p.stderr
+    assert {r["params"]["halo"] for r in steps(recs)} == {"datatype", "pack", "put"}
+
+
 def test_records_match_the_format():
     p, recs = launch(2, *GRID, "--pgrids", "2x1", "--clinic-halos", "aggregate",
                      "--min-reps", "3", "--max-reps", "3", "--warmup", "1")
@@ -142,7 +175,7 @@ def test_a_corrupted_state_fails_without_the_reference_too():
     (0, ["--grids", "16000x16000x40"], "grid is too big"),
     (0, ["--grids", "32x24x2000"], "grid is too big"),
     (0, ["--clinic-halos", "fused"], "option --clinic-halos"),
-    (0, ["--halos", "shmem"], "option --halos"),
+    (0, ["--halos", "fused"], "option --halos"),
     (0, ["--sums", "ring"], "option --sums"),
     (0, ["--steps", "0"], "option --steps"),
     (0, ["--dt", "86400"], "option --dt"),
