@@ -311,12 +311,15 @@ def sim_declared() -> Tuple[Dict[str, float], Dict[str, int]]:
     return per, busy
 
 
-def sim_cost_model(start_s: float, per_rank_s: float, learned: Optional[Dict[str, float]] = None):
+def sim_cost_model(start_s: float, per_rank_s: float, learned: Optional[Dict[str, float]] = None,
+                   fine: Any = None):
     """hpceval/simulate/cost.py's model with these start-up costs, every benchmark's declared
-    costs and `learned` over them (a planning test's, or a dry run's without a store)."""
-    from hpceval.simulate.cost import SimCost
+    costs and `learned` over them, by kind (and `fine`, a cost.Learned: by problem and rung):
+    a planning test's, or a dry run's without a store."""
+    from hpceval.simulate.cost import GROWTH_LIST, SimCost
     per, busy = sim_declared()
-    return SimCost(start_s, per_rank_s, {**per, **(learned or {})}, busy, learned or {})
+    return SimCost(start_s, per_rank_s, {**per, **(learned or {})}, busy, learned or {},
+                   GROWTH_LIST, fine)
 
 
 def register_suite(s: Suite) -> Suite:

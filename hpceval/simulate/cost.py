@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 import re
 import socket
 import statistics
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, Mapping, Optional
+from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
 
 from hpceval.errors import UsageError
 
@@ -165,36 +166,63 @@ def _smpi_build() -> Optional[Path]:
         return None
 
 
-def learned(store, host: str, busy_ranks: Mapping[str, int],
-            per_rank: float = GROWTH_LIST) -> Dict[str, float]:
-    """Wall seconds per result per busy rank of this host's earlier simulated launches, per
-    kind, as at REF_RANKS busy ranks (each launch's over its `growth`): the median of its
-    latest LEARNED_FROM that ended ok with records, or were stopped at their limit with some
-    (their records over their time: an upper bound)."""
-    rows = store.simulated_launches(host)
-    per: Dict[str, list] = {}
-    for bench, label, nranks, elapsed, startup, n in rows:
+def problem(label: str) -> str:
+    """A launch's problem: its label without the rank count ('psst T170 L=18', 'halo'). A
+    kind's results cost what its problem makes them (psst's at T170 14x its at T42)."""
+    return re.sub(r" np=\d+", "", label).strip()
+
+
+@dataclass(frozen=True)
+class Learned:
+    """Wall seconds a result a busy rank of this host's earlier simulated launches (medians):
+    by kind, by problem, and by problem and rank count."""
+    kinds: Dict[str, float]
+    problems: Dict[str, float]
+    rungs: Dict[Tuple[str, int], float]
+
+
+def learned_costs(store, host: str, busy_ranks: Mapping[str, int],
+                  per_rank: float = GROWTH_LIST) -> Learned:
+    """Wall seconds per result per busy rank of this host's earlier simulated launches, as at
+    REF_RANKS busy ranks (each launch's over its `growth`): the medians over a kind's latest
+    LEARNED_FROM that ended ok with records, or were stopped at their limit with some (their
+    records over their time: an upper bound), by kind, problem and rung."""
+    groups: Tuple[Dict, Dict, Dict] = ({}, {}, {})
+    for bench, label, nranks, elapsed, startup, n in store.simulated_launches(host):
         key = kind(bench, label)
         b = max(busy(bench, label, nranks, busy_ranks), 1)
-        if n and len(per.setdefault(key, [])) < LEARNED_FROM:
-            per[key].append(max(elapsed - startup, 0.0) / (n * b * growth(b, per_rank)))
-    return {b: statistics.median(v) for b, v in per.items() if v}
+        if n and len(groups[0].setdefault(key, [])) < LEARNED_FROM:
+            cost = max(elapsed - startup, 0.0) / (n * b * growth(b, per_rank))
+            for group, at in zip(groups, (key, problem(label), (problem(label), int(nranks)))):
+                group.setdefault(at, []).append(cost)
+    kinds, problems, rungs = ({k: statistics.median(v) for k, v in g.items() if v}
+                              for g in groups)
+    return Learned(kinds, problems, rungs)
+
+
+def learned(store, host: str, busy_ranks: Mapping[str, int],
+            per_rank: float = GROWTH_LIST) -> Dict[str, float]:
+    """learned_costs' by kind."""
+    return learned_costs(store, host, busy_ranks, per_rank).kinds
 
 
 class SimCost:
     """A simulated launch's wall time on this host (the module's model). `per_result`: seconds
     a result a busy rank by kind, the ones in `learned` from this host's store, the others
-    declared with the benchmarks (Benchmark.sim_per_result_s); `busy_ranks` by kind
-    (Benchmark.sim_busy_ranks)."""
+    declared with the benchmarks (Benchmark.sim_per_result_s); `fine`: the learned costs by
+    problem and rung, which a launch of a problem (and rank count) learned takes (halo's cost a
+    result a rank at 8 ranks is twice its median over 2-1,024 ranks, at 32 ranks half of it;
+    psst's at T170 14x its at T42); `busy_ranks` by kind (Benchmark.sim_busy_ranks)."""
 
     def __init__(self, start_s: float, per_rank_s: float, per_result: Mapping[str, float],
                  busy_ranks: Optional[Mapping[str, int]] = None, learned: Iterable[str] = (),
-                 growth_per_rank: float = GROWTH_LIST):
+                 growth_per_rank: float = GROWTH_LIST, fine: Optional[Learned] = None):
         self.start_s, self.per_rank_s = start_s, per_rank_s
         self.per_result = dict(per_result)
         self.busy_ranks = dict(busy_ranks or {})
         self.learned = set(learned)
         self.growth_per_rank = growth_per_rank
+        self.fine = fine or Learned({}, {}, {})
 
     def startup_s(self, nranks: int) -> float:
         return self.start_s + self.per_rank_s * nranks
@@ -213,9 +241,17 @@ class SimCost:
         key = kind(benchmark, label)
         key = key if key in self.per_result else benchmark
         b = busy(benchmark, label, nranks, self.busy_ranks)
-        cost = results * self.per_result.get(key, DEFAULT_PER_RESULT_S) * growth(
-            b, self.growth_per_rank)
+        cost = results * self.each(key, label, nranks) * growth(b, self.growth_per_rank)
         return b * (cost if key in self.learned else max(planned, cost))
+
+    def each(self, key: str, label: str, nranks: int) -> float:
+        """A result's cost a busy rank: learned for this problem at this rank count, else for
+        this problem, else the kind's (a nearest rank count's extrapolated worse: random2 at
+        1,024 ranks from 32, 6x)."""
+        p = problem(label)
+        if (p, nranks) in self.fine.rungs:
+            return self.fine.rungs[(p, nranks)]
+        return self.fine.problems.get(p, self.per_result.get(key, DEFAULT_PER_RESULT_S))
 
 
 def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],
@@ -228,6 +264,7 @@ def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],
     if cal is None:
         return None
     per_rank = growth_per_rank(Path(binary).parent if binary is not None else _smpi_build())
-    got = learned(store, socket.gethostname(), busy_ranks, per_rank) if store is not None else {}
-    return SimCost(cal["start_s"], cal["per_rank_s"], {**declared, **got}, busy_ranks, got,
-                   per_rank)
+    fine = learned_costs(store, socket.gethostname(), busy_ranks, per_rank) \
+        if store is not None else Learned({}, {}, {})
+    return SimCost(cal["start_s"], cal["per_rank_s"], {**declared, **fine.kinds}, busy_ranks,
+                   fine.kinds, per_rank, fine)

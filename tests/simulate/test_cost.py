@@ -200,3 +200,31 @@ def test_the_dry_run_shows_the_estimates_the_budget_counted():
         doc["estimate_s"], areas)
     assert sum(l["estimate_s"] for l in doc["launches"]) == pytest.approx(doc["estimate_s"],
                                                                          abs=0.5)
+
+
+def test_a_problem_and_rung_learned_take_their_own_cost_others_the_kind_s(store):
+    """halo's cost a result a rank at 8 simulated ranks was twice its median over the study's
+    rungs, at 32 half of it, and psst's at T170 14x its at T42: a rung measured before takes
+    its own cost, a problem measured at other rank counts its problem's, anything else the
+    kind's median (a nearest rung's, extrapolated to 1,024 ranks, was 6x off for random2)."""
+    from hpceval.simulate.cost import learned_costs, problem
+    assert problem("psst np=16 T170 L=18") == "psst T170 L=18" and problem("halo np=8") == "halo"
+    sim = fingerprint("sim", True)
+    plant_launch(store, sim, "halo", 8, results=10, startup_s=START_S,
+                 elapsed_s=START_S + 10 * 8 * 5 * HALO_S)
+    for label, each in (("psst np=4 T42 L=18", 0.01), ("psst np=4 T170 L=18", 0.14)):
+        plant_launch(store, sim, "psst", 4, label=label, results=10, startup_s=START_S,
+                     elapsed_s=START_S + 10 * 4 * each)
+    fine = learned_costs(store, HOST, BUSY)
+    assert fine.rungs[("halo", 8)] == pytest.approx(3 * HALO_S)     # the median of 1x and 5x
+    assert fine.rungs[("halo", 4)] == pytest.approx(HALO_S)
+    cost = sim_cost_model(START_S, 1e-3, fine.kinds, fine)
+    assert cost.measure_s("halo", "halo np=8", 8, 10, 0.0) == pytest.approx(8 * 10 * 3 * HALO_S)
+    assert cost.measure_s("halo", "halo np=4", 4, 10, 0.0) == pytest.approx(4 * 10 * HALO_S)
+    assert cost.measure_s("halo", "halo np=32", 32, 10, 0.0) == pytest.approx(
+        32 * 10 * fine.problems["halo"])
+    # the problem's cost at another rank count, not the kind's median over both problems
+    assert cost.measure_s("psst", "psst np=16 T170 L=18", 16, 10, 0.0) == pytest.approx(
+        16 * 10 * 0.14)
+    assert cost.measure_s("psst", "psst np=16 T85 L=18", 16, 10, 0.0) == pytest.approx(
+        16 * 10 * fine.kinds["psst"])
