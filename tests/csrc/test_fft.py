@@ -11,7 +11,7 @@ import pytest
 from helpers import ROOT
 
 PROBE = ROOT / "build" / "tests" / "fft_probe"
-# every nlon sst picks (2, 3, 5-smooth and even) up to T170, odd and prime lengths besides
+# the nlons of sst's usual truncations (T5-T170), other 2, 3, 5-smooth lengths, odd and prime ones
 LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 15, 16, 18, 20, 22, 25, 27, 30, 32, 36, 45,
            48, 60, 64, 90, 96, 100, 128, 160, 180, 192, 256, 320, 360, 384, 512, 640]
 ROUND_OFF = 1e-13
