@@ -103,6 +103,32 @@ def test_every_model_against_a_run(measured):
     assert "median absolute error" in text and "psst" not in text, text
 
 
+def test_a_run_is_held_against_its_own_times(measured, tmp_path):
+    """`predict --run` compares each rung with what that run measured, not the best of every
+    run of the machine: a copy of the run twice as fast, imported beside it, changes nothing of
+    `--run 1` and is itself held against its own halved times."""
+    before = json.loads(measured("predict", "--run", "1", "barotropic", "--json").stdout)
+    (run,) = json.loads(measured("export", "1", "--format", "json").stdout)
+    run["uuid"] = "00000000-0000-4000-8000-000000000001"
+    for r in run["records"]:
+        if r["benchmark"] == "barotropic" and r["metric"] == "iteration_time":
+            r["stats"] = {k: v / 2 if isinstance(v, float) else v for k, v in r["stats"].items()}
+            for where in (r, r.get("extra") or {}):
+                if where.get("samples"):
+                    where["samples"] = [x / 2 for x in where["samples"]]
+    (tmp_path / "fast.json").write_text(json.dumps([run]))
+    p = measured("import", str(tmp_path / "fast.json"))
+    assert p.returncode == 0, p.stderr
+    fast_id = int(p.stdout.split("(ids: ")[1].split(")")[0])
+    after = json.loads(measured("predict", "--run", "1", "barotropic", "--json").stdout)
+    rows = lambda out: {r["ranks"]: r for c in out["checked"] for r in c["rows"]}  # noqa: E731
+    assert {n: r["measured"] for n, r in rows(after).items()} == \
+        {n: r["measured"] for n, r in rows(before).items()}
+    fast = json.loads(measured("predict", "--run", str(fast_id), "barotropic", "--json").stdout)
+    for n, r in rows(fast).items():
+        assert r["measured"] == pytest.approx(rows(before)[n]["measured"] / 2), (n, r)
+
+
 def test_no_runs(tmp_path):
     p = CLI(tmp_path / "empty.sqlite")("predict", "barotropic")
     assert p.returncode == 2 and one_line_error(p.stderr), p.stderr

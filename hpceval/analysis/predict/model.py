@@ -125,11 +125,13 @@ def measured_times(m: AppModel, runs: List[dict], cfg: Dict[str, Any]) -> Dict[i
     return out
 
 
-def predict(m: AppModel, cfg: Dict[str, Any], ranks: List[int], machine: Any) -> List[Row]:
+def predict(m: AppModel, cfg: Dict[str, Any], ranks: List[int], machine: Any,
+            against: Optional[List[dict]] = None) -> List[Row]:
     """One row per rank count the problem can be split over (larger ones are left out, and
-    listed in machine.sources; none at all is an error)."""
+    listed in machine.sources; none at all is an error), beside the best time measured there
+    in `against` (the machine's runs when not given)."""
     from hpceval.analysis.predict.grids import TooMany
-    measured = measured_times(m, machine.runs, cfg)
+    measured = measured_times(m, machine.runs if against is None else against, cfg)
     rows, left_out = [], []
     for p in ranks:
         try:
