@@ -216,7 +216,9 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
             out.message = (reader.error_msg or _last_meaningful(reader.stderr)
                            or f"exited with status {out.exit_code}")
         elif not reader.ended and out.status == "ok":
-            out.status, out.message = "failed", "exited without an end record (output truncated?)"
+            # smpirun exits 0 when its ranks called MPI_Abort: their error record says why
+            out.status = "failed"
+            out.message = reader.error_msg or "exited without an end record (output truncated?)"
     return out
 
 

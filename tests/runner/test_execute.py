@@ -33,6 +33,18 @@ def test_hang_before_the_end_record_times_out_and_ends_other_groups():
     assert not _left("sleep 642") and not _left("sleep 643")
 
 
+def test_an_error_record_says_why_where_the_launcher_exits_0():
+    """SimGrid's smpirun exits 0 when its ranks call MPI_Abort: the launch is failed, and its
+    error record (not 'output truncated') says why."""
+    err = ('{"record_version": 1, "type": "error", "benchmark": "x", "message": "data check '
+           'failed: rank 0 ghost cell (1,0) is wrong", "exit_status": 1}')
+    out = execute(["sh", "-c", f"echo '{err}'; exit 0"], {}, 30, "now")
+    assert out.status == "failed" and out.message == "data check failed: rank 0 ghost cell " \
+        "(1,0) is wrong"
+    out = execute(["sh", "-c", "exit 0"], {}, 30, "now")
+    assert out.status == "failed" and "without an end record" in out.message
+
+
 MKDIR_BANNER = """--------------------------------------------------------------------------
 A call to mkdir was unable to create the desired directory:
 
