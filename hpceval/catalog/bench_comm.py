@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import random
 from collections.abc import Sequence
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from hpceval.catalog.common import (DEFAULT_MEMORY_SHARE, MESSAGES, REFINEMENT_NAMES, check_memory,
                                     fits_host, fits_memory, harness_bytes, launch_timeout,
@@ -134,8 +134,19 @@ def _plan_p2p(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchS
             points = (len(sizes) + v["refine"]) * len(modes) * len(protos)
             specs.append(LaunchSpec(b.name, f"p2p {pattern} np={n}", "p2p", args, n, "core",
                                     expected_results=2 * points,
-                                    timeout_s=launch_timeout(v, points)))
+                                    timeout_s=launch_timeout(v, points),
+                                    ppn=_across_two(pattern, n, ctx)))
     return specs
+
+
+def _across_two(pattern: str, n: int, ctx: PlanContext) -> Optional[int]:
+    """Ranks a node for a pattern that crosses nodes (0-k, cross-pairs) where its n ranks would
+    otherwise fill part of one node (4 ranks on a simulated node of 16 failed: 'needs ranks on
+    at least 2 nodes'): half on each of two nodes. None: the allocation's own placement."""
+    if ctx.nodes < 2 or pattern not in ("0-k", "cross-pairs") or n > ctx.per_node:
+        return None
+    ctx.note(f"p2p {pattern} np={n}: {n // 2} ranks a node, so that it spans two nodes")
+    return n // 2
 
 
 register_benchmark(Benchmark(

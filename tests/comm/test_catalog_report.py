@@ -47,6 +47,20 @@ def test_distance_samples_its_destinations_at_scale():
     assert "--dests" not in small.args
 
 
+def test_cross_node_patterns_span_two_nodes_of_a_wide_allocation():
+    """The comm suite's 4-rank p2p rungs on 64 nodes of 16: 0-k and cross-pairs failed with
+    'needs ranks on at least 2 nodes' (all 4 on the first node); they are placed 2 a node and
+    said, the patterns inside a node keep the allocation's placement."""
+    ctx = PlanContext(2, 32 << 20, 16 << 30, nodes=64, ppn=16)
+    specs = [s for s in plan_targets(["comm"], [], ctx) if s.benchmark == "p2p"]
+    ppn = {s.label: s.ppn for s in specs}
+    assert ppn["p2p 0-k np=4"] == ppn["p2p cross-pairs np=4"] == 2, ppn
+    assert ppn["p2p intra-pairs np=4"] is None and ppn["p2p ring np=4"] is None, ppn
+    assert "p2p 0-k np=4: 2 ranks a node, so that it spans two nodes" in ctx.notes
+    # one machine: emulated nodes (ranks-per-node), no placement
+    assert all(s.ppn is None for s in plan_targets(["comm"], [], CTX) if s.benchmark == "p2p")
+
+
 def test_simulated_collectives_fit_this_host():
     """Simulated, every rank's buffers are in this host's memory: at 256 ranks alltoall's 32 KiB
     a pair (8 GiB in all) is left out, and said; 4 KiB (1 GiB) is measured."""
