@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A twin against the real nodes it models (issue #46 item 4), on the virtual cluster: calibrate
-a twin from runs across 2 nodes (pingpong, eager, loggp, column), then run the same settings on
-the real cluster and on the twin at 2 and at 4 nodes, one rank a node, and print each quantity's
-error (twin / real - 1) as `hpceval compare` computes it.
+a twin from runs across 2 nodes (pingpong, eager, loggp, column, p2p swap), then run the same
+settings on the real cluster and on the twin at 2 and at 4 nodes, one rank a node, and print
+each quantity's error (twin / real - 1) as `hpceval compare` computes it.
 
     python3 benchmarks/twin_validate.py [--mpi openmpi|mpich] [--rounds K] [--keep DIR]
 
@@ -42,7 +42,10 @@ COMMON = ["--set", "budget=0.2", "--set", "min-reps=5", "--set", "max-reps=100",
           "--set", "warmup=2", "--no-remeasure", "--llc", "reported"]
 CALIBRATE = ["pingpong", "eager", "loggp", "column", "--set", "pingpong.sizes=8,64K,1M",
              "--set", "pingpong.refine=0", "--set", "eager.refine=0",
-             "--set", "column.nlons=16", "--set", "column.ncols=64"]
+             "--set", "column.nlons=16", "--set", "column.ncols=64",
+             # the both-ways exchange a twin charges on MPI_Isend (calibrate.exchange)
+             "p2p", "--set", "p2p.modes=swap", "--set", "p2p.protocols=sendrecv",
+             "--set", "p2p.sizes=8,64K,1M", "--set", "p2p.patterns=0-k", "--set", "p2p.nranks=2"]
 
 
 def measured(ranks: int) -> List[str]:

@@ -11,7 +11,8 @@
   error, the same factors); a run on one node sets both from its intra-node pairs, and says so.
 - **Eager limit**: the `eager` benchmark's bracketed protocol step (hpceval/analysis/eager.py).
 - **Core speed**: the first kernel of KERNELS the run measured (one rank, its flops counted).
-- **Collectives**: the run's MPI's selection where SMPI has it (SELECTORS)."""
+- **Collectives**: the run's MPI's selection where SMPI has it (SELECTORS).
+- **Both-ways exchange**: p2p's swap less the one-way time, charged on MPI_Isend (`exchange`)."""
 from __future__ import annotations
 
 import json
@@ -90,8 +91,10 @@ def at(segs: List[Segment], n: int) -> Segment:
 
 
 def factors(segs: List[Segment]) -> Tuple[float, float, str, str]:
-    """(latency us, bandwidth MB/s, smpi/lat-factor, smpi/bw-factor) of the segments."""
-    lat = segs[0][1]
+    """(latency us, bandwidth MB/s, smpi/lat-factor, smpi/bw-factor) of the segments. The links'
+    latency is the first segment's above 0: a first segment that bends up (a noisy 1 B point
+    under load) keeps latency 0, and its factor is then 0, not a division by it."""
+    lat = next((s[1] for s in segs if s[1] > 0), segs[0][1]) or 1e-3
     slope = segs[-1][2]
     keys = [0 if i == 0 else s[0] - 1 + SMPI_KEY_OFFSET for i, s in enumerate(segs)]
     lf = ";".join(f"{k}:{s[1] / lat:.6g}" for k, s in zip(keys, segs))
@@ -172,8 +175,65 @@ def network(run: dict) -> Tuple[Dict[str, float], Dict[str, str], List[Note]]:
                           "ran on one node: run pingpong across two nodes (--hosts A,B --ppn 1) "
                           "to calibrate them"))
     notes.append(Note(f"links: latency, bandwidth ({main}-node)", f"{lat:.6g} us, {bw:.6g} "
-                      "MB/s", "the first segment's latency, the last segment's bandwidth"))
+                      "MB/s", "the first segment's latency above 0, the last segment's "
+                      "bandwidth"))
     return fields, {"smpi/lat-factor": lf, "smpi/bw-factor": bf}, notes
+
+
+# SimGrid's network/crosstraffic (on by default): each flow also loads its reverse route with 5%
+# of its bytes, so two flows opposite on one split-duplex link each get 1/1.05 of it (a twin's
+# 1 MiB swap on 1,000 MB/s links: 1,105 us against a ping-pong's 1,050; tests/simulate/
+# test_twin.py). A node's loopback is a fat pipe: no flow there slows another.
+CROSSTRAFFIC = 0.05
+
+
+def swap_curve(run: dict, where: str) -> List[Point]:
+    """p2p's simultaneous exchange (mode swap, MPI_Sendrecv, a pair) at `where`, by size."""
+    from hpceval.analysis.comm import placement_of
+    from hpceval.analysis.headlines import select
+    out: List[Point] = []
+    for rec in select(run.get("records") or [], "p2p", "latency"):
+        p = rec.get("params") or {}
+        b, t = p.get("bytes"), _median(rec)
+        if ((p.get("mode"), p.get("protocol")) == ("swap", "sendrecv") and isinstance(b, int)
+                and b > 0 and t is not None and placement_of(run, rec) == where):
+            out.append((b, t, rec))
+    return sorted(out, key=lambda p: p[0])
+
+
+def exchange(run: dict) -> Tuple[Optional[str], List[Note]]:
+    """smpi/ois: what a simultaneous exchange costs beyond one way, per size. SMPI's links are
+    full duplex at no cost, so a twin prices a 2-rank exchange (and an allreduce or alltoall
+    step) as one ping-pong trip; a real MPI takes more (Open MPI's 8 B allreduce 1.5 trips on
+    the virtual cluster). SMPI charges smpi/ois on every MPI_Isend (its collectives and
+    MPI_Sendrecv use them) and nothing on MPI_Send, so the ping-pong stays as fitted. The
+    extra is the measured swap less the twin's own exchange without it (one way; across
+    nodes its bytes' time 5% longer: CROSSTRAFFIC); one setting for
+    every pair (SMPI's config has no per-link overhead), from the pairs the network was
+    fitted on. None when the run has no swap (the note says what to run)."""
+    curves = pingpong_curves(run)
+    main = "inter" if "inter" in curves else "intra"
+    pts = swap_curve(run, main) if curves else []
+    if not pts:
+        return None, [Note("both-ways exchange overhead (smpi/ois, not set)", "not measured",
+                           f"run {run.get('uuid')} has no {main}-node p2p swap: run 'hpceval "
+                           "run p2p --set p2p.modes=swap --set p2p.protocols=sendrecv' to "
+                           "charge it (a twin prices an exchange as one ping-pong trip)")]
+    segs = segments(curves[main])
+    cross = 1 + (CROSSTRAFFIC if main == "inter" else 0.0)
+    one_way = [at(segs, n)[1] + cross * wire(n) * at(segs, n)[2] for n, _, _ in pts]
+    extra = [(n, max(0.0, t - w), rec) for (n, t, rec), w in zip(pts, one_way)]
+    sections = [(0, extra[0][1], 0.0)]      # up to the first size: its own overhead
+    for (n0, d0, _), (n1, d1, _) in zip(extra, extra[1:]):
+        slope = (d1 - d0) / (n1 - n0)
+        sections.append((n0, d0 - n0 * slope, slope))
+    if sections[-1][2] < 0:                 # past the last size: no falling extrapolation
+        sections.append((extra[-1][0], extra[-1][1], 0.0))
+    ois = ";".join(f"{k}:{a * 1e-6:.9g}:{b * 1e-6:.9g}" for k, a, b in sections)
+    notes = [Note(f"both-ways exchange overhead (smpi/ois) at {n} B", f"{d:.6g} us",
+                  f"{_point(run, rec)} less the twin's own {main}-node exchange {w:.6g} us")
+             for (n, d, rec), w in zip(extra, one_way)]
+    return ois, notes
 
 
 def _loggp_note(run: dict) -> List[Note]:
@@ -248,6 +308,9 @@ def from_run(run: dict, topology: str = "flat", shape: Optional[str] = None) -> 
     config.update((c.split("=", 1)[1].split(":", 1) for c in eager_cfg(eager)))
     config["smpi/host-speed"] = f"{flops:.6g}f"
     config["smpi/cpu-threshold"] = CPU_THRESHOLD
+    ois, ois_notes = exchange(run)
+    if ois:
+        config["smpi/ois"] = ois
     coll, coll_src = selector(run)
     if coll:
         config["smpi/coll-selector"] = coll
@@ -257,7 +320,7 @@ def from_run(run: dict, topology: str = "flat", shape: Optional[str] = None) -> 
                    "runs is charged at its own duration, right when the simulator runs on the "
                    "machine measured)", f"{flops:.6g} flop/s", flops_src),
               Note("collectives' algorithms (smpi/coll-selector)", coll or "mpich", coll_src),
-              _threshold_note(), *_memory_note(run), *_loggp_note(run)]
+              *ois_notes, _threshold_note(), *_memory_note(run), *_loggp_note(run)]
     source = {"run": run.get("uuid"), "machine": fp.get("hash"), "host": fp.get("hostname")}
     return Twin(desc, config, source, notes)
 
