@@ -5,7 +5,8 @@
  * (or 8, corners included) from the neighbours' edges. Methods:
  *   pack      copy each edge into a contiguous buffer, Isend/Irecv, unpack
  *   datatype  Isend/Irecv straight from the array with MPI subarray types
- *   put       MPI_Put with subarray types into the neighbour's ghosts, fence
+ *   put       MPI_Put of each edge into the neighbour's ghosts (vector types at
+ *             the regions' displacements), fence
  * (the POP lesson: on the X1 explicit packing beat derived datatypes 3x).
  * A sample is k exchanges timed by every rank; the slowest rank's time per
  * exchange is kept. bandwidth = bytes each rank sends per exchange / time.
@@ -43,10 +44,8 @@ static const int DY[8] = {-1, 1, 0, 0, -1, -1, 1, 1};
 static const int DX[8] = {0, 0, -1, 1, -1, 1, -1, 1};
 static int opposite(int d)
 {
-    for (int e = 0; e < 8; e++)
-        if (DY[e] == -DY[d] && DX[e] == -DX[d])
-            return e;
-    return -1;
+    static const int OPP[8] = {1, 0, 3, 2, 7, 6, 5, 4};
+    return OPP[d];
 }
 
 /* Interior edge sent toward direction d / ghost region filled from d:
@@ -118,6 +117,12 @@ static double *sbuf[8], *rbuf[8];     /* pack: one edge each */
 static double *packs;                  /* they all live in */
 static MPI_Win win = MPI_WIN_NULL;    /* over a, when puts are measured */
 static MPI_Datatype st[8], gt[8];     /* edge sent toward d, ghost filled from d */
+/* A put's edge and ghost as vectors at their displacements, not subarrays from the array's
+ * start: SMPI 3.32 skips a copy whose source and target addresses are equal
+ * (Datatype::copy), so a put to itself (a grid one rank wide) moved nothing. An edge lies
+ * inside, a ghost outside: their addresses never coincide. */
+static MPI_Datatype sv[8], gv[8];
+static MPI_Aint sdisp[8], gdisp[8];
 
 enum { PACK, DATATYPE, PUT };
 
@@ -168,7 +173,8 @@ static void put_exchanges(int nd, long k)
 {
     for (long it = 0; it < k; it++) {
         for (int d = 0; d < nd; d++)
-            MPI_Put(a, 1, st[d], nbr[d], 0, 1, gt[opposite(d)], win);
+            MPI_Put(a + sdisp[d], 1, sv[d], nbr[d], gdisp[opposite(d)], 1, gv[opposite(d)],
+                    win);
         MPI_Win_fence(0, win);
     }
 }
@@ -225,10 +231,15 @@ static void types_init(void)
         int sizes[2] = {L, L}, sub[2], start[2];
         region(d, 0, &start[0], &sub[0], &start[1], &sub[1]);
         MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &st[d]);
+        MPI_Type_vector(sub[0], sub[1], L, MPI_DOUBLE, &sv[d]);
+        sdisp[d] = (MPI_Aint)start[0] * L + start[1];
         region(d, 1, &start[0], &sub[0], &start[1], &sub[1]);
         MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &gt[d]);
-        MPI_Type_commit(&st[d]);
-        MPI_Type_commit(&gt[d]);
+        MPI_Type_vector(sub[0], sub[1], L, MPI_DOUBLE, &gv[d]);
+        gdisp[d] = (MPI_Aint)start[0] * L + start[1];
+        MPI_Datatype *all[4] = {&st[d], &gt[d], &sv[d], &gv[d]};
+        for (int i = 0; i < 4; i++)
+            MPI_Type_commit(all[i]);
     }
 }
 
@@ -237,6 +248,8 @@ static void types_free(void)
     for (int d = 0; d < 8; d++) {
         MPI_Type_free(&st[d]);
         MPI_Type_free(&gt[d]);
+        MPI_Type_free(&sv[d]);
+        MPI_Type_free(&gv[d]);
     }
 }
 

@@ -218,7 +218,8 @@ def execute(command: List[str], env: Dict[str, str], timeout_s: float, started: 
         elif not reader.ended and out.status == "ok":
             # smpirun exits 0 when its ranks called MPI_Abort: their error record says why
             out.status = "failed"
-            out.message = reader.error_msg or "exited without an end record (output truncated?)"
+            out.message = (reader.error_msg or _rank_error(reader.stderr)
+                           or "exited without an end record (output truncated?)")
     return out
 
 
@@ -228,9 +229,26 @@ _ORTE_RANK = re.compile(r"Process name:\s*\[\[\d+,\d+\],(\d+)\]")
 _ORTE_EXIT = re.compile(r"(Exit code|Signal):\s*(.+)")
 
 
+# The harness's own reason from a rank that writes no records (output.c, hpc_write_error)
+_RANK_ERROR = re.compile(r"hpceval-[\w-]+: error \(rank (\d+)\): (.+)")
+
+
+def _rank_error(lines: List[str]) -> Optional[str]:
+    """The first rank's own error line: it says why (a data check), where mpirun's abort
+    banner says only which rank ("MPI_ABORT was invoked on rank 1")."""
+    for l in lines:
+        m = _RANK_ERROR.search(l)
+        if m:
+            return f"rank {m.group(1)}: {m.group(2).strip()}"[:300]
+    return None
+
+
 def _last_meaningful(lines: List[str]) -> Optional[str]:
     # mpirun surrounds a rank's death with banners of dashes; keep the first informative line.
     text = [l.strip() for l in lines if l.strip() and not set(l.strip()) <= set("-=*")]
+    own = _rank_error(text)
+    if own:
+        return own
     for i, l in enumerate(text):
         rank = _ORTE_RANK.search(l)
         if rank:

@@ -45,6 +45,24 @@ def test_an_error_record_says_why_where_the_launcher_exits_0():
     assert out.status == "failed" and "without an end record" in out.message
 
 
+ABORT_BANNER = """--------------------------------------------------------------------------
+MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD
+with errorcode 1.
+--------------------------------------------------------------------------"""
+
+
+def test_a_rank_s_own_reason_wins_over_the_abort_banner(tmp_path):
+    """A rank that writes no records says why on stderr (output.c); Open MPI's banner says only
+    which rank aborted. Either exit status (smpirun's 0 too), the launch's message is the rank's
+    reason."""
+    own = "hpceval-halo: error (rank 1): data check failed: halo pack, rank 1 ghost cell (0,1)"
+    (tmp_path / "err").write_text(own + "\n" + ABORT_BANNER + "\n")
+    for code in (1, 0):
+        out = execute(["sh", "-c", f"cat {tmp_path / 'err'} >&2; exit {code}"], {}, 30, "now")
+        assert out.status == "failed", code
+        assert out.message == "rank 1: data check failed: halo pack, rank 1 ghost cell (0,1)"
+
+
 MKDIR_BANNER = """--------------------------------------------------------------------------
 A call to mkdir was unable to create the desired directory:
 
