@@ -288,6 +288,8 @@ def problem_name(params: dict) -> str:
         return f"T{params.get('truncation')} L{params.get('levels')}"
     if "particles" in params:
         return f"{params.get('cycles')} cycles x {params.get('particles')} particles"
+    if "nlon" in params:
+        return f"{params.get('nlon')}x{params.get('nlat')} L{params.get('levels')}"
     land = params.get("land")
     land = f", {land}" if land not in (None, "none") else ""
     noun = "cells" if "nz" in params else "points"

@@ -32,6 +32,20 @@ def mpirun(name, np_, *args, timeout=60):
     return p, [parse_record(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]
 
 
+def mpich_run(name, np_, *args, timeout=60):
+    """hpceval-NAME of the MPICH build on np_ ranks under mpiexec.mpich; its process and
+    records."""
+    import shutil
+    import pytest
+    from helpers import ROOT
+    binary = ROOT / "build-mpich" / "bin" / f"hpceval-{name}"
+    if not shutil.which("mpiexec.mpich") or not binary.is_file():
+        pytest.fail("MPICH or build-mpich/ missing: 'make build-mpich' (make test does)")
+    p = subprocess.run(["mpiexec.mpich", "-n", str(np_), str(binary), *args],
+                       capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return p, [parse_record(l) for l in p.stdout.splitlines() if l.startswith("{")]
+
+
 def assert_check_fails(p, recs, msg):
     """A verification that failed: exit 1, one error record saying msg, no result."""
     assert p.returncode == 1, p.stderr

@@ -3,15 +3,12 @@ wave conserves mass and energy to round-off and stays mirror-symmetric, with the
 every decomposition and variant; Sod's tube along each axis within the stated L1 bound of the
 exact solution, the error shrinking with resolution; records whose phases add up; a corrupted
 state and bad options refused."""
-import shutil
-import subprocess
 
 import pytest
 
-from helpers import ROOT
 from hpceval.catalog.bench_evh1 import global_grid
-from hpceval.records import parse_record
-from kernel_helpers import assert_check_fails, assert_phases_within_loop, assert_usage_error, mpirun
+from kernel_helpers import (assert_check_fails, assert_phases_within_loop, assert_usage_error,
+                            mpich_run, mpirun)
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 ALL = ["--transposes", "alltoallv,pairwise,alltoallw"]
@@ -48,13 +45,7 @@ def test_blast_conserves_and_stays_symmetric_with_every_transpose(np, npe):
 
 
 def mpich(np, *args, timeout=60):
-    """hpceval-evh1 of the MPICH build under mpiexec.mpich."""
-    binary = ROOT / "build-mpich" / "bin" / "hpceval-evh1"
-    if not shutil.which("mpiexec.mpich") or not binary.is_file():
-        pytest.fail("MPICH or build-mpich/ missing: 'make build-mpich' (make test does)")
-    p = subprocess.run(["mpiexec.mpich", "-n", str(np), str(binary), *args], capture_output=True,
-                       text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    return p, [parse_record(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    return mpich_run("evh1", np, *args, timeout=timeout)
 
 
 @pytest.mark.parametrize("np,npe", [(1, "1x1"), (2, "2x1"), (4, "2x2")])

@@ -3,14 +3,10 @@ coupler's two regriddings keep their global integrals to round-off, the atmosphe
 case 2's steady state, the ocean's volume budget closes within the solver's tolerance, the land
 and ice columns are the same set on every decomposition; the concurrent split covers the ranks;
 a damaged flux fails loudly and bad options are refused in one line."""
-import shutil
-import subprocess
 
 import pytest
 
-from helpers import ROOT
-from hpceval.records import parse_record
-from kernel_helpers import assert_check_fails, assert_usage_error, mpirun
+from kernel_helpers import assert_check_fails, assert_usage_error, mpich_run, mpirun
 
 SMALL = ["--ocean", "32x24", "--truncation", "10", "--days", "0.5", "--ocn-steps", "1", "--tol", "1e-5"]
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
@@ -18,13 +14,7 @@ COMPONENTS = ["atmosphere", "ocean", "land", "ice", "regrid", "coupler"]
 
 
 def mpich(np, *args, timeout=60):
-    """hpceval-pctm of the MPICH build under mpiexec.mpich."""
-    binary = ROOT / "build-mpich" / "bin" / "hpceval-pctm"
-    if not shutil.which("mpiexec.mpich") or not binary.is_file():
-        pytest.fail("MPICH or build-mpich/ missing: 'make build-mpich' (make test does)")
-    p = subprocess.run(["mpiexec.mpich", "-n", str(np), str(binary), *args], capture_output=True,
-                       text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    return p, [parse_record(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    return mpich_run("pctm", np, *args, timeout=timeout)
 
 
 def openmpi(np, *args, timeout=60):

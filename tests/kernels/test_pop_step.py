@@ -2,14 +2,11 @@
 tracers kept to round-off, the state of rank 0's one-block run reproduced on every
 decomposition and 3-D halo variant; records whose phases add up and whose years per day and
 phase split follow from the step; a corrupted state and bad options refused."""
-import shutil
-import subprocess
 
 import pytest
 
-from helpers import ROOT
-from hpceval.records import parse_record
-from kernel_helpers import assert_check_fails, assert_phases_within_loop, assert_usage_error, mpirun
+from kernel_helpers import (assert_check_fails, assert_phases_within_loop, assert_usage_error,
+                            mpich_run, mpirun)
 
 TINY = ["--min-reps", "1", "--max-reps", "1", "--warmup", "0"]
 GRID = ["--grids", "24x16x5", "--steps", "6"]
@@ -24,13 +21,7 @@ def launch(np, *args, timeout=90):
 
 
 def mpich(np, *args, timeout=90):
-    """hpceval-pop-step of the MPICH build under mpiexec.mpich."""
-    binary = ROOT / "build-mpich" / "bin" / "hpceval-pop-step"
-    if not shutil.which("mpiexec.mpich") or not binary.is_file():
-        pytest.fail("MPICH or build-mpich/ missing: 'make build-mpich' (make test does)")
-    p = subprocess.run(["mpiexec.mpich", "-n", str(np), str(binary), *args], capture_output=True,
-                       text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    return p, [parse_record(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    return mpich_run("pop-step", np, *args, timeout=timeout)
 
 
 def steps(recs):
