@@ -27,6 +27,7 @@
 #include "harness.h"
 #include "lib/ccm_model.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,9 @@ int main(int argc, char **argv)
                                     (int)hpc_opt_int("levels"), P, Q, MPI_COMM_WORLD);
     hpc_usage_check(bad != NULL, "ccm: %dx%d points on %dx%d ranks (halo %dx%d): %s",
                     g.nlon, g.nlat, P, Q, g.hx, g.hy, bad ? bad : "");
+    hpc_usage_check(2.0 * g.nlon * g.nlat * g.nlev > INT_MAX, "ccm: %dx%dx%d: the one-rank "
+                    "check gathers both fields of the whole grid, at most 2^31 values",
+                    g.nlon, g.nlat, g.nlev);
     const long long *bal;
     int nb = hpc_opt_list("balances", &bal);
     for (int b = 0; b < nb; b++)
