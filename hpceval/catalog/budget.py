@@ -260,7 +260,8 @@ def _with_tops(by_area: Dict[str, List[Entry]], share: Dict[str, float], ctx: Pl
     """(the areas' fits, {area: top rungs}, the tops' notes): the areas fitted to budget_s,
     or, where that leaves ladders short of the allocation, to what the first of TOP_SHARES
     leaves of it that keeps every entry the whole budget kept, and their top rungs in the rest
-    (hpceval/catalog/tops.py); without tops when none fits."""
+    (hpceval/catalog/tops.py); where no share keeps every entry, the whole fit with the top
+    rungs that fit what its launches leave of budget_s."""
     whole = _fit_areas(by_area, share, ctx, plan_entry, budget_s)
     short = any(top.short(how, ctx) for _, (_, how, _, _) in whole.values())
     for held_for_tops in TOP_SHARES if short else ():
@@ -272,7 +273,15 @@ def _with_tops(by_area: Dict[str, List[Entry]], share: Dict[str, float], ctx: Pl
         tops, notes = top.choose(lacking, ctx, plan_entry, budget_s - _used(held))
         if tops:
             return held, tops, notes
-    return whole, {}, []
+    if not short:
+        return whole, {}, []
+    # No share held keeps every entry: the top rungs get what the whole fit's launches leave
+    # (a ladder's rungs are whole launches: 828 s of an hour at 1,024 simulated ranks)
+    lacking = [(a, kept, how) for a, (_, (_, how, _, kept)) in whole.items()
+               if top.short(how, ctx)]
+    tops, notes = top.choose(lacking, ctx, plan_entry,
+                             budget_s - sum(total_s(f[0]) for _, f in whole.values()))
+    return whole, tops, notes
 
 
 def _fit_areas(by_area: Dict[str, List[Entry]], share: Dict[str, float], ctx: PlanContext,

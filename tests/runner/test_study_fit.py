@@ -77,8 +77,11 @@ def test_a_large_problem_gets_smaller_and_loses_small_rungs_before_it_is_left_ou
                       nodes=4, ppn=16)
     sets = ["dense.memory=0.02", "dense.grids=square", "dense.ranks=ladder", "dense.min-reps=2"]
     specs = plan_targets(["dense"], sets, ctx, budget_s=120.0)
-    # a node of 16 ranks and two nodes: a curve across nodes, not nothing
-    assert [s.nranks for s in specs] == [16, 32] and total_s(specs) <= 120.0
+    # a node of 16 ranks and two nodes: a curve across nodes, not nothing; and in what those
+    # leave of the budget, the whole allocation's rung measured alone
+    assert [s.nranks for s in specs] == [16, 32, 64] and total_s(specs) <= 120.0
+    assert any("dense np=64" in n and "measured alone beyond the 2 nodes" in n
+               for n in ctx.notes), ctx.notes
     assert any("memory=0.002" in n and "a smaller problem" in n for n in ctx.notes)
     assert any("smaller rungs left out" in n for n in ctx.notes), ctx.notes
     [area] = ctx.areas
@@ -175,8 +178,13 @@ def arg(spec, flag: str) -> str:
 
 def test_top_rungs_leave_nothing_out_that_the_whole_budget_kept(monkeypatch):
     ctx, _ = simulated_hour()
-    whole, _ = simulated_hour(monkeypatch, ())
-    assert not any(a["tops"] for a in whole.areas)
+    whole, specs = simulated_hour(monkeypatch, ())
+    # no share held for them: the top rungs get what the whole fit's launches leave, and the
+    # areas are the whole fit's
+    tops = [s for s in specs if any(s.label in a["tops"] for a in whole.areas)]
+    assert tops and total_s(specs) <= HOUR
+    for a in whole.areas:
+        assert all(s.nranks > a["reach_nodes"] * 16 for s in tops if s.label in a["tops"])
     for held, plain in zip(ctx.areas, whole.areas):
         for key in ("left_out", "floor_raised", "smaller_problem"):
             assert len(held[key]) <= len(plain[key]), (held["area"], key)
