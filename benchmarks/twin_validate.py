@@ -40,11 +40,11 @@ BINS = {"openmpi": ROOT / "build" / "bin", "mpich": ROOT / "build-mpich" / "bin"
 SMPI_BIN = ROOT / "build-smpi" / "bin"
 COMMON = ["--set", "budget=0.2", "--set", "min-reps=5", "--set", "max-reps=100",
           "--set", "warmup=2", "--no-remeasure", "--llc", "reported"]
-CALIBRATE = ["pingpong", "eager", "loggp", "column", "--set", "pingpong.sizes=8,64K,1M",
+CALIBRATE = ["pingpong", "eager", "loggp", "column", "p2p", "--set", "pingpong.sizes=8,64K,1M",
              "--set", "pingpong.refine=0", "--set", "eager.refine=0",
              "--set", "column.nlons=16", "--set", "column.ncols=64",
-             # the both-ways exchange a twin charges on MPI_Isend (calibrate.exchange)
-             "p2p", "--set", "p2p.modes=swap", "--set", "p2p.protocols=sendrecv",
+             # p2p: the both-ways exchange a twin charges on MPI_Isend (calibrate.exchange)
+             "--set", "p2p.modes=swap", "--set", "p2p.protocols=sendrecv",
              "--set", "p2p.sizes=8,64K,1M", "--set", "p2p.patterns=0-k", "--set", "p2p.nranks=2"]
 
 
