@@ -46,7 +46,7 @@ def ccm_split(runs: List[dict]) -> Optional[Figure]:
             panels.append((run, problem, {b: r for (p, b), r in rows.items() if p == problem}))
     if not panels:
         return None
-    fig = new_figure((max(6.5, 4.6 * len(panels)), 4.0))
+    fig = new_figure((max(7.5, 4.8 * len(panels)), 4.0))
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     for ax, (run, problem, series) in zip(axes, panels):
         xs = sorted({n for r in series.values() for n, _, _ in r})
@@ -62,8 +62,8 @@ def ccm_split(runs: List[dict]) -> Optional[Figure]:
         ax.set_title(safe_text(f"{prefix}{problem}"), loc="left", fontsize=8)
     axes[0].set_ylabel("ms per step, summed over processors")
     axes[-1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
-    fig.suptitle("CCM-like grid-point side: total computation and parallel overhead time "
-                 "(the ORNL study's Fig. 7)", x=0.01, ha="left", fontsize=10)
+    fig.suptitle("CCM-like grid-point side: computation and parallel overhead, summed over "
+                 "processors\n(the ORNL study's Fig. 7)", x=0.01, ha="left", fontsize=10)
     return fig
 
 
