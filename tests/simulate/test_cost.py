@@ -228,3 +228,8 @@ def test_a_problem_and_rung_learned_take_their_own_cost_others_the_kind_s(store)
         16 * 10 * 0.14)
     assert cost.measure_s("psst", "psst np=16 T85 L=18", 16, 10, 0.0) == pytest.approx(
         16 * 10 * fine.kinds["psst"])
+    # a problem never simulated here: the kind's cost, but not under what its plan measures
+    # (barotropic 3600x2400 at 128 ranks: estimated 52 s from 320x384's cost, killed at 159 s)
+    assert cost.measure_s("psst", "psst np=16 T85 L=18", 16, 10, 1.0) == 16 * 1.0
+    assert cost.measure_s("psst", "psst np=16 T170 L=18", 16, 10, 1.0) == pytest.approx(
+        16 * 10 * 0.14)
