@@ -13,6 +13,7 @@ int adi_pipe_init(adi_pipe *a, lu_ctx *g, void *ctx, int fwd_n, int back_n,
                     .backward = backward};
     memcpy(a->phase, phase, sizeof a->phase);
     int longest = g->nx > g->ny ? g->nx : g->ny, most = fwd_n > back_n ? fwd_n : back_n;
+    longest = longest > ADI_LANES ? longest : ADI_LANES;
     a->buf = malloc((size_t)most * (size_t)longest * sizeof(double));
     return a->buf ? 0 : -1;
 }
@@ -43,10 +44,11 @@ static void pass(adi_pipe *a, int d, adi_line_fn *fn, int n_msg, int from, int t
         if (in)
             MPI_Recv(a->buf, n_msg * n, MPI_DOUBLE, from, tag, g->comm, MPI_STATUS_IGNORE);
         lu_phase(g, a->phase[d]);
-        for (int t = 0; t < n; t++) {   /* a line's message in, then its own out, in place */
+        for (int t = 0; t < n; t += ADI_LANES) {   /* the lines' messages in, then out */
             double *msg = a->buf + (size_t)n_msg * t;
+            int nl = n - t < ADI_LANES ? n - t : ADI_LANES;
             lines(g, d, t, &i0, &j0);
-            fn(a->ctx, d, i0, j0, k, s, len, in ? msg : NULL, msg);
+            fn(a->ctx, d, i0, j0, k, s, len, nl, d == 0 ? g->sy : g->sx, in ? msg : NULL, msg);
         }
         lu_phase(g, LU_PH_PIPE);
         if (to != MPI_PROC_NULL)
@@ -65,8 +67,9 @@ void adi_solve(adi_pipe *a, int d)
     }
     lu_phase(g, a->phase[2]);
     for (int j = g->jst; j <= g->jend; j++)
-        for (int i = g->ist; i <= g->iend; i++) {
-            a->forward(a->ctx, 2, i, j, 2, g->sz, g->nz - 2, NULL, a->buf);
-            a->backward(a->ctx, 2, i, j, 2, g->sz, g->nz - 2, NULL, a->buf);
+        for (int i = g->ist; i <= g->iend; i += ADI_LANES) {
+            int nl = g->iend - i + 1 < ADI_LANES ? g->iend - i + 1 : ADI_LANES;
+            a->forward(a->ctx, 2, i, j, 2, g->sz, g->nz - 2, nl, g->sx, NULL, a->buf);
+            a->backward(a->ctx, 2, i, j, 2, g->sz, g->nz - 2, nl, g->sx, NULL, a->buf);
         }
 }

@@ -9,12 +9,18 @@
 
 #include "lu_grid.h"
 
-/* How a kernel solves one line of direction d: len points from local (i, j, k), stride s
- * doubles in the fields. forward: in is what the previous rank passed (NULL at the global
- * start), out what to pass to the next; backward: in from the next rank (NULL at the global
- * end), out for the previous one. */
-typedef void adi_line_fn(void *ctx, int d, int i, int j, int k, size_t s, int len,
-                         const double *in, double *out);
+/* Lines are solved ADI_LANES at a time, side by side, so that a kernel can run its
+ * recurrences along the lines with the lines innermost (vectorised: one division for 8
+ * lines), as NPB sweeps whole planes. */
+#define ADI_LANES 8
+
+/* How a kernel solves nl (1..ADI_LANES) lines of direction d side by side: the first from
+ * local (i, j, k), the next ls doubles further in the fields, each len points with stride s
+ * doubles. forward: in is what the previous rank passed (NULL at the global start), out what
+ * to pass to the next; backward: in from the next rank (NULL at the global end), out for the
+ * previous one; both a line's messages one after the other (in and out may be the same). */
+typedef void adi_line_fn(void *ctx, int d, int i, int j, int k, size_t s, int len, int nl,
+                         size_t ls, const double *in, double *out);
 
 typedef struct {
     lu_ctx *g;

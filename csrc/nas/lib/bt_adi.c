@@ -62,13 +62,12 @@ static inline void solve_cr(double B[restrict 5][5], double C[restrict 5][5], do
 /* The forward elimination of one line (adi_line_fn): in, the previous point's C' and r' (30
  * doubles; NULL at the global start); out, the last point's. Every point's C' is kept in
  * bt->cp (25 doubles a point) for the back substitution. */
-static void forward(void *ctx, int d, int i, int j, int k, size_t s, int len, const double *in,
-                    double *out)
+static void forward_line(bt_ctx *bt, int d, size_t at, size_t s, int len, const double *in,
+                         double *out)
 {
-    bt_ctx *bt = ctx;
     lu_ctx *g = bt->g;
-    const double *u = lu_at(g, g->u, i, j, k), *cin = in, *rin = in ? in + 25 : NULL;
-    double *r = lu_at(g, g->rsd, i, j, k), *cp = bt->cp + (r - g->rsd) * 5;
+    const double *u = g->u + at, *cin = in, *rin = in ? in + 25 : NULL;
+    double *r = g->rsd + at, *cp = bt->cp + at * 5;
     lu_mat5 A, B;
     for (int p = 0; p < len; p++, u += s, r += s, cp += 5 * s) {
         double (*C)[5] = (double (*)[5])cp;
@@ -89,13 +88,11 @@ static void forward(void *ctx, int d, int i, int j, int k, size_t s, int len, co
 
 /* The back substitution along the same line: in, the solution after its last point (NULL at
  * the global end, where it is zero); out, its first point's. */
-static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, const double *in,
-                     double *out)
+static void backward_line(bt_ctx *bt, size_t at, size_t s, int len, const double *in,
+                          double *out)
 {
-    bt_ctx *bt = ctx;
     lu_ctx *g = bt->g;
-    (void)d;
-    double *r = lu_at(g, g->rsd, i, j, k) + (size_t)(len - 1) * s;
+    double *r = g->rsd + at + (size_t)(len - 1) * s;
     const double *cp = bt->cp + (r - g->rsd) * 5, *next = in;
     for (int p = len - 1; p >= 0; p--, r -= s, cp -= 5 * s) {
         if (next)
@@ -103,6 +100,26 @@ static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, c
         next = r;
     }
     memcpy(out, next, 5 * sizeof(double));
+}
+
+/* The lines of a batch one after the other (adi_line_fn). */
+static void forward(void *ctx, int d, int i, int j, int k, size_t s, int len, int nl, size_t ls,
+                    const double *in, double *out)
+{
+    bt_ctx *bt = ctx;
+    size_t at = (size_t)(lu_at(bt->g, bt->g->u, i, j, k) - bt->g->u);
+    for (int l = 0; l < nl; l++)
+        forward_line(bt, d, at + l * ls, s, len, in ? in + 30 * l : NULL, out + 30 * l);
+}
+
+static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, int nl, size_t ls,
+                     const double *in, double *out)
+{
+    bt_ctx *bt = ctx;
+    (void)d;
+    size_t at = (size_t)(lu_at(bt->g, bt->g->u, i, j, k) - bt->g->u);
+    for (int l = 0; l < nl; l++)
+        backward_line(bt, at + l * ls, s, len, in ? in + 5 * l : NULL, out + 5 * l);
 }
 
 int bt_setup(bt_ctx *bt, lu_ctx *g)
@@ -114,27 +131,21 @@ int bt_setup(bt_ctx *bt, lu_ctx *g)
         bt->w[d][d] = 2.0 * g->dt * g->dir[d].t1;
     bt->cp = calloc((size_t)(g->nz + 2) * g->sz * 5, sizeof(double));
     int pipe = adi_pipe_init(&bt->pipe, g, bt, 30, 5, forward, backward, PHASE);
-    return bt->cp && !pipe ? 0 : -1;
+    int prim = adi_prim_init(&bt->prim, g);
+    return bt->cp && !pipe && !prim ? 0 : -1;
 }
 
 void bt_free(bt_ctx *bt)
 {
     free(bt->cp);
     adi_pipe_free(&bt->pipe);
+    adi_prim_free(&bt->prim);
 }
 
 void bt_step(bt_ctx *bt)
 {
     lu_ctx *g = bt->g;
-    lu_rhs(g);
-    lu_phase(g, LU_PH_RHS);
-    for (int k = 2; k <= g->nz - 1; k++)   /* BT's rhs is dt times LU's */
-        for (int j = g->jst; j <= g->jend; j++)
-            for (int i = g->ist; i <= g->iend; i++) {
-                double *r = lu_at(g, g->rsd, i, j, k);
-                for (int m = 0; m < 5; m++)
-                    r[m] *= g->dt;
-            }
+    adi_rhs(g, &bt->prim, 0);
     for (int d = 0; d < 3; d++)
         adi_solve(&bt->pipe, d);
     lu_phase(g, BT_PH_ADD);

@@ -3,6 +3,7 @@
 #define BT_ADI_H
 
 #include "adi_pipe.h"
+#include "adi_rhs.h"
 
 /* BT's own phases after the shared ones (bt_phase_defs). */
 enum { BT_PH_XSOLVE = LU_PH_OWN, BT_PH_YSOLVE, BT_PH_ZSOLVE, BT_PH_ADD, BT_NPHASES };
@@ -13,6 +14,7 @@ typedef struct {
     double w[3][3];     /* the weights of the diagonal block of each direction's solve */
     double *cp;         /* the eliminated upper blocks C' of every point, 25 doubles each */
     adi_pipe pipe;      /* the line solves across the ranks */
+    adi_prim prim;      /* the primitives of u (the right-hand side's) */
 } bt_ctx;
 
 /* 0, or -1 without memory. */

@@ -22,194 +22,234 @@ const hpc_phase_def sp_phase_defs[SP_NPHASES] = {
     {"pipeline", HPC_KIND_COMM},  {"reduce", HPC_KIND_COMM},    {"xsolve", HPC_KIND_COMPUTE},
     {"ysolve", HPC_KIND_COMPUTE}, {"zsolve", HPC_KIND_COMPUTE}, {"add", HPC_KIND_COMPUTE}};
 
-/* The sound speed at state q (NPB's speed). */
-static inline double speed(const double *q)
+enum { L = ADI_LANES };
+
+/* Lane l of a batch of nl lines: itself, or (padding) the first line, whose copy is solved
+ * and dropped. */
+static inline size_t lane(int l, int nl)
 {
-    double r = 1.0 / q[0], sq = 0.5 * (q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) * r;
-    return sqrt(C1C2 * r * (q[4] - sq));
+    return (size_t)(l < nl ? l : 0);
 }
 
-/* NPB's rhon along direction d: the largest diffusion of the variables there. */
-static inline double rhon(const lu_ctx *g, const double *q, int d)
+/* The batch's velocity along d, rhon (NPB's: the largest diffusion of the variables there)
+ * and speed at its points and the ends' neighbours: v[p + 1][.][l] for p = -1 .. len, from the
+ * primitives (x0 the first point's index, ps the points' step along the line, pl the lines'). */
+static void line_state(const sp_ctx *sp, size_t x0, ptrdiff_t ps, size_t pl, int d, int len,
+                       int nl, double (*v)[3][L])
 {
-    double ru1 = C3C4 * (1.0 / q[0]), dd = g->dir[d].d[0];   /* the five are equal (0.75, 1) */
-    double a = dd + 4.0 / 3.0 * ru1, b = dd + C1C5 * ru1, c = dd + ru1;
-    double m = a > b ? a : b;
-    m = m > c ? m : c;
-    return m > dd ? m : dd;
-}
-
-/* The line's velocity along d, rhon and speed at its points and the two ends' neighbours:
- * v[p + 1] for p = -1 .. len (NPB's cv, rhon and speed, once a point). */
-static void line_state(const sp_ctx *sp, const double *u, size_t s, int d, int len,
-                       double (*v)[3])
-{
-    for (int p = -1; p <= len; p++) {
-        const double *q = u + (ptrdiff_t)p * (ptrdiff_t)s;
-        v[p + 1][0] = q[d + 1] * (1.0 / q[0]);
-        v[p + 1][1] = rhon(sp->g, q, d);
-        v[p + 1][2] = speed(q);
-    }
+    const adi_prim *pr = &sp->prim;
+    double dd = sp->g->dir[d].d[0];   /* the five are equal (0.75, 1) */
+    for (int p = -1; p <= len; p++)
+        for (int l = 0; l < L; l++) {
+            size_t x = x0 + (size_t)(p * ps) + lane(l, nl) * pl;
+            double ru1 = C3C4 * pr->rho_i[x];
+            double a = dd + 4.0 / 3.0 * ru1, b = dd + C1C5 * ru1, c = dd + ru1;
+            a = a > b ? a : b;   /* not fmax: a library call, not vectorised */
+            a = a > c ? a : c;
+            v[p + 1][0][l] = pr->vel[d][x];
+            v[p + 1][1][l] = a > dd ? a : dd;
+            v[p + 1][2][l] = pr->speed[x];
+        }
 }
 
 /* The three pentadiagonal rows (a, b, c, d, e) of a point along d, global position gp of n0,
  * from the line state of it and its neighbours (v[0] before, v[1] it, v[2] after): out[q] for
  * the systems of u, u + c and u - c (NPB's lhs, lhsp, lhsm). */
-static void rows(const sp_ctx *sp, const double (*v)[3], int d, int gp, int n0, double out[3][5])
+static void rows(const sp_ctx *sp, const double (*restrict v)[3][L], int d, int gp, int n0,
+                 double (*restrict out)[5][L])
 {
     const lu_dir *dc = &sp->g->dir[d];
     double dt = sp->g->dt, t1 = dt * dc->t1, t2 = dt * dc->t2, com = dt * sp->g->dssp;
-    double b = -t2 * v[0][0] - t1 * v[0][1];
-    double c = 1.0 + 2.0 * t1 * v[1][1];
-    double e = t2 * v[2][0] - t1 * v[2][1];
     /* the implicit dissipation: dt dssp times the fourth difference, one-sided at the ends */
     static const double W[5][5] = {{1, -4, 6, -4, 1}, {0, 0, 5, -4, 1}, {0, -4, 6, -4, 1},
                                    {1, -4, 6, -4, 0}, {1, -4, 5, 0, 0}};
-    int w = gp == 2 ? 1 : gp == 3 ? 2 : gp == n0 - 2 ? 3 : gp == n0 - 1 ? 4 : 0;
-    double base[5] = {com * W[w][0], b + com * W[w][1], c + com * W[w][2], e + com * W[w][3],
-                      com * W[w][4]};
-    double sm = t2 * v[0][2], sq = t2 * v[2][2];
-    for (int q = 0; q < 3; q++)
-        memcpy(out[q], base, sizeof base);
-    out[1][1] -= sm;
-    out[1][3] += sq;
-    out[2][1] += sm;
-    out[2][3] -= sq;
+    const double *w = W[gp == 2 ? 1 : gp == 3 ? 2 : gp == n0 - 2 ? 3 : gp == n0 - 1 ? 4 : 0];
+    for (int l = 0; l < L; l++) {
+        double b = -t2 * v[0][0][l] - t1 * v[0][1][l] + com * w[1];
+        double c = 1.0 + 2.0 * t1 * v[1][1][l] + com * w[2];
+        double e = t2 * v[2][0][l] - t1 * v[2][1][l] + com * w[3];
+        double sm = t2 * v[0][2][l], sq = t2 * v[2][2][l];
+        out[0][0][l] = out[1][0][l] = out[2][0][l] = com * w[0];
+        out[0][2][l] = out[1][2][l] = out[2][2][l] = c;
+        out[0][4][l] = out[1][4][l] = out[2][4][l] = com * w[4];
+        out[0][1][l] = b;
+        out[0][3][l] = e;
+        out[1][1][l] = b - sm;
+        out[1][3][l] = e + sq;
+        out[2][1][l] = b + sm;
+        out[2][3][l] = e - sq;
+    }
 }
 
 /* The components each system solves for: u for 0..2, u + c for 3, u - c for 4. */
 static const int FIRST[3] = {0, 3, 4}, COUNT[3] = {3, 1, 1};
 
 /* Row t of system q normalised (t >= 2), then subtracted from the next two rows, in NPB's
- * order; rows 0 and 1 are the two normalised rows before the line (zero at the global start). */
-static inline void eliminate_row(double (*co)[3][5], double (*rr)[5], int q, int t, int n)
+ * order, every lane at once (the lanes innermost, for the vectoriser); rows 0 and 1 are the
+ * two normalised rows before the line (zero at the global start). */
+static inline void eliminate_row(double (*restrict co)[3][5][L], double (*restrict rr)[5][L],
+                                 int q, int t, int n)
 {
     int m0 = FIRST[q], m1 = FIRST[q] + COUNT[q];
-    double *row = co[t][q];
+    double (*row)[L] = co[t][q], f[L];
     if (t >= 2) {
-        double f = 1.0 / row[2];
-        row[3] = f * row[3];
-        row[4] = f * row[4];
-        for (int m = m0; m < m1; m++)
-            rr[t][m] = f * rr[t][m];
+        double *restrict d = row[3], *restrict e = row[4];
+        for (int l = 0; l < L; l++)
+            f[l] = 1.0 / row[2][l];
+        for (int l = 0; l < L; l++) {
+            d[l] *= f[l];
+            e[l] *= f[l];
+        }
+        for (int m = m0; m < m1; m++) {
+            double *restrict y = rr[t][m];
+            for (int l = 0; l < L; l++)
+                y[l] *= f[l];
+        }
     }
-    if (t >= 1 && t + 1 < n) {
-        double *n1 = co[t + 1][q];
-        n1[2] = n1[2] - n1[1] * row[3];
-        n1[3] = n1[3] - n1[1] * row[4];
-        for (int m = m0; m < m1; m++)
-            rr[t + 1][m] = rr[t + 1][m] - n1[1] * rr[t][m];
-    }
-    if (t + 2 < n) {
-        double *n2 = co[t + 2][q];
-        n2[1] = n2[1] - n2[0] * row[3];
-        n2[2] = n2[2] - n2[0] * row[4];
-        for (int m = m0; m < m1; m++)
-            rr[t + 2][m] = rr[t + 2][m] - n2[0] * rr[t][m];
+    for (int a = 1; a <= 2; a++) {   /* the rows a after: their entry below row t's diagonal */
+        if (t + a >= n || (a == 1 && t < 1))
+            continue;
+        int b = 2 - a;   /* the column of that entry */
+        const double *restrict f = co[t + a][q][b], *restrict d = row[3], *restrict e = row[4];
+        double *restrict n1 = co[t + a][q][b + 1], *restrict n2 = co[t + a][q][b + 2];
+        for (int l = 0; l < L; l++) {
+            n1[l] -= f[l] * d[l];
+            n2[l] -= f[l] * e[l];
+        }
+        for (int m = m0; m < m1; m++) {
+            const double *restrict y = rr[t][m];
+            double *restrict z = rr[t + a][m];
+            for (int l = 0; l < L; l++)
+                z[l] -= f[l] * y[l];
+        }
     }
 }
 
-/* The three systems' eliminations over rows 0 .. n-1, interleaved row by row: three
- * independent chains of divisions for the processor to overlap. */
-static void eliminate(double (*co)[3][5], double (*rr)[5], int n)
+/* The three systems' eliminations over rows 0 .. n-1, row by row. */
+static void eliminate(double (*co)[3][5][L], double (*rr)[5][L], int n)
 {
     for (int t = 0; t < n; t++)
         for (int q = 0; q < 3; q++)
             eliminate_row(co, rr, q, t, n);
 }
 
-/* Pack (out) or unpack two normalised rows: per row the (d, e) of each system, then the 5
- * right-hand sides: 11 doubles a row. */
-static void two_rows(double (*co)[3][5], double (*rr)[5], double *msg, int out)
+/* Pack (out) or unpack two normalised rows of each of nl lanes: per lane and row the (d, e)
+ * of each system, then the 5 right-hand sides: 22 doubles a lane. */
+static void two_rows(double (*co)[3][5][L], double (*rr)[5][L], double *msg, int nl, int out)
 {
-    for (int t = 0; t < 2; t++)
-        for (int v = 0; v < 11; v++) {
-            double *x = v < 6 ? &co[t][v / 2][3 + v % 2] : &rr[t][v - 6];
-            if (out)
-                msg[11 * t + v] = *x;
-            else
-                *x = msg ? msg[11 * t + v] : 0.0;
+    for (int l = 0; l < L; l++)
+        for (int t = 0; t < 2; t++)
+            for (int v = 0; v < 11; v++) {
+                double *x = v < 6 ? &co[t][v / 2][3 + v % 2][l] : &rr[t][v - 6][l];
+                double *m = msg ? msg + 22 * lane(l, nl) + 11 * t + v : NULL;
+                if (out && l < nl)
+                    *m = *x;
+                else if (!out)
+                    *x = m ? *m : 0.0;
+            }
+}
+
+/* The batch's right-hand sides in (to the lanes) or out (back to the field). */
+static void move_rhs(double *r, size_t s, size_t ls, int len, int nl, double (*rr)[5][L], int in)
+{
+    for (int p = 0; p < len; p++)
+        for (int l = 0; l < L; l++) {
+            double *x = r + p * s + lane(l, nl) * ls;
+            for (int m = 0; m < 5; m++)
+                if (in)
+                    rr[p][m][l] = x[m];
+                else if (l < nl)
+                    x[m] = rr[p][m][l];
         }
 }
 
-/* The forward elimination of one line (adi_line_fn): in, the two rows before it (22 doubles;
- * NULL at the global start, where they are zero); out, its last two rows. The normalised
- * (d, e) of every point and system are kept in sp->de (6 doubles a point). */
-static void forward(void *ctx, int d, int i, int j, int k, size_t s, int len, const double *in,
-                    double *out)
+/* The normalised (d, e) of the three systems of a batch's points, kept from its forward
+ * elimination for its back substitution: [point][system][d or e][lane], batches in the order
+ * of (lib/adi_pipe.c) their planes, then their first line. */
+static double (*batch_de(sp_ctx *sp, int d, int i, int j, int k, int len))[3][2][L]
+{
+    lu_ctx *g = sp->g;
+    int ni = (g->iend - g->ist) / L + 1, nj = (g->jend - g->jst) / L + 1, b;
+    if (d == 0)
+        b = (k - 2) * nj + (j - g->jst) / L;
+    else if (d == 1)
+        b = (k - 2) * ni + (i - g->ist) / L;
+    else
+        b = (j - g->jst) * ni + (i - g->ist) / L;
+    return (double (*)[3][2][L])(sp->de + (size_t)b * len * 6 * L);
+}
+
+/* The forward elimination of nl lines (adi_line_fn): in, the two rows before each (22
+ * doubles; NULL at the global start, where they are zero); out, their last two rows. */
+static void forward(void *ctx, int d, int i, int j, int k, size_t s, int len, int nl, size_t ls,
+                    const double *in, double *out)
 {
     sp_ctx *sp = ctx;
     lu_ctx *g = sp->g;
     int gp = d == 0 ? g->ipt + i : d == 1 ? g->jpt + j : k;
     int n0 = d == 0 ? g->nx0 : d == 1 ? g->ny0 : g->nz0;
-    double (*co)[3][5] = sp->co, (*rr)[5] = sp->rr;
-    two_rows(co, rr, (double *)in, 0);
-    const double *u = lu_at(g, g->u, i, j, k);
-    double *r = lu_at(g, g->rsd, i, j, k), *de = sp->de + (r - g->rsd) / 5 * 6;
-    line_state(sp, u, s, d, len, sp->lv);
-    for (int p = 0; p < len; p++) {
-        rows(sp, (const double (*)[3])sp->lv + p, d, gp + p, n0, co[p + 2]);
-        memcpy(rr[p + 2], r + p * s, 5 * sizeof(double));
-    }
-    eliminate(co, rr, len + 2);
-    size_t ds = s / 5 * 6;   /* the stride of de along the line */
-    for (int p = 0; p < len; p++) {
-        memcpy(r + p * s, rr[p + 2], 5 * sizeof(double));
-        for (int q = 0; q < 3; q++) {
-            de[p * ds + 2 * q] = co[p + 2][q][3];
-            de[p * ds + 2 * q + 1] = co[p + 2][q][4];
-        }
-    }
-    two_rows(co + len, rr + len, out, 1);
-}
-
-/* The back substitution along the same line: in, the solutions of the two points after it
- * (NULL at the global end, where they are zero); out, those of its first two points. */
-static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, const double *in,
-                     double *out)
-{
-    sp_ctx *sp = ctx;
-    lu_ctx *g = sp->g;
-    (void)d;
-    static const int SYSTEM[5] = {0, 0, 0, 1, 2};
+    double (*co)[3][5][L] = sp->co, (*rr)[5][L] = sp->rr;
     double *r = lu_at(g, g->rsd, i, j, k);
-    const double *de = sp->de + (r - g->rsd) / 5 * 6;
-    double after[2][5] = {{0}};
-    if (in)
-        memcpy(after, in, sizeof after);
-    for (int p = len - 1; p >= 0; p--) {
-        double *x = r + p * s;
-        const double *x1 = p + 1 < len ? r + (p + 1) * s : after[p + 1 - len];
-        const double *x2 = p + 2 < len ? r + (p + 2) * s : after[p + 2 - len];
-        const double *c = de + p * (s / 5 * 6);
-        for (int m = 0; m < 5; m++)
-            x[m] = x[m] - c[2 * SYSTEM[m]] * x1[m] - c[2 * SYSTEM[m] + 1] * x2[m];
-    }
-    memcpy(out, r, 5 * sizeof(double));
-    memcpy(out + 5, r + s, 5 * sizeof(double));
+    size_t x0 = adi_pt(g, i, j, k), ps = s / 5, pl = ls / 5;
+    two_rows(co, rr, (double *)in, nl, 0);
+    line_state(sp, x0, (ptrdiff_t)ps, pl, d, len, nl, sp->lv);
+    for (int p = 0; p < len; p++)
+        rows(sp, (const double (*)[3][L])sp->lv + p, d, gp + p, n0, co[p + 2]);
+    move_rhs(r, s, ls, len, nl, rr + 2, 1);
+    eliminate(co, rr, len + 2);
+    move_rhs(r, s, ls, len, nl, rr + 2, 0);
+    double (*de)[3][2][L] = batch_de(sp, d, i, j, k, len);
+    for (int p = 0; p < len; p++)
+        for (int q = 0; q < 3; q++)
+            memcpy(de[p][q], &co[p + 2][q][3], sizeof de[p][q]);
+    two_rows(co + len, rr + len, out, nl, 1);
 }
 
-/* The primitive quantities of NPB's compute_rhs at state q: 1/rho, the velocities, qs, speed. */
+/* The back substitution of nl lines (adi_line_fn), every lane at once: in, the solutions of
+ * the two points after each line (10 doubles; NULL at the global end, where they are zero);
+ * out, those of its first two points. */
+static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, int nl, size_t ls,
+                     const double *in, double *out)
+{
+    static const int SYSTEM[5] = {0, 0, 0, 1, 2};
+    sp_ctx *sp = ctx;
+    double *r = lu_at(sp->g, sp->g->rsd, i, j, k), (*x)[5][L] = sp->rr;
+    const double (*de)[3][2][L] = (const double (*)[3][2][L])batch_de(sp, d, i, j, k, len);
+    move_rhs(r, s, ls, len, nl, x, 1);
+    for (int l = 0; l < L; l++)   /* the two points after the line: x[len], x[len + 1] */
+        for (int m = 0; m < 10; m++)
+            x[len + m / 5][m % 5][l] = in ? in[10 * lane(l, nl) + m] : 0.0;
+    for (int p = len - 1; p >= 0; p--)
+        for (int m = 0; m < 5; m++) {
+            const double *restrict c = de[p][SYSTEM[m]][0], *restrict e = de[p][SYSTEM[m]][1];
+            const double *restrict x1 = x[p + 1][m], *restrict x2 = x[p + 2][m];
+            double *restrict x0 = x[p][m];
+            for (int l = 0; l < L; l++)
+                x0[l] -= c[l] * x1[l] + e[l] * x2[l];
+        }
+    move_rhs(r, s, ls, len, nl, x, 0);
+    for (int l = 0; l < nl; l++)
+        for (int m = 0; m < 10; m++)
+            out[10 * l + m] = x[m / 5][m % 5][l];
+}
+
+/* The primitives at point x of u (computed with the right-hand side): 1/rho, the velocities,
+ * qs, the speed of sound. */
 typedef struct {
     double ri, v[3], qs, ac;
 } prim;
 
-static inline prim primitive(const double *q)
+static inline prim primitive(const adi_prim *pr, size_t x)
 {
-    prim p;
-    p.ri = 1.0 / q[0];
-    for (int m = 0; m < 3; m++)
-        p.v[m] = q[m + 1] * p.ri;
-    double square = 0.5 * (q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) * p.ri;
-    p.qs = square * p.ri;
-    p.ac = sqrt(C1C2 * p.ri * (q[4] - square));
-    return p;
+    return (prim){pr->rho_i[x], {pr->vel[0][x], pr->vel[1][x], pr->vel[2][x]}, pr->qs[x],
+                  pr->speed[x]};
 }
 
 /* r = T^-1 r before the x solve (NPB's txinvr). */
-static void txinvr(double *q, double *r)
+static void txinvr(const adi_prim *pr, size_t x, const double *q, double *r)
 {
-    prim p = primitive(q);
+    (void)q;
+    prim p = primitive(pr, x);
     double ainv = 1.0 / p.ac, ac2inv = ainv * ainv;
     double t1 = C2 * ac2inv * (p.qs * r[0] - p.v[0] * r[1] - p.v[1] * r[2] - p.v[2] * r[3] + r[4]);
     double t2 = BT_ * p.ri * (p.v[0] * r[0] - r[1]);
@@ -223,9 +263,9 @@ static void txinvr(double *q, double *r)
 }
 
 /* Between the x and y solves (NPB's ninvr). */
-static void ninvr(double *q, double *r)
+static void ninvr(const adi_prim *pr, size_t x, const double *q, double *r)
 {
-    (void)q;
+    (void)pr, (void)x, (void)q;
     double t1 = BT_ * r[2], t2 = 0.5 * (r[3] + r[4]), r0 = r[0], r3 = r[3], r4 = r[4];
     r[0] = -r[1];
     r[1] = r0;
@@ -235,9 +275,9 @@ static void ninvr(double *q, double *r)
 }
 
 /* Between the y and z solves (NPB's pinvr). */
-static void pinvr(double *q, double *r)
+static void pinvr(const adi_prim *pr, size_t x, const double *q, double *r)
 {
-    (void)q;
+    (void)pr, (void)x, (void)q;
     double t1 = BT_ * r[0], t2 = 0.5 * (r[3] + r[4]), r1 = r[1], r3 = r[3], r4 = r[4];
     r[0] = BT_ * (r3 - r4);
     r[1] = -r[2];
@@ -247,9 +287,9 @@ static void pinvr(double *q, double *r)
 }
 
 /* After the z solve, back to the conserved variables (NPB's tzetar). */
-static void tzetar(double *q, double *r)
+static void tzetar(const adi_prim *pr, size_t x, const double *q, double *r)
 {
-    prim p = primitive(q);
+    prim p = primitive(pr, x);
     double acinv = 1.0 / p.ac, ac2u = p.ac * p.ac, uz = q[0], btuz = BT_ * uz;
     double r1 = r[0], r2 = r[1], r3 = r[2], r4 = r[3], r5 = r[4];
     double t1 = btuz * acinv * (r4 + r5), t2 = r3 + t1, t3 = btuz * (r4 - r5);
@@ -260,20 +300,18 @@ static void tzetar(double *q, double *r)
     r[4] = uz * (-p.v[0] * r2 + p.v[1] * r1) + p.qs * t2 + 2.5 * ac2u * t1 + p.v[2] * t3;
 }
 
-/* u = u + r, the step's end (NPB's add). */
-static void add(double *u, double *r)
-{
-    for (int m = 0; m < 5; m++)
-        u[m] = u[m] + r[m];
-}
+typedef void point_fn(const adi_prim *pr, size_t x, const double *q, double *r);
 
-/* f(u, rsd) at every interior point. */
-static void each_point(lu_ctx *g, void (*f)(double *u, double *r))
+/* f at every interior point: its primitives' index, u and rsd there. */
+static void each_point(sp_ctx *sp, point_fn *f)
 {
+    lu_ctx *g = sp->g;
     for (int k = 2; k <= g->nz - 1; k++)
-        for (int j = g->jst; j <= g->jend; j++)
-            for (int i = g->ist; i <= g->iend; i++)
-                f(lu_at(g, g->u, i, j, k), lu_at(g, g->rsd, i, j, k));
+        for (int j = g->jst; j <= g->jend; j++) {
+            size_t x = adi_pt(g, g->ist, j, k);
+            for (int i = g->ist; i <= g->iend; i++, x++)
+                f(&sp->prim, x, g->u + 5 * x, g->rsd + 5 * x);
+        }
 }
 
 int sp_setup(sp_ctx *sp, lu_ctx *g)
@@ -282,12 +320,18 @@ int sp_setup(sp_ctx *sp, lu_ctx *g)
     memset(sp, 0, sizeof *sp);
     sp->g = g;
     int longest = g->nz + 2;   /* nz = nz0 >= the local nx, ny */
-    sp->de = calloc((size_t)(g->nz + 2) * g->sz / 5 * 6, sizeof(double));
-    sp->co = malloc((size_t)longest * sizeof *sp->co);
-    sp->rr = malloc((size_t)longest * sizeof *sp->rr);
-    sp->lv = malloc((size_t)longest * sizeof *sp->lv);
+    int ni = (g->iend - g->ist) / L + 1, nj = (g->jend - g->jst) / L + 1, nk = g->nz - 2;
+    int li = g->iend - g->ist + 1, lj = g->jend - g->jst + 1;
+    size_t batches[3] = {(size_t)nk * nj * li, (size_t)nk * ni * lj, (size_t)lj * ni * nk}, most = 0;
+    for (int d = 0; d < 3; d++)   /* each direction's batches times their lines' length */
+        most = batches[d] > most ? batches[d] : most;
+    sp->de = aligned_alloc(64, most * 6 * L * sizeof(double));
+    sp->co = aligned_alloc(64, (size_t)longest * sizeof *sp->co);
+    sp->rr = aligned_alloc(64, (size_t)longest * sizeof *sp->rr);
+    sp->lv = aligned_alloc(64, (size_t)longest * sizeof *sp->lv);
     int pipe = adi_pipe_init(&sp->pipe, g, sp, 22, 10, forward, backward, PHASE);
-    return sp->de && sp->co && sp->rr && sp->lv && !pipe ? 0 : -1;
+    int prim = adi_prim_init(&sp->prim, g);
+    return sp->de && sp->co && sp->rr && sp->lv && !pipe && !prim ? 0 : -1;
 }
 
 void sp_free(sp_ctx *sp)
@@ -297,26 +341,25 @@ void sp_free(sp_ctx *sp)
     free(sp->rr);
     free(sp->lv);
     adi_pipe_free(&sp->pipe);
+    adi_prim_free(&sp->prim);
 }
 
 void sp_step(sp_ctx *sp)
 {
-    static void (*const after[3])(double *, double *) = {ninvr, pinvr, tzetar};
+    static point_fn *const after[3] = {ninvr, pinvr, tzetar};
     lu_ctx *g = sp->g;
-    lu_rhs(g);
-    lu_phase(g, LU_PH_RHS);
-    for (int k = 2; k <= g->nz - 1; k++)   /* SP's rhs is dt times LU's */
-        for (int j = g->jst; j <= g->jend; j++)
-            for (int i = g->ist; i <= g->iend; i++) {
-                double *r = lu_at(g, g->rsd, i, j, k);
-                for (int m = 0; m < 5; m++)
-                    r[m] *= g->dt;
-            }
-    each_point(g, txinvr);
+    adi_rhs(g, &sp->prim, 1);
+    each_point(sp, txinvr);
     for (int d = 0; d < 3; d++) {
         adi_solve(&sp->pipe, d);
-        each_point(g, after[d]);
+        each_point(sp, after[d]);
     }
     lu_phase(g, SP_PH_ADD);
-    each_point(g, add);
+    for (int k = 2; k <= g->nz - 1; k++)   /* u = u + du (NPB's add) */
+        for (int j = g->jst; j <= g->jend; j++) {
+            double *u = lu_at(g, g->u, g->ist, j, k);
+            const double *r = lu_at(g, g->rsd, g->ist, j, k);
+            for (int x = 0; x < 5 * (g->iend - g->ist + 1); x++)
+                u[x] += r[x];
+        }
 }

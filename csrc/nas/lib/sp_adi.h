@@ -3,6 +3,7 @@
 #define SP_ADI_H
 
 #include "adi_pipe.h"
+#include "adi_rhs.h"
 
 /* SP's own phases after the shared ones (sp_phase_defs). */
 enum { SP_PH_XSOLVE = LU_PH_OWN, SP_PH_YSOLVE, SP_PH_ZSOLVE, SP_PH_ADD, SP_NPHASES };
@@ -10,11 +11,13 @@ extern const hpc_phase_def sp_phase_defs[SP_NPHASES];
 
 typedef struct {
     lu_ctx *g;              /* the grid, u, the right-hand side (g->rsd) and the forcing */
-    double *de;             /* the normalised (d, e) of every point's three rows, 6 doubles */
-    double (*co)[3][5];     /* one line's rows (two before it, then its points) */
-    double (*rr)[5];        /* one line's right-hand sides, likewise */
-    double (*lv)[3];        /* one line's velocity, rhon and speed, with the ends' neighbours */
+    double *de;             /* the normalised (d, e) of the rows of a direction's batches */
+    /* a batch of ADI_LANES lines side by side, the lines innermost: */
+    double (*co)[3][5][ADI_LANES];  /* the rows (two before the lines, then their points) */
+    double (*rr)[5][ADI_LANES];     /* the right-hand sides, likewise */
+    double (*lv)[3][ADI_LANES];     /* velocity, rhon and speed, with the ends' neighbours */
     adi_pipe pipe;          /* the line solves across the ranks */
+    adi_prim prim;          /* the primitives of u (the right-hand side's, reused) */
 } sp_ctx;
 
 /* 0, or -1 without memory. */
