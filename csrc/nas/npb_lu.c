@@ -19,6 +19,7 @@
  * A failed verification or a non-finite value: error record, exit 1. */
 #include "harness.h"
 #include "lib/lu_grid.h"
+#include "lib/adi_rhs.h"
 #include "lib/npb_app.h"
 
 static hpc_option options[] = {
@@ -129,13 +130,16 @@ int main(int argc, char **argv)
     hpc_begin(1, NULL);
     hpc_inject_first_point();
     lu_ctx g;
-    if (lu_setup(&g, n, a.cl.dt, a.xdim, a.ydim, MPI_COMM_WORLD))
+    adi_prim prim;
+    if (lu_setup(&g, n, a.cl.dt, a.xdim, a.ydim, MPI_COMM_WORLD) || adi_prim_init(&prim, &g))
         hpc_fail("npb-lu: no memory for class %c (%d^3) on %d ranks", a.cl.name, n, p);
+    g.prim = &prim;   /* the residual in BT's and SP's form (lib/adi_rhs.h) */
     lu_forcing(&g);
     initialise(&g);
     lu_ssor_step(&g, NULL);   /* NPB's untimed iteration */
     a.ctx = &g;
     npb_app_main(&a);
+    adi_prim_free(&prim);
     lu_free(&g);
 
     hpc_idle_barrier(MPI_COMM_WORLD);

@@ -160,9 +160,9 @@ static inline void dissipation(const lu_ctx *g, const adi_prim *p, size_t x0, pt
 }
 
 /* rsd = dt (o - frct) on the row of points from local (ist, j, k). */
-static void store_row(lu_ctx *g, const adi_prim *p, int j, int k, int n)
+static void store_row(lu_ctx *g, const adi_prim *p, int j, int k, int n, double dt)
 {
-    double *r = lu_at(g, g->rsd, g->ist, j, k), dt = g->dt;
+    double *r = lu_at(g, g->rsd, g->ist, j, k);
     const double *f = lu_at(g, g->frct, g->ist, j, k);
     for (int i = 0; i < n; i++)
         for (int m = 0; m < NVAR; m++)
@@ -170,7 +170,7 @@ static void store_row(lu_ctx *g, const adi_prim *p, int j, int k, int n)
 }
 
 /* One row of points along i at (j, k). */
-static void row(lu_ctx *g, adi_prim *p, int j, int k)
+static void row(lu_ctx *g, adi_prim *p, int j, int k, double scale)
 {
     int n = g->iend - g->ist + 1;
     size_t x0 = adi_pt(g, g->ist, j, k), sy = g->sy / 5, sz = g->sz / 5;
@@ -190,15 +190,15 @@ static void row(lu_ctx *g, adi_prim *p, int j, int k)
     dissipation(g, p, x0, 1, n, wx, 1);
     dissipation(g, p, x0, sy, n, wy, 0);
     dissipation(g, p, x0, sz, n, wz, 0);
-    store_row(g, p, j, k, n);
+    store_row(g, p, j, k, n, scale);
 }
 
-void adi_rhs(lu_ctx *g, adi_prim *p, int with_speed)
+void adi_rhs(lu_ctx *g, adi_prim *p, int with_speed, double scale)
 {
     lu_halo(g, g->u);
     lu_phase(g, LU_PH_RHS);
     all_primitives(g, p, with_speed);
     for (int k = 2; k <= g->nz - 1; k++)
         for (int j = g->jst; j <= g->jend; j++)
-            row(g, p, j, k);
+            row(g, p, j, k, scale);
 }

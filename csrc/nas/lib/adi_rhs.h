@@ -11,7 +11,7 @@
 #include "lu_grid.h"
 
 /* One array per variable and per primitive, indexed by the point (a field offset / 5). */
-typedef struct {
+typedef struct adi_prim {
     double *u[5];               /* u by variable */
     double *rho_i, *vel[3], *square, *qs, *speed;
     double *o[5];               /* one row of the result, by variable */
@@ -29,8 +29,9 @@ static inline size_t adi_pt(const lu_ctx *g, int i, int j, int k)
     return (size_t)(lu_at(g, g->u, i, j, k) - g->u) / 5;
 }
 
-/* rsd = dt (R(u) - frct) at the interior, the primitives of u computed first (with the speed
- * of sound when with_speed). Fills u's ghosts from the neighbours. Collective. */
-void adi_rhs(lu_ctx *g, adi_prim *p, int with_speed);
+/* rsd = scale (R(u) - frct) at the interior (BT, SP: scale dt; LU: 1, through lu_rhs), the
+ * primitives of u computed first (with the speed of sound when with_speed). Fills u's ghosts
+ * from the neighbours. Collective. */
+void adi_rhs(lu_ctx *g, adi_prim *p, int with_speed, double scale);
 
 #endif

@@ -145,7 +145,7 @@ void bt_free(bt_ctx *bt)
 void bt_step(bt_ctx *bt)
 {
     lu_ctx *g = bt->g;
-    adi_rhs(g, &bt->prim, 0);
+    adi_rhs(g, &bt->prim, 0, g->dt);
     for (int d = 0; d < 3; d++)
         adi_solve(&bt->pipe, d);
     lu_phase(g, BT_PH_ADD);

@@ -53,6 +53,7 @@ typedef struct {
     lu_dir dir[3];              /* x, y, z */
     double dssp;                /* fourth-difference dissipation */
     hpc_phases *ph;             /* per-rank timers; may be NULL */
+    struct adi_prim *prim;      /* set: lu_rhs takes BT's and SP's form (lib/adi_rhs.h) */
 } lu_ctx;
 
 /* The 5-vector at local (i, j, k) of field a. */
@@ -85,7 +86,8 @@ void lu_halo(lu_ctx *g, double *a);
 /* out(interior) += R(a): NPB's flux differences, viscous terms and fourth-difference
  * dissipation in x, y and z (rhs, erhs). The ghosts of a must be filled. */
 void lu_operator(lu_ctx *g, double *out, double *a);
-/* rsd = R(u) - frct (NPB's rhs). Collective. */
+/* rsd = R(u) - frct (NPB's rhs; in the form of lib/adi_rhs.h when g->prim is set, as npb-lu
+ * sets it: half the time). Collective. */
 void lu_rhs(lu_ctx *g);
 
 /* One SSOR iteration (NPB's ssor loop body): the lower and upper block triangular sweeps as

@@ -6,6 +6,8 @@
  * interior box plane by plane (x fastest). */
 #include "lu_grid.h"
 
+#include "adi_rhs.h"
+
 
 typedef struct {
     int lo[3], hi[3];   /* inclusive local ranges of i, j, k */
@@ -138,8 +140,12 @@ void lu_rhs(lu_ctx *g)
 {
     lu_phase(g, LU_PH_RHS);
     size_t n = (size_t)(g->nz + 2) * g->sz;
-    for (size_t x = 0; x < n; x++)
+    for (size_t x = 0; x < n; x++)   /* the boundary too: LU's sweeps read it there */
         g->rsd[x] = -g->frct[x];
+    if (g->prim) {
+        adi_rhs(g, g->prim, 0, 1.0);
+        return;
+    }
     lu_halo(g, g->u);
     lu_phase(g, LU_PH_RHS);
     lu_operator(g, g->rsd, g->u);

@@ -348,7 +348,7 @@ void sp_step(sp_ctx *sp)
 {
     static point_fn *const after[3] = {ninvr, pinvr, tzetar};
     lu_ctx *g = sp->g;
-    adi_rhs(g, &sp->prim, 1);
+    adi_rhs(g, &sp->prim, 1, g->dt);
     each_point(sp, txinvr);
     for (int d = 0; d < 3; d++) {
         adi_solve(&sp->pipe, d);
