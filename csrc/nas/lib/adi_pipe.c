@@ -18,6 +18,40 @@ int adi_pipe_init(adi_pipe *a, lu_ctx *g, void *ctx, int fwd_n, int back_n,
     return a->buf ? 0 : -1;
 }
 
+int adi_batch(const lu_ctx *g, int d, int i, int j, int k)
+{
+    int ni = (g->iend - g->ist) / ADI_LANES + 1, nj = (g->jend - g->jst) / ADI_LANES + 1;
+    if (d == 0)
+        return (k - 2) * nj + (j - g->jst) / ADI_LANES;
+    if (d == 1)
+        return (k - 2) * ni + (i - g->ist) / ADI_LANES;
+    return (j - g->jst) * ni + (i - g->ist) / ADI_LANES;
+}
+
+size_t adi_batch_points(const lu_ctx *g)
+{
+    size_t ni = (size_t)(g->iend - g->ist) / ADI_LANES + 1, li = (size_t)(g->iend - g->ist + 1);
+    size_t nj = (size_t)(g->jend - g->jst) / ADI_LANES + 1, lj = (size_t)(g->jend - g->jst + 1);
+    size_t nk = (size_t)g->nz - 2, n[3] = {nk * nj * li, nk * ni * lj, lj * ni * nk}, most = 0;
+    for (int d = 0; d < 3; d++)
+        most = n[d] > most ? n[d] : most;
+    return most;
+}
+
+void adi_lanes_move(double *a, size_t s, size_t ls, int len, int nl,
+                    double (*x)[5][ADI_LANES], int in)
+{
+    for (int p = 0; p < len; p++)
+        for (int l = 0; l < ADI_LANES; l++) {
+            double *y = a + p * s + adi_lane(l, nl) * ls;
+            for (int m = 0; m < 5; m++)
+                if (in)
+                    x[p][m][l] = y[m];
+                else if (l < nl)
+                    y[m] = x[p][m][l];
+        }
+}
+
 void adi_pipe_free(adi_pipe *a)
 {
     free(a->buf);

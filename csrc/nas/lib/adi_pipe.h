@@ -31,6 +31,25 @@ typedef struct {
     double *buf;                /* one plane's messages */
 } adi_pipe;
 
+/* Lane l of a batch of nl lines: itself, or (padding) the first line, whose copy is solved
+ * and dropped. */
+static inline size_t adi_lane(int l, int nl)
+{
+    return (size_t)(l < nl ? l : 0);
+}
+
+/* What a kernel keeps of a batch from its forward elimination to its back substitution is
+ * stored by batch: the batch of the lines of direction d from local (i, j, k) is number
+ * adi_batch(g, d, i, j, k) (in adi_solve's order), and adi_batch_points(g) bounds a
+ * direction's batches times their lines' length. */
+int adi_batch(const lu_ctx *g, int d, int i, int j, int k);
+size_t adi_batch_points(const lu_ctx *g);
+
+/* The 5-vectors of a batch's points between the field (from a, point stride s, line stride
+ * ls) and the lanes x[point][variable][lane]: in (to the lanes, padding included) or out. */
+void adi_lanes_move(double *a, size_t s, size_t ls, int len, int nl,
+                    double (*x)[5][ADI_LANES], int in);
+
 /* 0, or -1 without memory. */
 int adi_pipe_init(adi_pipe *a, lu_ctx *g, void *ctx, int fwd_n, int back_n,
                   adi_line_fn *forward, adi_line_fn *backward, const int phase[3]);

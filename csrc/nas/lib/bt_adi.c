@@ -15,111 +15,164 @@ const hpc_phase_def bt_phase_defs[BT_NPHASES] = {
     {"pipeline", HPC_KIND_COMM}, {"reduce", HPC_KIND_COMM},    {"xsolve", HPC_KIND_COMPUTE},
     {"ysolve", HPC_KIND_COMPUTE}, {"zsolve", HPC_KIND_COMPUTE}, {"add", HPC_KIND_COMPUTE}};
 
-/* x = x - M y */
-static inline void matvec_sub(lu_mat5 M, const double *y, double *x)
-{
-    for (int m = 0; m < 5; m++)
-        x[m] = x[m] - M[m][0] * y[0] - M[m][1] * y[1] - M[m][2] * y[2] - M[m][3] * y[3]
-               - M[m][4] * y[4];
-}
+enum { L = ADI_LANES };
 
-/* B = B - A C */
-static inline void matmul_sub(lu_mat5 A, lu_mat5 C, lu_mat5 B)
+/* A 5x5 block and a 5-vector of every lane of a batch, the lanes innermost (vectorised). */
+typedef double lmat[5][5][L];
+typedef double lvec[5][L];
+
+/* x = x - M y */
+static inline void matvec_sub(const lmat M, const lvec y, lvec x)
 {
     for (int m = 0; m < 5; m++)
         for (int n = 0; n < 5; n++)
-            B[m][n] = B[m][n] - A[m][0] * C[0][n] - A[m][1] * C[1][n] - A[m][2] * C[2][n]
-                      - A[m][3] * C[3][n] - A[m][4] * C[4][n];
+            for (int l = 0; l < L; l++)
+                x[m][l] -= M[m][n][l] * y[n][l];
+}
+
+/* B = B - A C */
+static inline void matmul_sub(const lmat A, const lmat C, lmat B)
+{
+    for (int m = 0; m < 5; m++)
+        for (int n = 0; n < 5; n++)
+            for (int k = 0; k < 5; k++)
+                for (int l = 0; l < L; l++)
+                    B[m][n][l] -= A[m][k][l] * C[k][n][l];
 }
 
 /* C = B^-1 C and r = B^-1 r by Gaussian elimination without pivoting (B is destroyed). */
-static inline void solve_cr(double B[restrict 5][5], double C[restrict 5][5], double *restrict r)
+static inline void solve_cr(lmat B, lmat C, lvec r)
 {
+    double f[L], inv[L];
     for (int p = 0; p < 4; p++) {
-        double inv = 1.0 / B[p][p];
+        for (int l = 0; l < L; l++)
+            inv[l] = 1.0 / B[p][p][l];
         for (int m = p + 1; m < 5; m++) {
-            double f = inv * B[m][p];
+            for (int l = 0; l < L; l++)
+                f[l] = inv[l] * B[m][p][l];
             for (int n = p + 1; n < 5; n++)
-                B[m][n] -= f * B[p][n];
+                for (int l = 0; l < L; l++)
+                    B[m][n][l] -= f[l] * B[p][n][l];
             for (int n = 0; n < 5; n++)
-                C[m][n] -= f * C[p][n];
-            r[m] -= f * r[p];
+                for (int l = 0; l < L; l++)
+                    C[m][n][l] -= f[l] * C[p][n][l];
+            for (int l = 0; l < L; l++)
+                r[m][l] -= f[l] * r[p][l];
         }
     }
     for (int m = 4; m >= 0; m--) {
-        double inv = 1.0 / B[m][m];
         for (int n = m + 1; n < 5; n++) {
             for (int c = 0; c < 5; c++)
-                C[m][c] -= B[m][n] * C[n][c];
-            r[m] -= B[m][n] * r[n];
+                for (int l = 0; l < L; l++)
+                    C[m][c][l] -= B[m][n][l] * C[n][c][l];
+            for (int l = 0; l < L; l++)
+                r[m][l] -= B[m][n][l] * r[n][l];
         }
+        for (int l = 0; l < L; l++)
+            f[l] = 1.0 / B[m][m][l];
         for (int c = 0; c < 5; c++)
-            C[m][c] *= inv;
-        r[m] *= inv;
+            for (int l = 0; l < L; l++)
+                C[m][c][l] *= f[l];
+        for (int l = 0; l < L; l++)
+            r[m][l] *= f[l];
     }
 }
 
-/* The forward elimination of one line (adi_line_fn): in, the previous point's C' and r' (30
- * doubles; NULL at the global start); out, the last point's. Every point's C' is kept in
- * bt->cp (25 doubles a point) for the back substitution. */
-static void forward_line(bt_ctx *bt, int d, size_t at, size_t s, int len, const double *in,
-                         double *out)
+/* Lane l of block M = the 5x5 block X. */
+static inline void to_lane(const lu_mat5 X, lmat M, int l)
 {
-    lu_ctx *g = bt->g;
-    const double *u = g->u + at, *cin = in, *rin = in ? in + 25 : NULL;
-    double *r = g->rsd + at, *cp = bt->cp + at * 5;
-    lu_mat5 A, B;
-    for (int p = 0; p < len; p++, u += s, r += s, cp += 5 * s) {
-        double (*C)[5] = (double (*)[5])cp;
-        lu_diagonal(g, u, bt->w[d], B);
-        lu_neighbour(g, u + s, d, 1.0, C);
-        if (cin) {
-            lu_neighbour(g, u - s, d, -1.0, A);
-            matvec_sub(A, rin, r);
-            matmul_sub(A, (double (*)[5])cin, B);
+    for (int a = 0; a < 5; a++)
+        for (int b = 0; b < 5; b++)
+            M[a][b][l] = X[a][b];
+}
+
+/* The blocks of point p of a batch's lines (u at its first line's point, s the points' and ls
+ * the lines' stride): the diagonal B, the upper neighbour's C and, when lower, the lower A. */
+static void blocks(const bt_ctx *bt, int d, const double *u, size_t s, size_t ls, int nl,
+                   int lower, lmat A, lmat B, lmat C)
+{
+    for (int l = 0; l < L; l++) {
+        const double *q = u + adi_lane(l, nl) * ls;
+        lu_mat5 X;
+        lu_diagonal(bt->g, q, bt->w[d], X);
+        to_lane(X, B, l);
+        lu_neighbour(bt->g, q + s, d, 1.0, X);
+        to_lane(X, C, l);
+        if (lower) {
+            lu_neighbour(bt->g, q - s, d, -1.0, X);
+            to_lane(X, A, l);
         }
-        solve_cr(B, C, r);
-        cin = cp;
-        rin = r;
     }
-    memcpy(out, cin, 25 * sizeof(double));
-    memcpy(out + 25, rin, 5 * sizeof(double));
 }
 
-/* The back substitution along the same line: in, the solution after its last point (NULL at
- * the global end, where it is zero); out, its first point's. */
-static void backward_line(bt_ctx *bt, size_t at, size_t s, int len, const double *in,
-                          double *out)
+/* The eliminated upper blocks C' of a batch's points, kept from its forward elimination for
+ * its back substitution. */
+static lmat *batch_cp(const bt_ctx *bt, int d, int i, int j, int k, int len)
 {
-    lu_ctx *g = bt->g;
-    double *r = g->rsd + at + (size_t)(len - 1) * s;
-    const double *cp = bt->cp + (r - g->rsd) * 5, *next = in;
-    for (int p = len - 1; p >= 0; p--, r -= s, cp -= 5 * s) {
-        if (next)
-            matvec_sub((double (*)[5])cp, next, r);
-        next = r;
-    }
-    memcpy(out, next, 5 * sizeof(double));
+    return (lmat *)bt->cp + (size_t)adi_batch(bt->g, d, i, j, k) * (size_t)len;
 }
 
-/* The lines of a batch one after the other (adi_line_fn). */
+/* The previous point's C' and r' of each lane from a message (30 doubles a line). */
+static void unpack(const double *in, int nl, lmat C, lvec r)
+{
+    for (int l = 0; l < L; l++) {
+        const double *m = in + 30 * adi_lane(l, nl);
+        for (int x = 0; x < 25; x++)
+            C[x / 5][x % 5][l] = m[x];
+        for (int x = 0; x < 5; x++)
+            r[x][l] = m[25 + x];
+    }
+}
+
+/* The forward elimination of nl lines side by side (adi_line_fn): in, the previous point's
+ * C' and r' of each (30 doubles; NULL at the global start); out, their last point's. */
 static void forward(void *ctx, int d, int i, int j, int k, size_t s, int len, int nl, size_t ls,
                     const double *in, double *out)
 {
     bt_ctx *bt = ctx;
-    size_t at = (size_t)(lu_at(bt->g, bt->g->u, i, j, k) - bt->g->u);
+    lu_ctx *g = bt->g;
+    const double *u = lu_at(g, g->u, i, j, k);
+    double *r = lu_at(g, g->rsd, i, j, k);
+    lmat *cp = batch_cp(bt, d, i, j, k, len), A, B, Cin;
+    lvec *rr = bt->rr, rin;
+    adi_lanes_move(r, s, ls, len, nl, rr, 1);
+    if (in)
+        unpack(in, nl, Cin, rin);
+    for (int p = 0; p < len; p++) {
+        int lower = p > 0 || in;
+        blocks(bt, d, u + p * s, s, ls, nl, lower, A, B, cp[p]);
+        if (lower) {
+            matvec_sub(A, p > 0 ? rr[p - 1] : rin, rr[p]);
+            matmul_sub(A, p > 0 ? cp[p - 1] : Cin, B);
+        }
+        solve_cr(B, cp[p], rr[p]);
+    }
+    adi_lanes_move(r, s, ls, len, nl, rr, 0);
     for (int l = 0; l < nl; l++)
-        forward_line(bt, d, at + l * ls, s, len, in ? in + 30 * l : NULL, out + 30 * l);
+        for (int x = 0; x < 30; x++)
+            out[30 * l + x] = x < 25 ? cp[len - 1][x / 5][x % 5][l] : rr[len - 1][x - 25][l];
 }
 
+/* The back substitution of nl lines side by side: in, the solution after each line's last
+ * point (5 doubles; NULL at the global end, where it is zero); out, its first point's. */
 static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, int nl, size_t ls,
                      const double *in, double *out)
 {
     bt_ctx *bt = ctx;
-    (void)d;
-    size_t at = (size_t)(lu_at(bt->g, bt->g->u, i, j, k) - bt->g->u);
+    double *r = lu_at(bt->g, bt->g->rsd, i, j, k);
+    const lmat *cp = batch_cp(bt, d, i, j, k, len);
+    lvec *rr = bt->rr;
+    adi_lanes_move(r, s, ls, len, nl, rr, 1);
+    for (int l = 0; l < L; l++)
+        for (int m = 0; m < 5; m++)
+            rr[len][m][l] = in ? in[5 * adi_lane(l, nl) + m] : 0.0;
+    for (int p = len - 1; p >= 0; p--)
+        if (p < len - 1 || in)
+            matvec_sub(cp[p], rr[p + 1], rr[p]);
+    adi_lanes_move(r, s, ls, len, nl, rr, 0);
     for (int l = 0; l < nl; l++)
-        backward_line(bt, at + l * ls, s, len, in ? in + 5 * l : NULL, out + 5 * l);
+        for (int m = 0; m < 5; m++)
+            out[5 * l + m] = rr[0][m][l];
 }
 
 int bt_setup(bt_ctx *bt, lu_ctx *g)
@@ -129,15 +182,17 @@ int bt_setup(bt_ctx *bt, lu_ctx *g)
     bt->g = g;
     for (int d = 0; d < 3; d++)   /* BT's lhsb: I + 2 dt t1 (N + diffusion) of its direction */
         bt->w[d][d] = 2.0 * g->dt * g->dir[d].t1;
-    bt->cp = calloc((size_t)(g->nz + 2) * g->sz * 5, sizeof(double));
+    bt->cp = aligned_alloc(64, adi_batch_points(g) * sizeof(lmat));
+    bt->rr = aligned_alloc(64, (size_t)(g->nz + 2) * sizeof(lvec));
     int pipe = adi_pipe_init(&bt->pipe, g, bt, 30, 5, forward, backward, PHASE);
     int prim = adi_prim_init(&bt->prim, g);
-    return bt->cp && !pipe && !prim ? 0 : -1;
+    return bt->cp && bt->rr && !pipe && !prim ? 0 : -1;
 }
 
 void bt_free(bt_ctx *bt)
 {
     free(bt->cp);
+    free(bt->rr);
     adi_pipe_free(&bt->pipe);
     adi_prim_free(&bt->prim);
 }

@@ -12,7 +12,8 @@ extern const hpc_phase_def bt_phase_defs[BT_NPHASES];
 typedef struct {
     lu_ctx *g;          /* the grid, u, the right-hand side (g->rsd) and the forcing */
     double w[3][3];     /* the weights of the diagonal block of each direction's solve */
-    double *cp;         /* the eliminated upper blocks C' of every point, 25 doubles each */
+    double *cp;         /* the eliminated upper blocks C' of a direction's batches of lines */
+    double (*rr)[5][ADI_LANES];  /* a batch's right-hand sides, the lanes innermost */
     adi_pipe pipe;      /* the line solves across the ranks */
     adi_prim prim;      /* the primitives of u (the right-hand side's) */
 } bt_ctx;

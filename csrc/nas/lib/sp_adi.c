@@ -24,13 +24,6 @@ const hpc_phase_def sp_phase_defs[SP_NPHASES] = {
 
 enum { L = ADI_LANES };
 
-/* Lane l of a batch of nl lines: itself, or (padding) the first line, whose copy is solved
- * and dropped. */
-static inline size_t lane(int l, int nl)
-{
-    return (size_t)(l < nl ? l : 0);
-}
-
 /* The batch's velocity along d, rhon (NPB's: the largest diffusion of the variables there)
  * and speed at its points and the ends' neighbours: v[p + 1][.][l] for p = -1 .. len, from the
  * primitives (x0 the first point's index, ps the points' step along the line, pl the lines'). */
@@ -41,7 +34,7 @@ static void line_state(const sp_ctx *sp, size_t x0, ptrdiff_t ps, size_t pl, int
     double dd = sp->g->dir[d].d[0];   /* the five are equal (0.75, 1) */
     for (int p = -1; p <= len; p++)
         for (int l = 0; l < L; l++) {
-            size_t x = x0 + (size_t)(p * ps) + lane(l, nl) * pl;
+            size_t x = x0 + (size_t)(p * ps) + adi_lane(l, nl) * pl;
             double ru1 = C3C4 * pr->rho_i[x];
             double a = dd + 4.0 / 3.0 * ru1, b = dd + C1C5 * ru1, c = dd + ru1;
             a = a > b ? a : b;   /* not fmax: a library call, not vectorised */
@@ -141,7 +134,7 @@ static void two_rows(double (*co)[3][5][L], double (*rr)[5][L], double *msg, int
         for (int t = 0; t < 2; t++)
             for (int v = 0; v < 11; v++) {
                 double *x = v < 6 ? &co[t][v / 2][3 + v % 2][l] : &rr[t][v - 6][l];
-                double *m = msg ? msg + 22 * lane(l, nl) + 11 * t + v : NULL;
+                double *m = msg ? msg + 22 * adi_lane(l, nl) + 11 * t + v : NULL;
                 if (out && l < nl)
                     *m = *x;
                 else if (!out)
@@ -149,34 +142,13 @@ static void two_rows(double (*co)[3][5][L], double (*rr)[5][L], double *msg, int
             }
 }
 
-/* The batch's right-hand sides in (to the lanes) or out (back to the field). */
-static void move_rhs(double *r, size_t s, size_t ls, int len, int nl, double (*rr)[5][L], int in)
-{
-    for (int p = 0; p < len; p++)
-        for (int l = 0; l < L; l++) {
-            double *x = r + p * s + lane(l, nl) * ls;
-            for (int m = 0; m < 5; m++)
-                if (in)
-                    rr[p][m][l] = x[m];
-                else if (l < nl)
-                    x[m] = rr[p][m][l];
-        }
-}
-
 /* The normalised (d, e) of the three systems of a batch's points, kept from its forward
  * elimination for its back substitution: [point][system][d or e][lane], batches in the order
  * of (lib/adi_pipe.c) their planes, then their first line. */
 static double (*batch_de(sp_ctx *sp, int d, int i, int j, int k, int len))[3][2][L]
 {
-    lu_ctx *g = sp->g;
-    int ni = (g->iend - g->ist) / L + 1, nj = (g->jend - g->jst) / L + 1, b;
-    if (d == 0)
-        b = (k - 2) * nj + (j - g->jst) / L;
-    else if (d == 1)
-        b = (k - 2) * ni + (i - g->ist) / L;
-    else
-        b = (j - g->jst) * ni + (i - g->ist) / L;
-    return (double (*)[3][2][L])(sp->de + (size_t)b * len * 6 * L);
+    size_t b = (size_t)adi_batch(sp->g, d, i, j, k);
+    return (double (*)[3][2][L])(sp->de + b * (size_t)len * 6 * L);
 }
 
 /* The forward elimination of nl lines (adi_line_fn): in, the two rows before each (22
@@ -195,9 +167,9 @@ static void forward(void *ctx, int d, int i, int j, int k, size_t s, int len, in
     line_state(sp, x0, (ptrdiff_t)ps, pl, d, len, nl, sp->lv);
     for (int p = 0; p < len; p++)
         rows(sp, (const double (*)[3][L])sp->lv + p, d, gp + p, n0, co[p + 2]);
-    move_rhs(r, s, ls, len, nl, rr + 2, 1);
+    adi_lanes_move(r, s, ls, len, nl, rr + 2, 1);
     eliminate(co, rr, len + 2);
-    move_rhs(r, s, ls, len, nl, rr + 2, 0);
+    adi_lanes_move(r, s, ls, len, nl, rr + 2, 0);
     double (*de)[3][2][L] = batch_de(sp, d, i, j, k, len);
     for (int p = 0; p < len; p++)
         for (int q = 0; q < 3; q++)
@@ -215,10 +187,10 @@ static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, i
     sp_ctx *sp = ctx;
     double *r = lu_at(sp->g, sp->g->rsd, i, j, k), (*x)[5][L] = sp->rr;
     const double (*de)[3][2][L] = (const double (*)[3][2][L])batch_de(sp, d, i, j, k, len);
-    move_rhs(r, s, ls, len, nl, x, 1);
+    adi_lanes_move(r, s, ls, len, nl, x, 1);
     for (int l = 0; l < L; l++)   /* the two points after the line: x[len], x[len + 1] */
         for (int m = 0; m < 10; m++)
-            x[len + m / 5][m % 5][l] = in ? in[10 * lane(l, nl) + m] : 0.0;
+            x[len + m / 5][m % 5][l] = in ? in[10 * adi_lane(l, nl) + m] : 0.0;
     for (int p = len - 1; p >= 0; p--)
         for (int m = 0; m < 5; m++) {
             const double *restrict c = de[p][SYSTEM[m]][0], *restrict e = de[p][SYSTEM[m]][1];
@@ -227,7 +199,7 @@ static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, i
             for (int l = 0; l < L; l++)
                 x0[l] -= c[l] * x1[l] + e[l] * x2[l];
         }
-    move_rhs(r, s, ls, len, nl, x, 0);
+    adi_lanes_move(r, s, ls, len, nl, x, 0);
     for (int l = 0; l < nl; l++)
         for (int m = 0; m < 10; m++)
             out[10 * l + m] = x[m / 5][m % 5][l];
@@ -320,12 +292,7 @@ int sp_setup(sp_ctx *sp, lu_ctx *g)
     memset(sp, 0, sizeof *sp);
     sp->g = g;
     int longest = g->nz + 2;   /* nz = nz0 >= the local nx, ny */
-    int ni = (g->iend - g->ist) / L + 1, nj = (g->jend - g->jst) / L + 1, nk = g->nz - 2;
-    int li = g->iend - g->ist + 1, lj = g->jend - g->jst + 1;
-    size_t batches[3] = {(size_t)nk * nj * li, (size_t)nk * ni * lj, (size_t)lj * ni * nk}, most = 0;
-    for (int d = 0; d < 3; d++)   /* each direction's batches times their lines' length */
-        most = batches[d] > most ? batches[d] : most;
-    sp->de = aligned_alloc(64, most * 6 * L * sizeof(double));
+    sp->de = aligned_alloc(64, adi_batch_points(g) * 6 * L * sizeof(double));
     sp->co = aligned_alloc(64, (size_t)longest * sizeof *sp->co);
     sp->rr = aligned_alloc(64, (size_t)longest * sizeof *sp->rr);
     sp->lv = aligned_alloc(64, (size_t)longest * sizeof *sp->lv);
