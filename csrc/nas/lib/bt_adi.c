@@ -16,10 +16,11 @@ const hpc_phase_def bt_phase_defs[BT_NPHASES] = {
     {"ysolve", HPC_KIND_COMPUTE}, {"zsolve", HPC_KIND_COMPUTE}, {"add", HPC_KIND_COMPUTE}};
 
 enum { L = ADI_LANES };
+_Static_assert(ADI_LANES == LU_LANES, "a batch of lines is a set of lanes of blocks");
 
 /* A 5x5 block and a 5-vector of every lane of a batch, the lanes innermost (vectorised). */
-typedef double lmat[5][5][L];
-typedef double lvec[5][L];
+typedef lu_lmat lmat;
+typedef lu_lvec lvec;
 
 /* x = x - M y */
 static inline void matvec_sub(const lmat M, const lvec y, lvec x)
@@ -78,30 +79,19 @@ static inline void solve_cr(lmat B, lmat C, lvec r)
     }
 }
 
-/* Lane l of block M = the 5x5 block X. */
-static inline void to_lane(const lu_mat5 X, lmat M, int l)
-{
-    for (int a = 0; a < 5; a++)
-        for (int b = 0; b < 5; b++)
-            M[a][b][l] = X[a][b];
-}
-
 /* The blocks of point p of a batch's lines (u at its first line's point, s the points' and ls
  * the lines' stride): the diagonal B, the upper neighbour's C and, when lower, the lower A. */
 static void blocks(const bt_ctx *bt, int d, const double *u, size_t s, size_t ls, int nl,
                    int lower, lmat A, lmat B, lmat C)
 {
-    for (int l = 0; l < L; l++) {
-        const double *q = u + adi_lane(l, nl) * ls;
-        lu_mat5 X;
-        lu_diagonal(bt->g, q, bt->w[d], X);
-        to_lane(X, B, l);
-        lu_neighbour(bt->g, q + s, d, 1.0, X);
-        to_lane(X, C, l);
-        if (lower) {
-            lu_neighbour(bt->g, q - s, d, -1.0, X);
-            to_lane(X, A, l);
-        }
+    lu_lvec q;
+    lu_states(u, ls, nl, q);
+    lu_diagonal(bt->g, q, bt->w[d], B);
+    lu_states(u + s, ls, nl, q);
+    lu_neighbour(bt->g, q, d, 1.0, C);
+    if (lower) {
+        lu_states(u - s, ls, nl, q);
+        lu_neighbour(bt->g, q, d, -1.0, A);
     }
 }
 

@@ -10,84 +10,97 @@
 #define C34 (C3 * C4)
 #define C1345 (C1 * C3 * C4 * C5)
 
-typedef double lu_mat5[5][5];
+/* The blocks are built LU_LANES points at a time, side by side: the points' states in
+ * q[variable][lane], the blocks in M[row][column][lane], so that the vectoriser runs the lanes
+ * (one division for 8 points). */
+#define LU_LANES 8
+typedef double lu_lvec[5][LU_LANES];
+typedef double lu_lmat[5][5][LU_LANES];
 
 /* The block coupling a point to its neighbour with state q along direction d (c = d + 1 its
  * momentum component): sign * dt * t2 * (the inviscid flux Jacobian) - dt * t1 * (the viscous
  * flux Jacobian + diffusion), sign -1 for the lower neighbour, +1 for the upper one (jacld's
- * a, b, c; jacu's). */
-static inline void lu_neighbour(const lu_ctx *g, const double *restrict q, int d, double sign,
-                                double M[restrict 5][5])
+ * a, b, c; jacu's). d a constant here (lu_neighbour), so that the indices fold. */
+static inline __attribute__((always_inline)) void
+neighbour_d(const lu_ctx *g, const lu_lvec q, const int d, double sign, lu_lmat M)
 {
     const lu_dir *dc = &g->dir[d];
-    int c = d + 1;
-    double s = sign * g->dt * dc->t2, t = -g->dt * dc->t1;
-    double r = 1.0 / q[0], v[3] = {q[1] * r, q[2] * r, q[3] * r}, vc = v[c - 1], e = q[4] * r;
-    double q2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2], sum = 0.0;
-    memset(M, 0, sizeof(lu_mat5));
-    M[0][c] = s;
-    for (int m = 1; m <= 3; m++) {
-        double f = (m == c ? 4.0 / 3.0 : 1.0) * C34, vm = v[m - 1];
-        M[m][0] = -s * vm * vc - t * f * vm * r;
-        M[m][m] = s * vc + t * f * r;
-        M[m][c] += s * vm;
-        M[c][m] -= s * C2 * vm;
-        M[4][m] = -s * C2 * vm * vc + t * (f - C1345) * vm * r;
-        sum += (f - C1345) * vm * vm * r;
+    const int c = d + 1;
+    double s = sign * g->dt * dc->t2, t = -g->dt * dc->t1, f[4] = {0.0, C34, C34, C34};
+    f[c] = 4.0 / 3.0 * C34;
+    for (int l = 0; l < LU_LANES; l++) {
+        double r = 1.0 / q[0][l], e = q[4][l] * r, X[5][5] = {{0}};
+        double v[4] = {0.0, q[1][l] * r, q[2][l] * r, q[3][l] * r}, vc = v[c];
+        double q2 = v[1] * v[1] + v[2] * v[2] + v[3] * v[3], sum = 0.0;
+        X[0][c] = s;
+        for (int m = 1; m <= 3; m++) {
+            X[m][0] = -s * v[m] * vc - t * f[m] * v[m] * r;
+            X[m][m] = s * vc + t * f[m] * r;
+            X[m][c] += s * v[m];
+            X[c][m] -= s * C2 * v[m];
+            X[4][m] = -s * C2 * v[m] * vc + t * (f[m] - C1345) * v[m] * r;
+            sum += (f[m] - C1345) * v[m] * v[m] * r;
+        }
+        X[c][0] += s * 0.5 * C2 * q2;
+        X[c][4] = s * C2;
+        X[4][0] = s * (C2 * q2 - C1 * e) * vc + t * (-sum - C1345 * e * r);
+        X[4][c] += s * (C1 * e - 0.5 * C2 * q2);
+        X[4][4] = s * C1 * vc + t * C1345 * r;
+        for (int m = 0; m < 5; m++)
+            X[m][m] += t * dc->d[m];
+        for (int a = 0; a < 5; a++)
+            for (int b = 0; b < 5; b++)
+                M[a][b][l] = X[a][b];
     }
-    M[c][0] += s * 0.5 * C2 * q2;
-    M[c][4] = s * C2;
-    M[4][0] = s * (C2 * q2 - C1 * e) * vc + t * (-sum - C1345 * e * r);
-    M[4][c] += s * (C1 * e - 0.5 * C2 * q2);
-    M[4][4] = s * C1 * vc + t * C1345 * r;
-    for (int m = 0; m < 5; m++)
-        M[m][m] += t * dc->d[m];
+}
+
+static inline void lu_neighbour(const lu_ctx *g, const lu_lvec q, int d, double sign, lu_lmat M)
+{
+    if (d == 0)
+        neighbour_d(g, q, 0, sign, M);
+    else if (d == 1)
+        neighbour_d(g, q, 1, sign, M);
+    else
+        neighbour_d(g, q, 2, sign, M);
 }
 
 /* A diagonal block: I + sum over the directions d of w[d] * (the viscous flux Jacobian along d
  * + diffusion); the Jacobians differ only in the 4/3 of their own component. LU weighs all
  * three directions by 2 dt t1 (jacld), BT one at a time (its x, y, z solves). */
-static inline void lu_diagonal(const lu_ctx *g, const double *restrict q, const double w[3],
-                               double D[restrict 5][5])
+static inline void lu_diagonal(const lu_ctx *g, const lu_lvec q, const double w[3], lu_lmat D)
 {
-    double all = w[0] + w[1] + w[2], diff[5] = {0};
+    double all = w[0] + w[1] + w[2], diff[5] = {0}, f[4];
     for (int d = 0; d < 3; d++)
         for (int m = 0; m < 5; m++)
             diff[m] += w[d] * g->dir[d].d[m];
-    double r = 1.0 / q[0], e = q[4] * r, sum = 0.0;
-    memset(D, 0, sizeof(lu_mat5));
-    for (int m = 1; m <= 3; m++) {
-        double f = C34 * (all + w[m - 1] / 3.0), v = q[m] * r;
-        D[m][0] = -f * v * r;
-        D[m][m] = f * r;
-        D[4][m] = (f - all * C1345) * v * r;
-        sum += (f - all * C1345) * v * v * r;
+    for (int m = 1; m <= 3; m++)
+        f[m] = C34 * (all + w[m - 1] / 3.0);
+    for (int l = 0; l < LU_LANES; l++) {
+        double r = 1.0 / q[0][l], e = q[4][l] * r, sum = 0.0, X[5][5] = {{0}};
+        for (int m = 1; m <= 3; m++) {
+            double v = q[m][l] * r;
+            X[m][0] = -f[m] * v * r;
+            X[m][m] = f[m] * r;
+            X[4][m] = (f[m] - all * C1345) * v * r;
+            sum += (f[m] - all * C1345) * v * v * r;
+        }
+        X[4][0] = -sum - all * C1345 * e * r;
+        X[4][4] = all * C1345 * r;
+        for (int m = 0; m < 5; m++)
+            X[m][m] += 1.0 + diff[m];
+        for (int a = 0; a < 5; a++)
+            for (int b = 0; b < 5; b++)
+                D[a][b][l] = X[a][b];
     }
-    D[4][0] = -sum - all * C1345 * e * r;
-    D[4][4] = all * C1345 * r;
-    for (int m = 0; m < 5; m++)
-        D[m][m] += 1.0 + diff[m];
 }
 
-/* x = T^-1 x by Gaussian elimination without pivoting (T is destroyed), NPB's order. */
-static inline void lu_solve5(double T[restrict 5][5], double *restrict x)
+/* The states of LU_LANES points into lanes: point l at a + l * ls (the first n; the rest
+ * repeat the first, a padding whose blocks are built and dropped). */
+static inline void lu_states(const double *a, size_t ls, int n, lu_lvec q)
 {
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        double r = 1.0 / T[p][p];
-        for (int m = p + 1; m < 5; m++) {
-            double f = r * T[m][p];
-            for (int n = p + 1; n < 5; n++)
-                T[m][n] -= f * T[p][n];
-            x[m] -= x[p] * f;
-        }
-    }
-#pragma GCC unroll 5
-    for (int m = 4; m >= 0; m--) {
-        for (int n = m + 1; n < 5; n++)
-            x[m] -= T[m][n] * x[n];
-        x[m] /= T[m][m];
-    }
+    for (int l = 0; l < LU_LANES; l++)
+        for (int m = 0; m < 5; m++)
+            q[m][l] = a[(l < n ? (size_t)l : 0) * ls + (size_t)m];
 }
 
 #endif

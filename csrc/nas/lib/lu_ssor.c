@@ -9,61 +9,126 @@
 
 enum { TAG_LOWER_I = 21, TAG_LOWER_J, TAG_UPPER_I, TAG_UPPER_J };
 
-/* y -= w * (M1 x1 + M2 x2), the products interleaved as NPB's. */
-static void sub2(double *y, double w, lu_mat5 M1, const double *x1, lu_mat5 M2,
-                 const double *x2)
+enum { L = LU_LANES };
+
+/* Factor the lanes' blocks in place (Gaussian elimination without pivoting, NPB's order):
+ * below the diagonal the multipliers, above it the eliminated rows, on it the pivots'
+ * reciprocals. */
+static void factor(lu_lmat T)
+{
+    for (int p = 0; p < 5; p++) {
+        for (int l = 0; l < L; l++)
+            T[p][p][l] = 1.0 / T[p][p][l];
+        for (int m = p + 1; m < 5; m++) {
+            for (int l = 0; l < L; l++)
+                T[m][p][l] *= T[p][p][l];
+            for (int n = p + 1; n < 5; n++)
+                for (int l = 0; l < L; l++)
+                    T[m][n][l] -= T[m][p][l] * T[p][n][l];
+        }
+    }
+}
+
+/* x = T^-1 x with lane l of a factored block. */
+static inline void solve(const lu_lmat T, int l, double *x)
+{
+    for (int p = 0; p < 4; p++)
+        for (int m = p + 1; m < 5; m++)
+            x[m] -= x[p] * T[m][p][l];
+    for (int m = 4; m >= 0; m--) {
+        for (int n = m + 1; n < 5; n++)
+            x[m] -= T[m][n][l] * x[n];
+        x[m] *= T[m][m][l];
+    }
+}
+
+/* t += w * (M x), every lane. */
+static inline void add_product(lu_lvec t, double w, const lu_lmat M, const lu_lvec x)
 {
     for (int m = 0; m < 5; m++) {
-        double s = 0.0;
+        double s[L] = {0};
         for (int n = 0; n < 5; n++)
-            s += M1[m][n] * x1[n] + M2[m][n] * x2[n];
-        y[m] -= w * s;
+            for (int l = 0; l < L; l++)
+                s[l] += M[m][n][l] * x[n][l];
+        for (int l = 0; l < L; l++)
+            t[m][l] += w * s[l];
     }
 }
 
-/* Lower sweep of row j of plane k (jacld + blts). */
+/* The blocks of n (<= L) points of row (j, k) from local i0, all but the one along i side by
+ * side (jacld, jacu: dir -1 and +1): D factored, and t = w * (the k neighbour's and the j
+ * neighbour's products) plus the points' own residuals when lower. M: the block along i. */
+static void row_lanes(lu_ctx *g, int i0, int n, int j, int k, int dir, lu_lmat M, lu_lmat D,
+                      lu_lvec t)
+{
+    lu_lmat Z, Y;
+    lu_lvec q, vz, vy;
+    int lower = dir < 0;
+    lu_states(lu_at(g, g->u, i0, j, k), 5, n, q);
+    lu_diagonal(g, q, g->wdiag, D);
+    factor(D);
+    lu_states(lu_at(g, g->u, i0, j, k + dir), 5, n, q);
+    lu_neighbour(g, q, 2, dir, Z);
+    lu_states(lu_at(g, g->u, i0, j + dir, k), 5, n, q);
+    lu_neighbour(g, q, 1, dir, Y);
+    lu_states(lu_at(g, g->u, i0 + dir, j, k), 5, n, q);
+    lu_neighbour(g, q, 0, dir, M);
+    lu_states(lu_at(g, g->rsd, i0, j, k + dir), 5, n, vz);
+    lu_states(lu_at(g, g->rsd, i0, j + dir, k), 5, n, vy);
+    if (lower)
+        lu_states(lu_at(g, g->rsd, i0, j, k), 5, n, t);
+    else
+        memset(t, 0, sizeof(lu_lvec));
+    double w = lower ? -g->omega : g->omega;
+    add_product(t, w, Z, vz);
+    add_product(t, w, Y, vy);
+}
+
+/* Lower sweep of row j of plane k (jacld + blts): the blocks L points at a time, then the
+ * recurrence along i point by point. */
 static void lower_row(lu_ctx *g, int j, int k)
 {
-    lu_mat5 A, B, C, D;
-    for (int i = g->ist; i <= g->iend; i++) {
-        double *v = lu_at(g, g->rsd, i, j, k);
-        lu_diagonal(g, lu_at(g, g->u, i, j, k), g->wdiag, D);
-        lu_neighbour(g, lu_at(g, g->u, i, j, k - 1), 2, -1.0, A);
-        lu_neighbour(g, lu_at(g, g->u, i, j - 1, k), 1, -1.0, B);
-        lu_neighbour(g, lu_at(g, g->u, i - 1, j, k), 0, -1.0, C);
-        const double *vz = lu_at(g, g->rsd, i, j, k - 1);
-        for (int m = 0; m < 5; m++) {
-            double s = 0.0;
-            for (int n = 0; n < 5; n++)
-                s += A[m][n] * vz[n];
-            v[m] -= g->omega * s;
+    lu_lmat C, D;
+    lu_lvec t;
+    for (int i0 = g->ist; i0 <= g->iend; i0 += L) {
+        int n = g->iend - i0 + 1 < L ? g->iend - i0 + 1 : L;
+        row_lanes(g, i0, n, j, k, -1, C, D, t);
+        for (int l = 0; l < n; l++) {
+            double *v = lu_at(g, g->rsd, i0 + l, j, k), x[5];
+            const double *vx = v - 5;
+            for (int m = 0; m < 5; m++) {
+                double s = 0.0;
+                for (int c = 0; c < 5; c++)
+                    s += C[m][c][l] * vx[c];
+                x[m] = t[m][l] - g->omega * s;
+            }
+            solve(D, l, x);
+            memcpy(v, x, sizeof x);
         }
-        sub2(v, g->omega, B, lu_at(g, g->rsd, i, j - 1, k), C, lu_at(g, g->rsd, i - 1, j, k));
-        lu_solve5(D, v);
     }
 }
 
-/* Upper sweep of row j of plane k (jacu + buts). */
+/* Upper sweep of row j of plane k (jacu + buts), i downwards. */
 static void upper_row(lu_ctx *g, int j, int k)
 {
-    lu_mat5 A, B, C, D;
-    for (int i = g->iend; i >= g->ist; i--) {
-        double *v = lu_at(g, g->rsd, i, j, k), t[5] = {0};
-        lu_diagonal(g, lu_at(g, g->u, i, j, k), g->wdiag, D);
-        lu_neighbour(g, lu_at(g, g->u, i + 1, j, k), 0, 1.0, A);
-        lu_neighbour(g, lu_at(g, g->u, i, j + 1, k), 1, 1.0, B);
-        lu_neighbour(g, lu_at(g, g->u, i, j, k + 1), 2, 1.0, C);
-        const double *vz = lu_at(g, g->rsd, i, j, k + 1);
-        for (int m = 0; m < 5; m++) {
-            double s = 0.0;
-            for (int n = 0; n < 5; n++)
-                s += C[m][n] * vz[n];
-            t[m] = g->omega * s;
+    lu_lmat A, D;
+    lu_lvec t;
+    for (int hi = g->iend; hi >= g->ist; hi -= L) {
+        int n = hi - g->ist + 1 < L ? hi - g->ist + 1 : L, i0 = hi - n + 1;
+        row_lanes(g, i0, n, j, k, 1, A, D, t);
+        for (int l = n - 1; l >= 0; l--) {
+            double *v = lu_at(g, g->rsd, i0 + l, j, k), x[5];
+            const double *vx = v + 5;
+            for (int m = 0; m < 5; m++) {
+                double s = 0.0;
+                for (int c = 0; c < 5; c++)
+                    s += A[m][c][l] * vx[c];
+                x[m] = t[m][l] + g->omega * s;
+            }
+            solve(D, l, x);
+            for (int m = 0; m < 5; m++)
+                v[m] -= x[m];
         }
-        sub2(t, -g->omega, B, lu_at(g, g->rsd, i, j + 1, k), A, lu_at(g, g->rsd, i + 1, j, k));
-        lu_solve5(D, t);
-        for (int m = 0; m < 5; m++)
-            v[m] -= t[m];
     }
 }
 
