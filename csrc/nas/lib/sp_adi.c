@@ -177,6 +177,25 @@ static void forward(void *ctx, int d, int i, int j, int k, size_t s, int len, in
     two_rows(co + len, rr + len, out, nl, 1);
 }
 
+/* The lanes as one vector (GCC's vector extension: the vectoriser does not take this loop
+ * itself, its loads through the table of systems defeat its analysis). */
+typedef double lanes __attribute__((vector_size(L * sizeof(double))));
+
+static inline lanes load(const double *p)
+{
+    lanes v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* x0 -= d x1 + e x2, every lane. */
+static inline void back_step(const double (*de)[L], const double *x1, const double *x2,
+                             double *x0)
+{
+    lanes r = load(x0) - (load(de[0]) * load(x1) + load(de[1]) * load(x2));
+    memcpy(x0, &r, sizeof r);
+}
+
 /* The back substitution of nl lines (adi_line_fn), every lane at once: in, the solutions of
  * the two points after each line (10 doubles; NULL at the global end, where they are zero);
  * out, those of its first two points. */
@@ -192,13 +211,8 @@ static void backward(void *ctx, int d, int i, int j, int k, size_t s, int len, i
         for (int m = 0; m < 10; m++)
             x[len + m / 5][m % 5][l] = in ? in[10 * adi_lane(l, nl) + m] : 0.0;
     for (int p = len - 1; p >= 0; p--)
-        for (int m = 0; m < 5; m++) {
-            const double *restrict c = de[p][SYSTEM[m]][0], *restrict e = de[p][SYSTEM[m]][1];
-            const double *restrict x1 = x[p + 1][m], *restrict x2 = x[p + 2][m];
-            double *restrict x0 = x[p][m];
-            for (int l = 0; l < L; l++)
-                x0[l] -= c[l] * x1[l] + e[l] * x2[l];
-        }
+        for (int m = 0; m < 5; m++)
+            back_step(de[p][SYSTEM[m]], x[p + 1][m], x[p + 2][m], x[p][m]);
     adi_lanes_move(r, s, ls, len, nl, x, 0);
     for (int l = 0; l < nl; l++)
         for (int m = 0; m < 10; m++)
