@@ -8,16 +8,16 @@ void mg_resid_level(mg_ctx *g, int k, const double *v)
 {
     mg_level *L = &g->lev[k];
     mg_phase(g, MG_PH_RESID);
-    mg_resid(L, L->u, v, L->r, g->a);
-    mg_fill_ghosts(g, k, L->r);
+    mg_resid(L, L->u, v, L->r, g->a, 1, L->nz);
+    mg_fill_z(g, k, L->r);
 }
 
 void mg_smooth_level(mg_ctx *g, int k)
 {
     mg_level *L = &g->lev[k];
     mg_phase(g, MG_PH_SMOOTH);
-    mg_psinv(L, L->r, L->u, g->c);
-    mg_fill_ghosts(g, k, L->u);
+    mg_psinv(L, L->r, L->u, g->c, 1, L->nz);
+    mg_fill_z(g, k, L->u);
 }
 
 /* Is level k-1 the first replicated one below a distributed level k? Then the coarse side
@@ -43,7 +43,7 @@ static void restrict_level(mg_ctx *g, int k)
         mg_gather_level(g, k - 1, C->r);
     } else {
         mg_rprj3(F, F->r, C, C->r);
-        mg_fill_ghosts(g, k - 1, C->r);
+        mg_fill_z(g, k - 1, C->r);
     }
 }
 

@@ -51,6 +51,12 @@ void mg_phase(const mg_ctx *g, int id);
  * neighbouring ranks (or locally when the level is replicated or there is one rank). */
 void mg_fill_ghosts(mg_ctx *g, int k, double *x);
 
+/* The parts of it: periodic x and y ghosts of local plane p (1..nz), which needs no other
+ * rank (the operators call it on each plane they finish, while it is in cache), and the two
+ * z ghost planes once all planes are done. */
+void mg_fill_plane_xy(const mg_level *L, double *x, int p);
+void mg_fill_z(mg_ctx *g, int k, double *x);
+
 /* Complete a replicated level whose rank-owned planes (as if distributed) were written:
  * allgather of the planes, then the ghost layers. */
 void mg_gather_level(mg_ctx *g, int k, double *x);

@@ -44,24 +44,27 @@ static inline void resid_row(int n, const double *restrict u, const double *rest
                 a3 * (u2[i - 1] + u2[i + 1]);
 }
 
-void mg_resid(const mg_level *L, const double *u, const double *v, double *r, const double *a)
+void mg_resid(const mg_level *L, const double *u, const double *v, double *r, const double *a,
+              int k0, int k1)
 {
     double u1[MG_NMAX + 2], u2[MG_NMAX + 2];
     ptrdiff_t sy = (ptrdiff_t)L->sy, sz = (ptrdiff_t)L->sz;
-    for (int k = 1; k <= L->nz; k++)
+    for (int k = k0; k <= k1; k++) {
         for (int j = 1; j <= L->n; j++) {
             const double *uc = ROW(L, u, j, k);
             line_sums(L->n + 2, sy, sz, uc, u1, u2);
             resid_row(L->n, uc, u1, u2, ROW(L, v, j, k), ROW(L, r, j, k), a);
         }
+        mg_fill_plane_xy(L, r, k);
+    }
 }
 
-void mg_psinv(const mg_level *L, const double *r, double *u, const double *c)
+void mg_psinv(const mg_level *L, const double *r, double *u, const double *c, int k0, int k1)
 {
     double r1[MG_NMAX + 2], r2[MG_NMAX + 2];
     ptrdiff_t sy = (ptrdiff_t)L->sy, sz = (ptrdiff_t)L->sz;
     double c0 = c[0], c1 = c[1], c2 = c[2];
-    for (int k = 1; k <= L->nz; k++)
+    for (int k = k0; k <= k1; k++) {
         for (int j = 1; j <= L->n; j++) {
             const double *restrict rc = ROW(L, r, j, k);
             double *restrict uc = ROW(L, u, j, k);
@@ -70,6 +73,8 @@ void mg_psinv(const mg_level *L, const double *r, double *u, const double *c)
                 uc[i] = uc[i] + c0 * rc[i] + c1 * (rc[i - 1] + rc[i + 1] + r1[i]) +
                         c2 * (r2[i] + r1[i - 1] + r1[i + 1]);
         }
+        mg_fill_plane_xy(L, u, k);
+    }
 }
 
 /* One coarse row of the restriction from the fine row at f (fine j, k even). */
@@ -95,9 +100,11 @@ void mg_rprj3(const mg_level *F, const double *r, const mg_level *C, double *s)
 {
     double x1[MG_NMAX + 2], y1[MG_NMAX + 2];
     ptrdiff_t sy = (ptrdiff_t)F->sy, sz = (ptrdiff_t)F->sz;
-    for (int ck = 1; ck <= C->nz; ck++)
+    for (int ck = 1; ck <= C->nz; ck++) {
         for (int cj = 1; cj <= C->n; cj++)
             rprj3_row(C->n, sy, sz, ROW(F, r, 2 * cj, 2 * ck), ROW(C, s, cj, ck), x1, y1);
+        mg_fill_plane_xy(C, s, ck);
+    }
 }
 
 /* Fine row f += the coarse row pair (a, b) interpolated: f[2i] += w a[i], f[2i+1] +=

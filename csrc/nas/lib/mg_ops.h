@@ -1,19 +1,22 @@
 /* mg_ops.h - NPB MG's operators on one rank's block of a level (NAS RNR-94-007 and NPB 3.4
- * MG/mg.f) and the V-cycle that strings them together. The operators touch interior points
- * only (rprj3 and interp read one ghost layer, interp also writes it); the callers fill the
- * ghosts. L gives the block's shape; its arrays are not used (views of replicated levels
- * pass a shifted pointer instead). */
+ * MG/mg.f) and the V-cycle that strings them together. resid, psinv and rprj3 compute the
+ * interior points of the planes they are given and fill those planes' x and y ghosts
+ * (mg_fill_plane_xy, while the plane is in cache); the callers fill the z ghost planes
+ * (mg_fill_z). interp reads the coarse ghosts and writes the fine ones, all of them. L gives
+ * the block's shape; its arrays are not used (views of replicated levels pass a shifted
+ * pointer instead). */
 #ifndef MG_OPS_H
 #define MG_OPS_H
 
 #include "mg_grid.h"
 
-/* r = v - A u, A the 27-point operator with coefficients a[0..3] by distance (a[1] = 0,
- * as NPB assumes). r may be v. */
-void mg_resid(const mg_level *L, const double *u, const double *v, double *r, const double *a);
+/* r = v - A u on planes k0..k1, A the 27-point operator with coefficients a[0..3] by
+ * distance (a[1] = 0, as NPB assumes). r may be v. */
+void mg_resid(const mg_level *L, const double *u, const double *v, double *r, const double *a,
+              int k0, int k1);
 
-/* u = u + C r, NPB's smoother (c[3] = 0, as NPB assumes). */
-void mg_psinv(const mg_level *L, const double *r, double *u, const double *c);
+/* u = u + C r on planes k0..k1, NPB's smoother (c[3] = 0, as NPB assumes). */
+void mg_psinv(const mg_level *L, const double *r, double *u, const double *c, int k0, int k1);
 
 /* s = P r, trilinear restriction onto the coarse block C (C->nz = F->nz / 2, same z origin
  * halved): coarse point j sits at fine point 2j. */
