@@ -20,6 +20,31 @@ void mg_smooth_level(mg_ctx *g, int k)
     mg_fill_z(g, k, L->u);
 }
 
+/* r = v - A u, then u = u + C r on level k, plane by plane: the smoother of plane p-1 runs
+ * right after the residual of plane p, while the three r planes it reads and its own u plane
+ * are still in cache (one sweep through memory instead of two). Plane p-1's new u is not
+ * read by any later residual plane; plane 1 waits for r's z ghosts (the residual of the last
+ * plane, or the neighbour's), and plane nz for the lower ghost of u to stay the old one. */
+void mg_resid_smooth_level(mg_ctx *g, int k, const double *v)
+{
+    mg_level *L = &g->lev[k];
+    for (int p = 1; p <= L->nz; p++) {
+        mg_phase(g, MG_PH_RESID);
+        mg_resid(L, L->u, v, L->r, g->a, p, p);
+        if (p >= 3) {
+            mg_phase(g, MG_PH_SMOOTH);
+            mg_psinv(L, L->r, L->u, g->c, p - 1, p - 1);
+        }
+    }
+    mg_phase(g, MG_PH_RESID);
+    mg_fill_z(g, k, L->r);
+    mg_phase(g, MG_PH_SMOOTH);
+    if (L->nz >= 2)
+        mg_psinv(L, L->r, L->u, g->c, L->nz, L->nz);
+    mg_psinv(L, L->r, L->u, g->c, 1, 1);
+    mg_fill_z(g, k, L->u);
+}
+
 /* Is level k-1 the first replicated one below a distributed level k? Then the coarse side
  * is addressed through a view: the rank's own planes of the whole coarse grid. */
 static int crosses(const mg_ctx *g, int k, mg_level *view, size_t *offset)
@@ -71,12 +96,10 @@ void mg_vcycle(mg_ctx *g)
         mg_phase(g, MG_PH_INTERP);
         mg_zero(L->u, L->size);
         interp_level(g, k);
-        mg_resid_level(g, k, L->r);   /* coarse levels: r = r - A u in place */
-        mg_smooth_level(g, k);
+        mg_resid_smooth_level(g, k, L->r);   /* coarse levels: r = r - A u in place */
     }
     interp_level(g, g->lt);
-    mg_resid_level(g, g->lt, g->v);
-    mg_smooth_level(g, g->lt);
+    mg_resid_smooth_level(g, g->lt, g->v);
 }
 
 void mg_norm2u3(mg_ctx *g, const double *r, double *rnm2, double *rnmu)

@@ -35,6 +35,8 @@ void mg_norm2u3(mg_ctx *g, const double *r, double *rnm2, double *rnmu);
 /* Level-wise steps with their phases and ghost exchange. */
 void mg_resid_level(mg_ctx *g, int k, const double *v);   /* r_k = v - A u_k */
 void mg_smooth_level(mg_ctx *g, int k);                    /* u_k += C r_k */
+/* Both, fused plane by plane (the same arithmetic): r_k = v - A u_k, then u_k += C r_k. */
+void mg_resid_smooth_level(mg_ctx *g, int k, const double *v);
 
 /* One V-cycle (NPB's mg3P): restrict the residual down to level 1, smooth there, then
  * interpolate, take the residual and smooth on the way up to the finest level. */
