@@ -38,6 +38,7 @@ typedef struct {
     double *v;              /* right-hand side on the finest level */
     double a[4], c[4];      /* resid's and psinv's coefficients */
     hpc_phases *ph;         /* per-rank timers; may be NULL */
+    int ahead;              /* level lt-1 holds the restriction of the finest r already */
 } mg_ctx;
 
 /* Levels for an n^3 grid (n a power of two, n >= 2 * nranks); 0, or -1 without memory. */

@@ -96,11 +96,12 @@ static inline void rprj3_row(int cn, ptrdiff_t sy, ptrdiff_t sz, const double *r
     }
 }
 
-void mg_rprj3(const mg_level *F, const double *r, const mg_level *C, double *s)
+void mg_rprj3(const mg_level *F, const double *r, const mg_level *C, double *s, int ck0,
+              int ck1)
 {
     double x1[MG_NMAX + 2], y1[MG_NMAX + 2];
     ptrdiff_t sy = (ptrdiff_t)F->sy, sz = (ptrdiff_t)F->sz;
-    for (int ck = 1; ck <= C->nz; ck++) {
+    for (int ck = ck0; ck <= ck1; ck++) {
         for (int cj = 1; cj <= C->n; cj++)
             rprj3_row(C->n, sy, sz, ROW(F, r, 2 * cj, 2 * ck), ROW(C, s, cj, ck), x1, y1);
         mg_fill_plane_xy(C, s, ck);
@@ -118,11 +119,12 @@ static inline void interp_row(int cn, double w, const double *restrict a,
     }
 }
 
-void mg_interp(const mg_level *C, const double *z, const mg_level *F, double *u)
+void mg_interp(const mg_level *C, const double *z, const mg_level *F, double *u, int ck0,
+               int ck1)
 {
     double z1[MG_NMAX + 2], z2[MG_NMAX + 2], z3[MG_NMAX + 2];
     ptrdiff_t sy = (ptrdiff_t)C->sy, sz = (ptrdiff_t)C->sz;
-    for (int ck = 0; ck <= C->nz; ck++)
+    for (int ck = ck0; ck <= ck1; ck++)
         for (int cj = 0; cj <= C->n; cj++) {
             const double *restrict c = ROW(C, z, cj, ck);
             for (int ci = 0; ci <= C->n + 1; ci++) {
@@ -138,10 +140,11 @@ void mg_interp(const mg_level *C, const double *z, const mg_level *F, double *u)
         }
 }
 
-void mg_norm_local(const mg_level *L, const double *r, double *sum, double *max)
+void mg_norm_local(const mg_level *L, const double *r, int k0, int k1, double *sum,
+                   double *max)
 {
-    double s = 0, m = 0;
-    for (int k = 1; k <= L->nz; k++)
+    double s = *sum, m = *max;
+    for (int k = k0; k <= k1; k++)
         for (int j = 1; j <= L->n; j++) {
             const double *x = ROW(L, r, j, k);
             for (int i = 1; i <= L->n; i++) {
