@@ -140,19 +140,33 @@ void mg_interp(const mg_level *C, const double *z, const mg_level *F, double *u,
         }
 }
 
+/* Sums of squares and maxima kept in this many lanes: one chain of dependent additions
+ * would bound the norm by the adder's latency; lanes let it vectorise. */
+#define NORM_LANES 8
+
+static inline void norm_add(double *s, double *m, double a)
+{
+    *s += a * a;
+    /* a NaN must not hide behind the comparison: it poisons the sum anyway */
+    *m = fabs(a) > *m ? fabs(a) : *m;
+}
+
 void mg_norm_local(const mg_level *L, const double *r, int k0, int k1, double *sum,
                    double *max)
 {
-    double s = *sum, m = *max;
+    double s[NORM_LANES] = {0}, m[NORM_LANES] = {0};
+    int n = L->n, nl = n - n % NORM_LANES;
     for (int k = k0; k <= k1; k++)
-        for (int j = 1; j <= L->n; j++) {
-            const double *x = ROW(L, r, j, k);
-            for (int i = 1; i <= L->n; i++) {
-                s += x[i] * x[i];
-                /* a NaN must not hide behind the comparison: it poisons the sum anyway */
-                m = fabs(x[i]) > m ? fabs(x[i]) : m;
-            }
+        for (int j = 1; j <= n; j++) {
+            const double *x = ROW(L, r, j, k) + 1;
+            for (int i = 0; i < nl; i += NORM_LANES)
+                for (int l = 0; l < NORM_LANES; l++)
+                    norm_add(&s[l], &m[l], x[i + l]);
+            for (int i = nl; i < n; i++)
+                norm_add(&s[0], &m[0], x[i]);
         }
-    *sum = s;
-    *max = m;
+    for (int l = 0; l < NORM_LANES; l++) {
+        *sum += s[l];
+        *max = m[l] > *max ? m[l] : *max;
+    }
 }
