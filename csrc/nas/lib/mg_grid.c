@@ -91,7 +91,7 @@ void mg_fill_z(mg_ctx *g, int k, double *x)
     MPI_Irecv(hi, (int)L->sz, MPI_DOUBLE, up, 2, g->comm, &rq[1]);
     MPI_Isend(last, (int)L->sz, MPI_DOUBLE, up, 1, g->comm, &rq[2]);
     MPI_Isend(first, (int)L->sz, MPI_DOUBLE, down, 2, g->comm, &rq[3]);
-    MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+    hpc_wait_all(4, rq);
 }
 
 void mg_fill_ghosts(mg_ctx *g, int k, double *x)
