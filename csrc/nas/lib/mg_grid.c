@@ -57,27 +57,24 @@ void mg_free(mg_ctx *g)
     free(g->v);
 }
 
-/* Periodic ghosts in x and y of every interior plane (y copies include the x ghosts, so the
- * edges come out right, as in NPB's comm3 axis order). */
-static void fill_xy(const mg_level *L, double *x)
+/* Periodic ghosts in x and y of plane k (y copies include the x ghosts, so the edges come
+ * out right, as in NPB's comm3 axis order). */
+void mg_fill_plane_xy(const mg_level *L, double *x, int k)
 {
     int n = L->n;
-    for (int k = 1; k <= L->nz; k++) {
-        double *p = x + (size_t)k * L->sz;
-        for (int j = 1; j <= n; j++) {
-            double *row = p + (size_t)j * L->sy;
-            row[0] = row[n];
-            row[n + 1] = row[1];
-        }
-        memcpy(p, p + (size_t)n * L->sy, L->sy * sizeof(double));
-        memcpy(p + (size_t)(n + 1) * L->sy, p + L->sy, L->sy * sizeof(double));
+    double *p = x + (size_t)k * L->sz;
+    for (int j = 1; j <= n; j++) {
+        double *row = p + (size_t)j * L->sy;
+        row[0] = row[n];
+        row[n + 1] = row[1];
     }
+    memcpy(p, p + (size_t)n * L->sy, L->sy * sizeof(double));
+    memcpy(p + (size_t)(n + 1) * L->sy, p + L->sy, L->sy * sizeof(double));
 }
 
-void mg_fill_ghosts(mg_ctx *g, int k, double *x)
+void mg_fill_z(mg_ctx *g, int k, double *x)
 {
     const mg_level *L = &g->lev[k];
-    fill_xy(L, x);
     double *lo = x, *first = x + L->sz, *last = x + (size_t)L->nz * L->sz;
     double *hi = x + (size_t)(L->nz + 1) * L->sz;
     if (L->rep || g->nranks == 1) {
@@ -87,11 +84,22 @@ void mg_fill_ghosts(mg_ctx *g, int k, double *x)
     }
     mg_phase(g, MG_PH_HALO);
     int up = (g->rank + 1) % g->nranks, down = (g->rank + g->nranks - 1) % g->nranks;
-    /* planes are contiguous: no packing; two tags, as with two ranks up == down */
-    MPI_Sendrecv(last, (int)L->sz, MPI_DOUBLE, up, 1, lo, (int)L->sz, MPI_DOUBLE, down, 1,
-                 g->comm, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(first, (int)L->sz, MPI_DOUBLE, down, 2, hi, (int)L->sz, MPI_DOUBLE, up, 2,
-                 g->comm, MPI_STATUS_IGNORE);
+    /* planes are contiguous: no packing; both directions at once (one latency, not two);
+     * two tags, as with two ranks up == down */
+    MPI_Request rq[4];
+    MPI_Irecv(lo, (int)L->sz, MPI_DOUBLE, down, 1, g->comm, &rq[0]);
+    MPI_Irecv(hi, (int)L->sz, MPI_DOUBLE, up, 2, g->comm, &rq[1]);
+    MPI_Isend(last, (int)L->sz, MPI_DOUBLE, up, 1, g->comm, &rq[2]);
+    MPI_Isend(first, (int)L->sz, MPI_DOUBLE, down, 2, g->comm, &rq[3]);
+    hpc_wait_all(4, rq);
+}
+
+void mg_fill_ghosts(mg_ctx *g, int k, double *x)
+{
+    const mg_level *L = &g->lev[k];
+    for (int p = 1; p <= L->nz; p++)
+        mg_fill_plane_xy(L, x, p);
+    mg_fill_z(g, k, x);
 }
 
 void mg_gather_level(mg_ctx *g, int k, double *x)

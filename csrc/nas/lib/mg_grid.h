@@ -38,6 +38,7 @@ typedef struct {
     double *v;              /* right-hand side on the finest level */
     double a[4], c[4];      /* resid's and psinv's coefficients */
     hpc_phases *ph;         /* per-rank timers; may be NULL */
+    int ahead;              /* level lt-1 holds the restriction of the finest r already */
 } mg_ctx;
 
 /* Levels for an n^3 grid (n a power of two, n >= 2 * nranks); 0, or -1 without memory. */
@@ -50,6 +51,12 @@ void mg_phase(const mg_ctx *g, int id);
 /* Fill the ghost layers of array x of level k: periodic in x and y locally, in z from the
  * neighbouring ranks (or locally when the level is replicated or there is one rank). */
 void mg_fill_ghosts(mg_ctx *g, int k, double *x);
+
+/* The parts of it: periodic x and y ghosts of local plane p (1..nz), which needs no other
+ * rank (the operators call it on each plane they finish, while it is in cache), and the two
+ * z ghost planes once all planes are done. */
+void mg_fill_plane_xy(const mg_level *L, double *x, int p);
+void mg_fill_z(mg_ctx *g, int k, double *x);
 
 /* Complete a replicated level whose rank-owned planes (as if distributed) were written:
  * allgather of the planes, then the ghost layers. */
