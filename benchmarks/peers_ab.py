@@ -127,11 +127,13 @@ def comparisons(peers: Path, lat_mb: int = 256) -> Dict[str, Tuple[str, Callable
             ident),
     }
     for op in ("bcast", "allgather", "allreduce"):
-        out[f"{op} 1 MiB, 2 ranks, mean over ranks [us]"] = (
-            "us", hpceval("collectives", ["--ops", op, "--sizes", "1M", "--budget", "0.5"],
-                          "latency_mean", op=op, bytes=1 << 20),
-            table_value(MPIRUN + [str(osu / f"collective/osu_{op}"), "-m", "1048576:1048576"],
-                        1 << 20), ident)
+        for pages in ("thp", "base"):   # hpceval's default; OSU's own (base pages)
+            out[f"{op} 1 MiB, 2 ranks, {pages} pages, mean over ranks [us]"] = (
+                "us", hpceval("collectives", ["--ops", op, "--sizes", "1M", "--budget", "0.5",
+                                              "--buffer-pages", pages],
+                              "latency_mean", op=op, bytes=1 << 20),
+                table_value(MPIRUN + [str(osu / f"collective/osu_{op}"), "-m",
+                                      "1048576:1048576"], 1 << 20), ident)
     for t in (1, 2):
         out[f"STREAM triad best, {t} thread(s) [GB/s]"] = (
             "GB/s", hpceval("stream", ["--n", str(n), "--threads", str(t), "--max-reps", "20"],
