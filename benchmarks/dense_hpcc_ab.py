@@ -6,6 +6,7 @@ hpcc's StarDGEMM rate (every rank's DGEMM at once): the solve's rate as a share 
 DGEMM, the practical ceiling of an LU whose updates are DGEMM.
 
     python3 benchmarks/dense_hpcc_ab.py [--n 4000] [--nb 64] [--grid 1x2] [--rounds 3]
+                                        [--solvers scalapack,lookahead]
 
 Both run under the same mpirun (Open MPI, one rank per core, one BLAS thread each). hpceval's
 side is `hpceval run dense` (one warm-up, three kept samples, the median); hpcc runs its whole
@@ -66,9 +67,10 @@ HPL.out      output file name (if any)
 """
 
 
-def hpceval(n: int, nb: int, p: int, q: int, db: Path) -> Dict[str, float]:
+def hpceval(n: int, nb: int, p: int, q: int, db: Path, solver: str) -> Dict[str, float]:
     argv = [sys.executable, "-m", "hpceval", "run", "dense", "--np", str(p * q),
             "--set", "dense.kind=real", "--set", f"dense.n={n}", "--set", f"dense.nb={nb}",
+            "--set", f"dense.solver={solver}",
             "--set", f"dense.grids={p}x{q}", "--set", "warmup=1", "--set", "min-reps=3",
             "--set", "max-reps=3", "--no-remeasure", "--llc", "reported"]
     env = {**os.environ, "HPCEVAL_DB": str(db)}
@@ -109,29 +111,34 @@ def main() -> None:
     ap.add_argument("--grid", default="1x2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quiet", action="store_true", help="the machine was idle (label 'quiet')")
+    ap.add_argument("--solvers", default="scalapack,lookahead",
+                    help="hpceval's factorisations to run (dense's --solver; lookahead: 1 x Q)")
     a = ap.parse_args()
     p, q = (int(x) for x in a.grid.split("x"))
-    rows: Dict[str, List[dict]] = {"hpceval": [], "hpcc": []}
+    solvers = a.solvers.split(",")
+    rows: Dict[str, List[dict]] = {**{f"hpceval {s}": [] for s in solvers}, "hpcc": []}
     with tempfile.TemporaryDirectory(prefix="dense-ab-") as d:
+        sides = [(f"hpceval {s}", lambda s=s: hpceval(a.n, a.nb, p, q, Path(d) / "r.sqlite", s))
+                 for s in solvers] + [("hpcc", lambda: hpcc(a.n, a.nb, p, q))]
         for k in range(a.rounds):
-            for side, fn in (("hpceval", lambda: hpceval(a.n, a.nb, p, q, Path(d) / "r.sqlite")),
-                             ("hpcc", lambda: hpcc(a.n, a.nb, p, q))):
+            for side, fn in sides:
                 r = fn()
                 rows[side].append(r)
-                print(f"round {k + 1} {side:8s} {r['gflops']:8.2f} GFlop/s  residual "
+                print(f"round {k + 1} {side:18s} {r['gflops']:8.2f} GFlop/s  residual "
                       f"{r['residual']}  {'PASSED' if r['passed'] else 'FAILED'}", flush=True)
     label = "quiet" if a.quiet else "loaded"
     dgemm = [r["dgemm"] for r in rows["hpcc"] if r.get("dgemm")]
     print(f"\nreal n={a.n} NB={a.nb} grid {a.grid}, {a.rounds} alternating rounds ({label}):")
     for side, rs in rows.items():
-        print(f"  {side:8s} median {statistics.median(r['gflops'] for r in rs):8.2f} GFlop/s  "
+        print(f"  {side:18s} median {statistics.median(r['gflops'] for r in rs):8.2f} GFlop/s  "
               f"(min {min(r['gflops'] for r in rs):.2f}, max {max(r['gflops'] for r in rs):.2f})")
     if dgemm:
         # hpcc's StarDGEMM: every rank's own DGEMM at once, GFlop/s a rank
         d = statistics.median(dgemm)
-        print(f"  hpcc StarDGEMM median {d:.2f} GFlop/s a rank; hpceval's solve is "
-              f"{100 * statistics.median(r['gflops'] for r in rows['hpceval']) / (d * p * q):.0f}%"
-              f" of {p * q} ranks' DGEMM")
+        for side, rs in rows.items():
+            share = 100 * statistics.median(r["gflops"] for r in rs) / (d * p * q)
+            print(f"  {side}: {share:.0f}% of {p * q} ranks' DGEMM (StarDGEMM median {d:.2f} "
+                  "GFlop/s a rank)")
 
 
 if __name__ == "__main__":

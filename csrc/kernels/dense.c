@@ -23,6 +23,7 @@
  */
 #include "batch.h"
 #include "harness.h"
+#include "lib/dense_lookahead.h"
 #include "lib/dense_matrix.h"
 #include "lib/dense_solve.h"
 
@@ -40,6 +41,10 @@ static hpc_option options[] = {
      .help = "process grids PxQ (P process rows); all: every P x Q = ranks"},
     {.name = "kinds", .type = HPC_CHOICES, .def = "complex", .choices = "complex|real", .all = 1,
      .help = "systems: complex (pzgesv, AORSA3D), real (pdgesv, HPL)"},
+    {.name = "solver", .type = HPC_CHOICE, .def = "scalapack", .choices = "scalapack|lookahead",
+     .help = "the factorisation: scalapack (p?getrf, the seeds' reference) or lookahead "
+             "(hpceval's LU with recursive panels and look-ahead, as HPL's: real systems on "
+             "1 x Q grids); the solve is p?getrs either way"},
     {0}};
 
 typedef struct {
@@ -47,6 +52,7 @@ typedef struct {
     int nn, nnb, ngrids, nkinds;
     hpc_grid *grids;
     const long long *kinds;  /* indices into dense_kinds */
+    int lookahead;           /* --solver lookahead (lib/dense_lookahead.h) */
 } config;
 
 /* The largest local block of A a rank holds on a P-row grid: ceil(n / (P NB)) NB rows. */
@@ -61,6 +67,13 @@ static void parse(config *cf)
     cf->nnb = hpc_opt_list("nb", &cf->nb);
     cf->nkinds = hpc_opt_list("kinds", &cf->kinds);
     cf->grids = hpc_opt_pgrids("grids", &cf->ngrids);
+    cf->lookahead = strcmp(hpc_opt_str("solver"), "lookahead") == 0;
+    for (int k = 0; k < cf->nkinds && cf->lookahead; k++)
+        hpc_usage_check(strcmp(dense_kinds[cf->kinds[k]].name, "real") != 0, "option --solver "
+                        "lookahead: real systems only (--kinds real)");
+    for (int g = 0; g < cf->ngrids && cf->lookahead; g++)
+        hpc_usage_check(cf->grids[g].x != 1, "option --solver lookahead: 1 x Q grids only "
+                        "(grid %dx%d)", cf->grids[g].x, cf->grids[g].y);
     for (int i = 0; i < cf->nn; i++)
         for (int j = 0; j < cf->nnb; j++) {
             hpc_usage_check(cf->nb[j] > cf->n[i], "option --nb: a block of %lld is larger "
@@ -76,7 +89,7 @@ static void parse(config *cf)
 
 typedef struct {
     const dense_kind *kind;
-    int n, nb, P, Q;
+    int n, nb, P, Q, lookahead;
 } point;
 
 typedef struct {
@@ -121,7 +134,8 @@ static void timed_solve(const point *pt, system_ *s, double t[3])
     memcpy(s->w.x, s->w.b, dense_vector_doubles(&s->l) * sizeof(double));
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = hpc_now();
-    int info = dense_factor(pt->kind, &s->l, s->a, &s->w);
+    int info = pt->lookahead ? dense_lookahead_getrf(&s->l, s->a, s->w.ipiv, MPI_COMM_WORLD)
+                             : dense_factor(pt->kind, &s->l, s->a, &s->w);
     double t1 = hpc_now();
     int info2 = dense_solve(pt->kind, &s->l, s->a, &s->w);
     double t2 = hpc_now();
@@ -198,6 +212,8 @@ static void params(hpc_json *r, const void *ctx)
     hpc_json_int(r, "P", pt->P);
     hpc_json_int(r, "Q", pt->Q);
     hpc_json_int(r, "ranks", hpc_nranks);
+    if (pt->lookahead)   /* said only when not ScaLAPACK's: the same points as before stay so */
+        hpc_json_str(r, "solver", "lookahead");
 }
 
 static emitted current;  /* what extra() writes: hpc_point's extra takes no context */
@@ -255,7 +271,7 @@ int main(int argc, char **argv)
             for (int j = 0; j < cf.nnb; j++)
                 for (int g = 0; g < cf.ngrids; g++) {
                     point pt = {&dense_kinds[cf.kinds[k]], (int)cf.n[i], (int)cf.nb[j],
-                                cf.grids[g].x, cf.grids[g].y};
+                                cf.grids[g].x, cf.grids[g].y, cf.lookahead};
                     run_point(&pt);
                 }
     free(cf.grids);

@@ -85,7 +85,8 @@ def _launch(b: Benchmark, v: Dict[str, Any], ctx: PlanContext, nranks: int, kind
                for n in ns) * per_grid
     points = len(ns) * per_grid
     args = (["--kinds", kind, "--n", ",".join(map(str, ns)), "--nb", ",".join(map(str, nbs)),
-             "--grids", ",".join(f"{p}x{q}" for p, q in grids)] + repetition_args(b, v))
+             "--grids", ",".join(f"{p}x{q}" for p, q in grids)] + repetition_args(b, v)
+            + (["--solver", v["solver"]] if v["solver"] != "scalapack" else []))
     return LaunchSpec(
         b.name, f"dense np={nranks} {kind} n={','.join(map(str, ns))}", "dense", args, nranks,
         "core", env=dict(ONE_THREAD), expected_results=METRICS * points,
@@ -99,6 +100,9 @@ def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]
     specs = []
     for nranks in counts:
         grids = process_grids(str(v["grids"]).strip(), nranks, "grids", len(counts) > 1)
+        if v["solver"] == "lookahead" and (kinds != ["real"] or any(p != 1 for p, _ in grids)):
+            raise UsageError("dense: --set solver=lookahead solves real systems on 1 x Q grids "
+                             "(--set kind=real --set grids=1xQ)")
         specs += [_launch(b, v, ctx, nranks, kind, grids, nbs) for kind in kinds]
     return specs
 
@@ -154,6 +158,7 @@ register_benchmark(Benchmark(
             warmup=dict(default=1), min_reps=dict(default=3), max_reps=dict(default=20))
     + (from_binary("dense", "kinds", name="kind", default="complex", every=True,
                    more="or all"),
+       from_binary("dense", "solver"),
        Param("memory", "float", 0.01, "share of a node's available memory the largest matrix "
              "takes when n is not given (HPL uses most of it)", 1e-6, 0.8, above=True),
        ranks_sweep(ladder=True)),
