@@ -9,6 +9,8 @@ import pytest
 
 from kernel_helpers import mpirun, results
 
+from hpceval.analysis.tune import tuned_table
+
 
 def _gflops(recs):
     return {(r["params"]["n"], r["params"]["Q"]): r for r in results(recs)
@@ -31,17 +33,23 @@ def test_verified_on_1_to_3_ranks(bindir, np_):
 
 def test_same_residual_scale_as_scalapack(bindir):
     """Both factorisations pivot by the same rule on the same matrix: their residuals are of
-    the same (tiny) size, and ScaLAPACK's records say no solver."""
-    runs = {}
+    the same (tiny) size, ScaLAPACK's records say no solver, and the tuned table ranks the two
+    as two choices."""
+    runs, both = {}, []
     for solver in ("scalapack", "lookahead"):
         p, recs = mpirun("dense", 2, "--kinds", "real", "--solver", solver, "--n", "257",
                          "--nb", "16", "--grids", "1x2", "--warmup", "0", "--min-reps", "1",
                          "--max-reps", "1")
         assert p.returncode == 0, p.stderr
         (runs[solver],) = _gflops(recs).values()
+        both += results(recs)
     assert "solver" not in runs["scalapack"]["params"]
     a, b = (runs[s]["residual"] for s in ("scalapack", "lookahead"))
     assert 0 < b < 16 and b < 100 * a
+    # `tune dense` tells the two factorisations apart: two candidates of one problem
+    (row,) = tuned_table(both, "dense")
+    assert row["candidates"] == 2
+    assert {row["best_name"], row["runner_up_name"]} == {"NB 16 1x2", "NB 16 1x2 lookahead"}
 
 
 def test_a_perturbed_solution_fails_the_residual(bindir):
