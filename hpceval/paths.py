@@ -83,6 +83,17 @@ def build_has(feature: str, directory: "str | None" = None) -> bool:
     return not isinstance(info, dict) or info.get(feature, True) is not False
 
 
+def build_says(feature: str) -> bool:
+    """Whether the build says it has `feature`, for what buildinfo.json names only where a build
+    has it ("caf": Co-Array Fortran, csrc/Makefile); True where there is no build (a dry run
+    without one plans as the catalog's snapshot of the tables does)."""
+    try:
+        info = json.loads((bin_dir() / "buildinfo.json").read_text())
+    except (OSError, ValueError):
+        return True
+    return not isinstance(info, dict) or info.get(feature) is True
+
+
 def build_info_path() -> Path:
     return bin_dir() / "buildinfo.json"
 

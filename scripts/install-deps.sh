@@ -63,6 +63,12 @@ if [ "${HPCEVAL_BUILDS:-0}" = 1 ]; then
     ls /usr/lib/*/blas/libblas.so.3 >/dev/null 2>&1 || pkgs="$pkgs libblas3"
     ls /usr/lib/*/lapack/liblapack.so.3 >/dev/null 2>&1 || pkgs="$pkgs liblapack3"
 fi
+# Co-Array Fortran over Open MPI (OpenCoarrays, with gfortran): shmem-halo's caf methods
+# (docs/shmem_halo.md; make test sets HPCEVAL_CAF=1).
+if [ "${HPCEVAL_CAF:-0}" = 1 ] && ! ls /usr/lib/*/open-coarrays/openmpi/lib/libcaf_openmpi.a \
+        >/dev/null 2>&1; then
+    pkgs="$pkgs libcoarrays-openmpi-dev"
+fi
 # SimGrid SMPI: simulated platforms (docs/simulate.md; make test sets HPCEVAL_SMPI=1).
 if [ "${HPCEVAL_SMPI:-0}" = 1 ] && { ! command -v smpicc >/dev/null 2>&1 \
         || ! command -v smpirun >/dev/null 2>&1; }; then

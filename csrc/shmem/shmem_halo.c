@@ -14,6 +14,13 @@
  *               neighbour waits on: pairwise synchronisation, no global barrier (the study's
  *               August version); ghosts alternate between two buffers so a neighbour a step
  *               ahead never overwrites the ones in use
+ *   caf-put     Co-Array Fortran (OpenCoarrays): each edge assigned to the neighbour's ghost
+ *               coarray, `sync all` (lib/halo_caf.f90; the study's own Co-Array versions)
+ *   caf-get     each ghost assigned from the neighbour's edge coarray, `sync all`
+ *   caf-sync    puts, then `sync images` with the neighbours only (pairwise), ghost sets
+ *               alternating as shmem-flag's
+ * The caf methods exist where the build found OpenCoarrays (HPC_HAVE_CAF; else asking for one
+ * is a usage error naming the package): its images are MPI's ranks, its coarrays its own.
  * A sample is k updates timed by every rank; the slowest rank's time per update is kept.
  * Every ghost word is checked against the sender's pattern after each sample, outside the
  * timed region. Built against Open MPI's OpenSHMEM (liboshmem), whose PEs are MPI's ranks.
@@ -31,12 +38,24 @@ static hpc_option options[] = {
     {.name = "sizes", .type = HPC_SIZES, .def = "1,16,256,4K,64K", .min = 1, .max = 1 << 22,
      .help = "4-byte words sent to each of the four neighbours"},
     {.name = "methods", .type = HPC_CHOICES, .def = "mpi,mpi-put,shmem-put,shmem-get,shmem-flag",
-     .choices = "mpi|mpi-put|shmem-put|shmem-get|shmem-flag", .all = 1,
-     .help = "halo update methods"},
+     .choices = "mpi|mpi-put|shmem-put|shmem-get|shmem-flag|caf-put|caf-get|caf-sync", .all = 1,
+     .help = "halo update methods (caf-*: Co-Array Fortran, where the build has OpenCoarrays)"},
     {0}};
 
-enum { MPI2, MPIPUT, SPUT, SGET, SFLAG, NMETHODS };
-static const char *const METHODS[] = {"mpi", "mpi-put", "shmem-put", "shmem-get", "shmem-flag"};
+enum { MPI2, MPIPUT, SPUT, SGET, SFLAG, CPUT, CGET, CSYNC, NMETHODS };
+static const char *const METHODS[] = {"mpi", "mpi-put", "shmem-put", "shmem-get", "shmem-flag",
+                                      "caf-put", "caf-get", "caf-sync"};
+#define IS_CAF(m) ((m) >= CPUT)
+
+/* lib/halo_caf.f90 (Co-Array Fortran), and OpenCoarrays' start and end (gfortran's ABI). */
+void caf_halo_init(long maxw, const int nbr[4], int32_t **edge, int32_t **ghost);
+void caf_halo_put(long w, const int nbr[4]);
+void caf_halo_get(long w, const int nbr[4]);
+void caf_halo_sync(long w, const int nbr[4], int set);
+void caf_halo_barrier(void);
+void caf_halo_free(void);
+void _gfortran_caf_init(int *argc, char ***argv);
+void _gfortran_caf_finalize(void);
 
 /* Sides: north, south, west, east; the opposite of d is d ^ 1. */
 static const int DY[4] = {-1, 1, 0, 0}, DX[4] = {0, 0, -1, 1};
@@ -45,6 +64,7 @@ static MPI_Comm cart;
 static long maxw, w;           /* words per side: the largest, the current */
 /* Symmetric: edges sent toward each side; two ghost sets (shmem-flag alternates); flags. */
 static int32_t *edge, *ghost;
+static int32_t *shm_edge, *shm_ghost, *caf_edge, *caf_ghost;   /* the two memories of them */
 static long *flag;
 static long exchange_no;       /* shmem-flag: updates so far, every rank alike */
 static int32_t *win_ghost;     /* mpi-put: the window's ghosts */
@@ -63,7 +83,7 @@ static int32_t *result_ghost(int m, int d)
 {
     if (m == MPIPUT)
         return win_ghost + d * maxw;
-    return ghost_of(m == SFLAG ? (int)(exchange_no & 1) : 0, d);
+    return ghost_of(m == SFLAG || m == CSYNC ? (int)(exchange_no & 1) : 0, d);
 }
 
 /* --- one update by each method ---------------------------------------------------------- */
@@ -113,6 +133,20 @@ static void shmem_flag_update(void)
         shmem_long_wait_until(&flag[d], SHMEM_CMP_GE, n);
 }
 
+#ifdef HPC_HAVE_CAF
+static void caf_update(int m)
+{
+    if (m == CPUT)
+        caf_halo_put(w, nbr);
+    else if (m == CGET)
+        caf_halo_get(w, nbr);
+    else
+        caf_halo_sync(w, nbr, (int)(++exchange_no & 1));
+}
+#else
+static void caf_update(int m) { (void)m; }   /* never chosen: main refuses the caf methods */
+#endif
+
 static void updates(int m, long k)
 {
     for (long it = 0; it < k; it++)
@@ -121,8 +155,16 @@ static void updates(int m, long k)
         case MPIPUT: mpi_put_update(); break;
         case SPUT: shmem_put_update(); break;
         case SGET: shmem_get_update(); break;
-        default: shmem_flag_update(); break;
+        case SFLAG: shmem_flag_update(); break;
+        default: caf_update(m); break;
         }
+}
+
+/* The edges and ghosts a method works on: OpenSHMEM's symmetric memory, or the coarrays. */
+static void use_memory(int m)
+{
+    edge = IS_CAF(m) ? caf_edge : shm_edge;
+    ghost = IS_CAF(m) ? caf_ghost : shm_ghost;
 }
 
 /* --- a sample and its check ------------------------------------------------------------- */
@@ -153,9 +195,14 @@ static long check(int m, long idx)
 
 static double sample(int m, long k, long idx)
 {
+    use_memory(m);
     prepare(idx);
     if (m == MPIPUT)
         MPI_Win_fence(0, win);
+#ifdef HPC_HAVE_CAF
+    if (IS_CAF(m))
+        caf_halo_barrier();
+#endif
     shmem_barrier_all();     /* every ghost cleared before anyone writes one */
     MPI_Barrier(cart);
     double t0 = hpc_now();
@@ -216,24 +263,30 @@ static void grid_init(void)
 
 static void buffers_init(int puts)
 {
-    edge = shmem_malloc((size_t)4 * maxw * 4);
-    ghost = shmem_malloc((size_t)8 * maxw * 4);
+    edge = shm_edge = shmem_malloc((size_t)4 * maxw * 4);
+    ghost = shm_ghost = shmem_malloc((size_t)8 * maxw * 4);
     flag = shmem_calloc(4, sizeof(long));
     if (!edge || !ghost || !flag)
         hpc_fail("shmem_malloc of %ld words a side failed (the symmetric heap: "
                  "SHMEM_SYMMETRIC_SIZE)", maxw);
     if (puts)
         MPI_Win_allocate((MPI_Aint)4 * maxw * 4, 4, MPI_INFO_NULL, cart, &win_ghost, &win);
+#ifdef HPC_HAVE_CAF
+    caf_halo_init(maxw, nbr, &caf_edge, &caf_ghost);
+#endif
 }
 
 static void buffers_free(void)
 {
     if (win != MPI_WIN_NULL)
         MPI_Win_free(&win);
+#ifdef HPC_HAVE_CAF
+    caf_halo_free();
+#endif
     shmem_barrier_all();
     shmem_free(flag);
-    shmem_free(ghost);
-    shmem_free(edge);
+    shmem_free(shm_ghost);
+    shmem_free(shm_edge);
 }
 
 int main(int argc, char **argv)
@@ -251,6 +304,13 @@ int main(int argc, char **argv)
     const long long *sizes;
     int ns = hpc_opt_list("sizes", &sizes), on[NMETHODS];
     hpc_opt_chosen("methods", on);
+#ifdef HPC_HAVE_CAF
+    _gfortran_caf_init(&argc, &argv);   /* after MPI's: OpenCoarrays then uses it as it is */
+#else
+    for (int m = CPUT; m < NMETHODS; m++)
+        hpc_usage_check(on[m], "option --methods: %s needs Co-Array Fortran, which this build "
+                        "has not (install libcoarrays-openmpi-dev and rebuild)", METHODS[m]);
+#endif
     maxw = 1;
     for (int i = 0; i < ns; i++)
         maxw = sizes[i] > maxw ? (long)sizes[i] : maxw;
@@ -268,6 +328,9 @@ int main(int argc, char **argv)
     }
     buffers_free();
     MPI_Comm_free(&cart);
+#ifdef HPC_HAVE_CAF
+    _gfortran_caf_finalize();   /* leaves MPI to its owner (shmem_finalize below) */
+#endif
     hpc_finish_by(shmem_finalize);   /* it finalizes MPI too (Open MPI's OpenSHMEM) */
     return 0;
 }

@@ -1,7 +1,8 @@
-"""shmem-halo: the binary's records per method and size at 1 and 2 ranks, the ghost check that
-bites under every method, bad input as one line, a build without OpenSHMEM refusing with what it
-needs, its place in the comm suite, the X1 figure, and a stored run compared. Behaviour only: no
-time is asserted."""
+"""shmem-halo: the binary's records per method and size at 1 and 2 ranks (the Co-Array Fortran
+methods too: make test installs OpenCoarrays), the ghost check that bites under every method,
+bad input as one line, a build without OpenSHMEM refusing with what it needs, a build without
+Co-Array Fortran leaving its methods out, its place in the comm suite, the X1 figure, and a
+stored run compared. Behaviour only: no time is asserted."""
 import json
 
 import pytest
@@ -11,6 +12,7 @@ from helpers_comm import MPICH_BIN, QUICK, error_of, launch, run_ok, run_twice_a
 from hpceval.catalog.registry import SUITES
 
 METHODS = ["mpi", "mpi-put", "shmem-put", "shmem-get", "shmem-flag"]
+CAF = ["caf-put", "caf-get", "caf-sync"]
 
 
 @pytest.mark.parametrize("nranks, grid", [(1, "1x1"), (2, "2x1")])
@@ -32,7 +34,21 @@ def test_records_per_method_and_size(bindir, nranks, grid):
         assert bw[k] == pytest.approx(16 * k[0] / t, rel=0.2)
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("nranks, grid", [(1, "1x1"), (2, "2x1")])
+def test_co_array_fortran_records(bindir, nranks, grid):
+    """The coarrays' updates, verified word by word like the others (OpenCoarrays' images are
+    MPI's ranks)."""
+    info = json.loads((bindir / "buildinfo.json").read_text())
+    assert info.get("caf") is True, "no Co-Array Fortran: make test installs OpenCoarrays"
+    results = run_ok(bindir, "shmem-halo", ["--sizes", "1,300", "--methods", ",".join(CAF)],
+                     nranks)
+    got = [(r["params"]["words"], r["params"]["method"], r["metric"]) for r in results]
+    assert got == [(w, m, metric) for w in (1, 300) for m in CAF
+                   for metric in ("latency", "bandwidth")]
+    assert all(r["params"]["grid"] == grid and r["check"] == "ok" for r in results)
+
+
+@pytest.mark.parametrize("method", METHODS + CAF)
 def test_a_wrong_ghost_word_is_caught(bindir, method):
     status, msg = error_of(launch(bindir, "shmem-halo", ["--sizes", "16", "--methods", method,
                                                          "--inject", "corrupt"] + QUICK))
@@ -45,7 +61,7 @@ def test_a_wrong_ghost_word_is_caught(bindir, method):
 @pytest.mark.parametrize("args, message", [
     (["--sizes", "0"], "option --sizes: 0 is out of range"),
     (["--methods", "caf"], "option --methods: 'caf' is not one of mpi, mpi-put, shmem-put, "
-                           "shmem-get, shmem-flag, all"),
+                           "shmem-get, shmem-flag, caf-put, caf-get, caf-sync, all"),
 ])
 def test_bad_input_binary(bindir, args, message):
     status, msg = error_of(launch(bindir, "shmem-halo", args))
@@ -65,9 +81,36 @@ def test_a_build_without_openshmem_says_what_it_needs(cli, monkeypatch):
                                                f"{MPICH_BIN}: needs OpenSHMEM"), p.stderr
 
 
+def test_a_build_without_co_array_fortran_leaves_its_methods_out(cli, bindir, tmp_path,
+                                                                  monkeypatch):
+    """A build whose buildinfo.json does not say "caf": 'all' plans without the caf methods
+    and says so; a caf method named is refused in one line before launching."""
+    build = tmp_path / "bin"
+    build.mkdir()
+    for f in bindir.iterdir():
+        if f.name != "buildinfo.json":
+            (build / f.name).symlink_to(f)
+    info = json.loads((bindir / "buildinfo.json").read_text())
+    info.pop("caf", None)
+    (build / "buildinfo.json").write_text(json.dumps(info))
+    monkeypatch.setenv("HPCEVAL_BINDIR", str(build))
+    p = cli("run", "shmem-halo", "--np", "2", "--dry-run", "--json", "--set",
+            "shmem-halo.methods=all")
+    assert p.returncode == 0, p.stderr
+    plan = json.loads(p.stdout)
+    assert "shmem-halo: methods caf-put, caf-get, caf-sync left out: this build has no " \
+        "Co-Array Fortran" in plan["notes"]
+    [launch_] = plan["launches"]
+    assert launch_["params"]["methods"] == ",".join(METHODS)
+    p = cli("run", "shmem-halo", "--np", "2", "--set", "shmem-halo.methods=mpi,caf-put")
+    assert p.returncode == 2
+    assert one_line_error(p.stderr).startswith("hpceval: error: --set shmem-halo.methods: the "
+                                               "caf methods need a build with Co-Array Fortran")
+
+
 def test_in_the_comm_suite():
     [(name, settings)] = [e for e in SUITES["comm"].entries if e[0] == "shmem-halo"]
-    assert settings["ranks"] == "2,4"
+    assert settings["ranks"] == "2,4" and settings["methods"] == "all"
 
 
 def test_the_figure_has_a_line_per_method():
