@@ -13,7 +13,9 @@ from hpceval.catalog.registry import Benchmark, register_benchmark
 CLASSES = {"S": (12, 60, 0.5), "W": (24, 200, 15.0), "A": (64, 200, 250.0),
            "B": (102, 200, 1000.0), "C": (162, 200, 4000.0)}
 SLOW_FACTOR = 5.0   # the classes' run times are this many times this machine's
-POINT_BYTES = 10 * 5 * 8   # u, rhs, forcing, 2 flux scratch (5 doubles each), the C' blocks (25)
+# u, rhs, forcing, 2 flux scratch (5 doubles each), u by variable and its 7 primitives (12),
+# the C' blocks of a direction's batches (25, a plane's last batch padded: 1.1x)
+POINT_BYTES = (25 + 12 + 28) * 8
 
 
 _plan, _memory = grid_app("npb-bt", CLASSES, SLOW_FACTOR, POINT_BYTES, square_grid, SQUARE)

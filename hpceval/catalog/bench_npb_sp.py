@@ -14,7 +14,9 @@ from hpceval.catalog.registry import Benchmark, register_benchmark
 CLASSES = {"S": (12, 100, 0.3), "W": (36, 400, 30.0), "A": (64, 400, 250.0),
            "B": (102, 400, 1000.0), "C": (162, 400, 4000.0)}
 SLOW_FACTOR = 5.0   # the classes' run times are this many times this machine's
-POINT_BYTES = 31 * 8   # u, rhs, forcing, 2 flux scratch (5 doubles each), the rows' (d, e) (6)
+# u, rhs, forcing, 2 flux scratch (5 doubles each), u by variable and its 7 primitives (12),
+# the rows' (d, e) of a direction's batches (6, a plane's last batch padded: 1.1x)
+POINT_BYTES = (25 + 12 + 7) * 8
 
 
 _plan, _memory = grid_app("npb-sp", CLASSES, SLOW_FACTOR, POINT_BYTES, square_grid, SQUARE)
