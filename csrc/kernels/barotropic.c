@@ -34,7 +34,6 @@
 #include "lib/pop_check.h"
 #include "lib/pop_comm.h"
 #include "lib/pop_grid.h"
-#include "lib/pop_shmem.h"
 #include "lib/pop_variants.h"
 #include "lib/pop_solver.h"
 
@@ -56,14 +55,15 @@ static hpc_option options[] = {
     {.name = "mappings", .type = HPC_CHOICES, .def = "row,col", .choices = "row|col",
      .what = "row or col", .help = "rank mappings: row (rank = q P + p), col (rank = p Q + q)"},
     {.name = "halos", .type = HPC_CHOICES, .def = "datatype,pack,put",
-     .choices = "datatype|pack|put|shmem", .all = 1,
+     .choices = "datatype|pack|put|shmem|caf", .all = 1,
      .help = "halo updates: datatype, pack, put (MPI_Put, post-start-complete-wait), shmem "
-             "(OpenSHMEM puts, pairwise flags; builds with OpenSHMEM only, 'all' skips it "
-             "elsewhere)"},
+             "(OpenSHMEM puts, pairwise flags), caf (Co-Array Fortran puts, sync images); "
+             "shmem and caf only where the build has them, 'all' skips them elsewhere"},
     {.name = "sums", .type = HPC_CHOICES, .def = "allreduce,tree,onesided",
-     .choices = "allreduce|tree|onesided|shmem", .all = 1,
+     .choices = "allreduce|tree|onesided|shmem|caf", .all = 1,
      .help = "global sums: allreduce, tree (Send/Recv, --branches), onesided (puts to rank 0), "
-             "shmem (OpenSHMEM puts to rank 0, flags; builds with OpenSHMEM only)"},
+             "shmem (OpenSHMEM puts to rank 0, flags), caf (image 1 reads the partial sums; "
+             "Co-Array Fortran); shmem and caf only where the build has them"},
     {.name = "branches", .type = HPC_SIZES, .def = "2,4", .min = 2, .max = 4096,
      .help = "branching factors of the tree sum"},
     {.name = "tol", .type = HPC_DOUBLE, .def = "1e-10", .min = 1e-15, .max = 1e-2,
@@ -87,8 +87,6 @@ static const hpc_phase_def PHASES[] = {{"compute", HPC_KIND_COMPUTE},
                                        {"copy", HPC_KIND_COPY},
                                        {"global_sum", HPC_KIND_COMM}};
 
-static const char *const HALO_NAMES[] = {"datatype", "pack", "put", "shmem"};
-static const char *const SUM_NAMES[] = {"allreduce", "tree", "onesided", "shmem"};
 static const char *const LAND_NAMES[] = {"none", "continents"};
 
 /* The solver's settings, the same for every configuration. */
@@ -108,8 +106,8 @@ static void describe(const config *c, char *buf, size_t len)
     if (c->sum == POP_SUM_TREE)
         snprintf(br, sizeof br, "(%d)", c->branch);
     snprintf(buf, len, "%dx%d %s, %dx%d %s, halo %s, sum %s%s", c->nx, c->ny,
-             LAND_NAMES[c->land], c->P, c->Q, c->colmajor ? "col" : "row", HALO_NAMES[c->halo],
-             SUM_NAMES[c->sum], br);
+             LAND_NAMES[c->land], c->P, c->Q, c->colmajor ? "col" : "row",
+             POP_HALO_NAMES[c->halo], POP_SUM_NAMES[c->sum], br);
 }
 
 /* One configuration's solver on this rank's block. */
@@ -259,8 +257,8 @@ static void emit(solver *sv, const pop_ref *rf, const config *c, const solve_par
         hpc_json_int(&r, "P", c->P);
         hpc_json_int(&r, "Q", c->Q);
         hpc_json_str(&r, "mapping", c->colmajor ? "col" : "row");
-        hpc_json_str(&r, "halo", HALO_NAMES[c->halo]);
-        hpc_json_str(&r, "sum", SUM_NAMES[c->sum]);
+        hpc_json_str(&r, "halo", POP_HALO_NAMES[c->halo]);
+        hpc_json_str(&r, "sum", POP_SUM_NAMES[c->sum]);
         hpc_json_int(&r, "branch", c->sum == POP_SUM_TREE ? c->branch : 0);
         hpc_json_str(&r, "land", LAND_NAMES[c->land]);
         hpc_json_str(&r, "scaling", c->weak ? "weak" : "strong");
@@ -293,7 +291,7 @@ typedef struct {
     hpc_grid *pg, *gr;  /* process grids; global grids (weak: gr[k] goes with pg[k]) */
     int npg, ngr, weak;
     const long long *lands, *maps, *halos, *sums, *branches;
-    int shmem;                 /* a shmem variant is measured: OpenSHMEM is started */
+    int shmem, caf;            /* a shmem (caf) variant is measured: OpenSHMEM (CAF) starts */
     int nland, nmaps, nhalo, nsum, nbranch;
     solve_params sp;
     int direct_max;
@@ -344,10 +342,12 @@ static void parse(plan *pl)
     global_grids(pl);
     pl->nland = hpc_opt_list("land", &pl->lands);
     pl->nmaps = hpc_opt_list("mappings", &pl->maps);
-    pl->nhalo = pop_shmem_choices("halos", POP_HALO_SHMEM, &pl->halos);
-    pl->nsum = pop_shmem_choices("sums", POP_SUM_SHMEM, &pl->sums);
+    pl->nhalo = pop_pgas_choices("halos", POP_HALO_SHMEM, POP_HALO_CAF, &pl->halos);
+    pl->nsum = pop_pgas_choices("sums", POP_SUM_SHMEM, POP_SUM_CAF, &pl->sums);
     pl->shmem = pop_uses(pl->halos, pl->nhalo, POP_HALO_SHMEM)
                 || pop_uses(pl->sums, pl->nsum, POP_SUM_SHMEM);
+    pl->caf = pop_uses(pl->halos, pl->nhalo, POP_HALO_CAF)
+              || pop_uses(pl->sums, pl->nsum, POP_SUM_CAF);
     pl->nbranch = hpc_opt_list("branches", &pl->branches);
     for (int k = 0; k < pl->nbranch; k++)
         for (int m = 0; m < k; m++)  /* the same point would be measured twice */
@@ -393,13 +393,13 @@ static void sweep_grid(const plan *pl, int k, int l)
 
 int main(int argc, char **argv)
 {
-    pop_shmem_prepare(argc, argv);
+    pop_pgas_prepare(argc, argv);
     hpc_init(&argc, &argv, "barotropic",
              "POP-like barotropic solver: PCG on a 9-point operator, halo and global-sum variants.",
              options, MPI_THREAD_SINGLE);
     plan pl;
     parse(&pl);
-    void (*finish)(void) = pop_shmem_start(pl.shmem, "barotropic");
+    void (*finish)(void) = pop_pgas_start(pl.shmem, pl.caf, "barotropic");
 
     hpc_begin(1, NULL);
     hpc_inject_first_point();

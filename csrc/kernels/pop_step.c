@@ -45,13 +45,14 @@ static hpc_option options[] = {
      .choices = "levels|aggregate",
      .help = "3-D halo updates: levels (one exchange per level, stock POP), aggregate (every "
              "level in one message per neighbour, the Earth Simulator version)"},
-    {.name = "halos", .type = HPC_CHOICES, .def = "pack", .choices = "datatype|pack|put|shmem",
-     .all = 1, .help = "the barotropic solver's halo updates (as barotropic's; shmem: builds "
-                       "with OpenSHMEM only, 'all' skips it elsewhere)"},
+    {.name = "halos", .type = HPC_CHOICES, .def = "pack",
+     .choices = "datatype|pack|put|shmem|caf", .all = 1,
+     .help = "the barotropic solver's halo updates (as barotropic's; shmem, caf: only where the "
+             "build has OpenSHMEM, Co-Array Fortran; 'all' skips them elsewhere)"},
     {.name = "sums", .type = HPC_CHOICES, .def = "allreduce",
-     .choices = "allreduce|tree|onesided|shmem", .all = 1,
-     .help = "the barotropic solver's global sums (as barotropic's; shmem: builds with "
-             "OpenSHMEM only)"},
+     .choices = "allreduce|tree|onesided|shmem|caf", .all = 1,
+     .help = "the barotropic solver's global sums (as barotropic's; shmem, caf: only where the "
+             "build has OpenSHMEM, Co-Array Fortran)"},
     {.name = "branch", .type = HPC_INT, .def = "4", .min = 2, .max = 4096,
      .help = "branching factor of the tree sum"},
     {.name = "steps", .type = HPC_INT, .def = "10", .min = 1, .max = 10000,
@@ -73,8 +74,6 @@ static hpc_option options[] = {
 static const double CONSERVATION_BOUND = 1e-12;
 
 static const char *const CLINIC_NAMES[] = {"levels", "aggregate"};
-static const char *const HALO_NAMES[] = {"datatype", "pack", "put", "shmem"};
-static const char *const SUM_NAMES[] = {"allreduce", "tree", "onesided", "shmem"};
 static const char *const LAND_NAMES[] = {"none", "continents"};
 static const char *const FIELD_NAMES[] = {"u", "v", "T", "S"};
 
@@ -91,7 +90,7 @@ static void describe(const config *c, char *buf, size_t len)
 {
     snprintf(buf, len, "%dx%dx%d %s, %dx%d %s, clinic halo %s, halo %s, sum %s", c->nx, c->ny,
              c->nz, LAND_NAMES[c->land], c->P, c->Q, c->colmajor ? "col" : "row",
-             CLINIC_NAMES[c->clinic], HALO_NAMES[c->halo], SUM_NAMES[c->sum]);
+             CLINIC_NAMES[c->clinic], POP_HALO_NAMES[c->halo], POP_SUM_NAMES[c->sum]);
 }
 
 /* Volume integrals of T and S over the whole grid (collective). */
@@ -290,8 +289,8 @@ static void emit(pop_model *m, const pop_grid *g, const config *c, const params 
         hpc_json_int(&r, "Q", c->Q);
         hpc_json_str(&r, "mapping", c->colmajor ? "col" : "row");
         hpc_json_str(&r, "clinic_halo", CLINIC_NAMES[c->clinic]);
-        hpc_json_str(&r, "halo", HALO_NAMES[c->halo]);
-        hpc_json_str(&r, "sum", SUM_NAMES[c->sum]);
+        hpc_json_str(&r, "halo", POP_HALO_NAMES[c->halo]);
+        hpc_json_str(&r, "sum", POP_SUM_NAMES[c->sum]);
         hpc_json_int(&r, "branch", c->sum == POP_SUM_TREE ? c->branch : 0);
         hpc_json_str(&r, "land", LAND_NAMES[c->land]);
         hpc_json_int(&r, "steps", pp->steps);
@@ -326,7 +325,7 @@ typedef struct {
     int ngr, npg;
     const long long *lands, *maps, *clinics, *halos, *sums;
     int nland, nmap, nclinic, nhalo, nsum;
-    int shmem;    /* a shmem variant is measured: OpenSHMEM is started */
+    int shmem, caf;    /* a shmem (caf) variant is measured: OpenSHMEM (CAF) starts */
     params pp;
     config base;  /* the solver's settings */
 } plan;
@@ -370,10 +369,12 @@ static void parse(plan *pl)
     pl->nland = hpc_opt_list("land", &pl->lands);
     pl->nmap = hpc_opt_list("mappings", &pl->maps);
     pl->nclinic = hpc_opt_list("clinic-halos", &pl->clinics);
-    pl->nhalo = pop_shmem_choices("halos", POP_HALO_SHMEM, &pl->halos);
-    pl->nsum = pop_shmem_choices("sums", POP_SUM_SHMEM, &pl->sums);
+    pl->nhalo = pop_pgas_choices("halos", POP_HALO_SHMEM, POP_HALO_CAF, &pl->halos);
+    pl->nsum = pop_pgas_choices("sums", POP_SUM_SHMEM, POP_SUM_CAF, &pl->sums);
     pl->shmem = pop_uses(pl->halos, pl->nhalo, POP_HALO_SHMEM)
                 || pop_uses(pl->sums, pl->nsum, POP_SUM_SHMEM);
+    pl->caf = pop_uses(pl->halos, pl->nhalo, POP_HALO_CAF)
+              || pop_uses(pl->sums, pl->nsum, POP_SUM_CAF);
     for (int k = 0; k < pl->ngr; k++)
         check_grid(pl, k);
 }
@@ -409,14 +410,14 @@ static void sweep_grid(const plan *pl, int k, int l)
 
 int main(int argc, char **argv)
 {
-    pop_shmem_prepare(argc, argv);
+    pop_pgas_prepare(argc, argv);
     hpc_init(&argc, &argv, "pop-step",
              "POP-like whole time step: baroclinic 3-D tracers, momentum, vertical mixing and "
              "barotropic PCG; simulated years per day and the phase split.",
              options, MPI_THREAD_SINGLE);
     plan pl;
     parse(&pl);
-    void (*finish)(void) = pop_shmem_start(pl.shmem, "pop-step");
+    void (*finish)(void) = pop_pgas_start(pl.shmem, pl.caf, "pop-step");
     hpc_begin(1, NULL);
     hpc_inject_first_point();
     for (int k = 0; k < pl.ngr; k++)

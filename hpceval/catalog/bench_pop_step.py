@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
-from hpceval.catalog.bench_proxies import typical_solve_s, without_shmem
+from hpceval.catalog.bench_proxies import typical_solve_s, without_pgas
 from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes, int_tuple,
                                     launch_timeout, parallel_seconds, process_grids, rank_counts,
                                     ranks_sweep, repetition_args, spec_arg, words)
@@ -70,7 +70,7 @@ def _reference_points(v: Dict[str, Any], grids) -> int:
 def _plan(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     grids = _grids(v)
     clinics = words(v["clinic-halos"], CLINIC_HALOS, "clinic-halos", all_ok=True)
-    halos, sums = (without_shmem(b, name, v[name], ctx) for name in ("halos", "sums"))
+    halos, sums = (without_pgas(b, name, v[name], ctx) for name in ("halos", "sums"))
     fixed = (["--grids", ",".join("x".join(map(str, g)) for g in grids),
               "--clinic-halos", ",".join(clinics), "--land", ",".join(v["land"]),
               "--mappings", ",".join(v["mappings"]), "--halos", ",".join(halos),

@@ -12,7 +12,7 @@ from hpceval.catalog.options import options
 from hpceval.catalog.params import Param
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Suite, Tunes,
                                       register_benchmark, register_study, register_suite)
-from hpceval.paths import bin_dir, build_has
+from hpceval.paths import bin_dir, build_has, build_says
 from hpceval.errors import UsageError
 
 SCALINGS = ("strong", "weak")
@@ -46,16 +46,28 @@ def typical_solve_s(nx: int, ny: int, nranks: int, ctx: PlanContext) -> float:
                     + (TYPICAL_ITERATION_COMM_S if nranks > 1 else 0.0))
 
 
-def without_shmem(b: Benchmark, name: str, chosen: List[str], ctx: PlanContext) -> List[str]:
+# The globally addressable variants of --set halos and sums: whether the build has each, and
+# what it needs (OpenSHMEM is said in every build's buildinfo.json, Co-Array Fortran only where
+# a build has it).
+PGAS = {"shmem": (lambda: build_has("shmem"), "OpenSHMEM (Open MPI's liboshmem)"),
+        "caf": (lambda: build_says("caf"),
+                "Co-Array Fortran (install libcoarrays-openmpi-dev, rebuild)")}
+
+
+def without_pgas(b: Benchmark, name: str, chosen: List[str], ctx: PlanContext) -> List[str]:
     """The variants of --set NAME this build can run: in a build without OpenSHMEM (MPICH, SMPI:
-    buildinfo.json) every variant ('all') leaves shmem out, and shmem named is refused."""
-    if "shmem" not in chosen or build_has("shmem"):
-        return chosen
-    if set(chosen) != set(b.param(name).choices):
-        raise UsageError(f"--set {b.name}.{name}: shmem needs a build with OpenSHMEM (Open "
-                         f"MPI's liboshmem); {bin_dir()} has none")
-    ctx.note(f"{b.name}: {name} shmem left out: this build has no OpenSHMEM")
-    return [c for c in chosen if c != "shmem"]
+    buildinfo.json) or Co-Array Fortran, every variant ('all') leaves it out, said; one named is
+    refused."""
+    everything = set(chosen) == set(b.param(name).choices)
+    for variant, (has, needs) in PGAS.items():
+        if variant not in chosen or has():
+            continue
+        if not everything:
+            raise UsageError(f"--set {b.name}.{name}: {variant} needs a build with {needs}; "
+                             f"{bin_dir()} has none")
+        ctx.note(f"{b.name}: {name} {variant} left out: this build has no {needs.split(' (')[0]}")
+        chosen = [c for c in chosen if c != variant]
+    return chosen
 
 
 def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
@@ -68,7 +80,7 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
         raise UsageError("--set weak-block: give scaling=weak (or strong,weak) with it")
     block = int_pair(block_text or DEFAULT_WEAK_BLOCK, "weak-block", "BXxBY")
     lands, maps, branches = v["land"], v["mappings"], v["branches"]
-    halos, sums = (without_shmem(b, name, v[name], ctx) for name in ("halos", "sums"))
+    halos, sums = (without_pgas(b, name, v[name], ctx) for name in ("halos", "sums"))
     trace = v["trace"] == "yes"
     variants = len(maps) * len(halos) * sum(len(branches) if s == "tree" else 1 for s in sums)
     fixed = (["--land", ",".join(lands), "--mappings", ",".join(maps), "--halos", ",".join(halos),
@@ -132,8 +144,9 @@ def _memory(spec: LaunchSpec, v: Dict[str, Any]) -> tuple:
 register_benchmark(Benchmark(
     "barotropic", "proxies",
     "POP-like barotropic solver: diagonally preconditioned conjugate gradient on a 9-point "
-    "free-surface operator with land, P x Q blocks; halo updates by derived datatypes, packing or "
-    "MPI_Put, global sums by MPI_Allreduce, a k-ary tree or one-sided writes to a master; "
+    "free-surface operator with land, P x Q blocks; halo updates by derived datatypes, packing, "
+    "MPI_Put, OpenSHMEM or Co-Array Fortran puts, global sums by MPI_Allreduce, a k-ary tree, "
+    "one-sided writes to a master, OpenSHMEM flags or a master reading coarrays; "
     "time per iteration, simulated days per day, per-rank phase times; strong and weak scaling",
     # the planner reads weak-block and pgrids itself ('square', a list that fits each rank
     # count); the binary takes one tree branching factor, the plan a list

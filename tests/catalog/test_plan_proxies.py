@@ -86,7 +86,7 @@ def test_pop_suite():
     (["grids=96by64"], "--set grids: '96by64' is not NXxNY"),
     (["grids=2x64"], "grid 2x64: too small"),
     (["grids=30000x30000"], "grid 30000x30000: too big"),
-    (["halos=nope"], "--set halos: 'nope' is not one of datatype, pack, put, shmem"),
+    (["halos=nope"], "--set halos: 'nope' is not one of datatype, pack, put, shmem, caf"),
     (["sums=ring"], "--set sums: 'ring' is not one of allreduce, tree, onesided"),
     (["land=ice"], "--set land: 'ice'"),
     (["mappings=diag"], "--set mappings: 'diag'"),

@@ -144,7 +144,7 @@ def test_not_converged_fails():
     (0, ["--pgrids", "2by1"], "option --pgrids: '2by1' is not PxQ"),
     (0, ["--grids", "2x8"], "grid is too small"),
     (0, ["--grids", "96x64,,32x24"], "is not a comma list"),
-    (0, ["--halos", "nope"], "option --halos: 'nope' is not one of datatype, pack, put, shmem"),
+    (0, ["--halos", "nope"], "option --halos: 'nope' is not one of datatype, pack, put, shmem, caf"),
     (0, ["--sums", "ring"], "option --sums: 'ring' is not one of allreduce, tree, onesided"),
     (0, ["--branches", "1"], "option --branches"),
     (0, ["--land", "ice"], "option --land: 'ice'"),

@@ -67,14 +67,16 @@ def test_solver_variants_give_the_same_state():
 
 
 @pytest.mark.parametrize("np", [2, 4])
-def test_the_openshmem_solver_variants_give_the_same_state(np):
-    """The X1 study's Co-Array Fortran halo update and global sum (pairwise flags), inside the
-    whole step as inside barotropic: every process grid keeps the tracers and the one-rank
-    state, the solver's iterations unchanged by the halo variant."""
-    recs = verified(np, "--halos", "pack,shmem", "--sums", "allreduce,shmem",
+def test_the_globally_addressable_solver_variants_give_the_same_state(np):
+    """The X1 study's Co-Array Fortran halo update and global sum, with OpenSHMEM's pairwise
+    flags and in Co-Array Fortran itself, inside the whole step as inside barotropic: every
+    process grid keeps the tracers and the one-rank state, the solver's iterations unchanged by
+    the halo variant."""
+    halos, sums = ("pack", "shmem", "caf"), ("allreduce", "shmem", "caf")
+    recs = verified(np, "--halos", ",".join(halos), "--sums", ",".join(sums),
                     clinics="aggregate")
     assert {(r["params"]["halo"], r["params"]["sum"]) for r in recs} == {
-        (h, s) for h in ("pack", "shmem") for s in ("allreduce", "shmem")}
+        (h, s) for h in halos for s in sums}
     iters = {}
     for r in recs:
         key = (r["params"]["P"], r["params"]["Q"], r["params"]["mapping"], r["params"]["sum"])
@@ -82,12 +84,14 @@ def test_the_openshmem_solver_variants_give_the_same_state(np):
     assert all(len(v) == 1 for v in iters.values()), iters
 
 
-def test_a_corrupted_state_is_caught_under_shmem():
-    p, recs = launch(2, *GRID, "--pgrids", "2x1", "--halos", "shmem", "--sums", "shmem",
+@pytest.mark.parametrize("variant", ["shmem", "caf"])
+def test_a_corrupted_state_is_caught(variant):
+    p, recs = launch(2, *GRID, "--pgrids", "2x1", "--halos", variant, "--sums", variant,
                      "--clinic-halos", "aggregate", "--inject", "corrupt", *TINY)
     assert p.returncode == 1
     [err] = [r for r in recs if r["type"] == "error"]
-    assert "halo shmem, sum shmem" in err["message"] and "volume integral" in err["message"]
+    assert f"halo {variant}, sum {variant}" in err["message"]
+    assert "volume integral" in err["message"]
 
 
 def test_mpich_refuses_shmem_by_name_and_leaves_it_out_of_all():

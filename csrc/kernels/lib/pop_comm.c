@@ -1,6 +1,7 @@
 /* pop_comm.c - decomposition, halo update variants and global-sum variants of
  * the POP-like barotropic proxy (pop_comm.h says what each does). */
 #include "pop_comm.h"
+#include "pop_caf.h"
 #include "pop_shmem.h"
 #include "harness.h"
 
@@ -13,6 +14,32 @@ static const int DY[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 static const int OPP[8] = {1, 0, 3, 2, 7, 6, 5, 4};
 
 enum { TAG_UP = 100, TAG_DOWN = 101 };  /* tree sum; halo messages use tags 0..7 */
+
+/* The globally addressable variants (OpenSHMEM, Co-Array Fortran): their field, halo update
+ * and global sum, each in its own memory. */
+typedef struct {
+    double *(*field)(pop_halo *h, size_t n);
+    void (*field_free)(pop_halo *h);
+    void (*halo)(pop_halo *h);
+    int (*sum_init)(pop_gsum *s);
+    void (*sum_free)(pop_gsum *s);
+    double (*sum)(pop_gsum *s, double v);
+} pgas_ops;
+
+static const pgas_ops SHMEM_OPS = {pop_shmem_field, pop_shmem_field_free, pop_shmem_halo,
+                                   pop_shmem_sum_init, pop_shmem_sum_free, pop_shmem_sum};
+static const pgas_ops CAF_OPS = {pop_caf_field, pop_caf_field_free, pop_caf_halo,
+                                 pop_caf_sum_init, pop_caf_sum_free, pop_caf_gsum};
+
+static const pgas_ops *halo_ops(int variant)
+{
+    return variant == POP_HALO_SHMEM ? &SHMEM_OPS : variant == POP_HALO_CAF ? &CAF_OPS : NULL;
+}
+
+static const pgas_ops *sum_ops(int variant)
+{
+    return variant == POP_SUM_SHMEM ? &SHMEM_OPS : variant == POP_SUM_CAF ? &CAF_OPS : NULL;
+}
 
 void pop_extent(int n, int P, int p, int *start, int *len)
 {
@@ -87,8 +114,8 @@ int pop_halo_init(pop_halo *h, const pop_decomp *d, int variant, hpc_phases *ph)
         if (MPI_Win_allocate((MPI_Aint)(n * sizeof(double)), sizeof(double), MPI_INFO_NULL,
                              MPI_COMM_WORLD, &h->x, &h->win) != MPI_SUCCESS)
             return -1;
-    } else if (variant == POP_HALO_SHMEM) {
-        if (!(h->x = pop_shmem_field(h, n)))
+    } else if (halo_ops(variant)) {
+        if (!(h->x = halo_ops(variant)->field(h, n)))
             return -1;
     } else if (MPI_Alloc_mem((MPI_Aint)(n * sizeof(double)), MPI_INFO_NULL, &h->x)
                != MPI_SUCCESS) {
@@ -107,7 +134,7 @@ int pop_halo_init(pop_halo *h, const pop_decomp *d, int variant, hpc_phases *ph)
         h->rbuf[k] = malloc((size_t)h->cnt[k] * sizeof(double));
         if (!h->sbuf[k] || !h->rbuf[k])
             return -1;
-        if ((variant == POP_HALO_PUT || variant == POP_HALO_SHMEM)
+        if ((variant == POP_HALO_PUT || halo_ops(variant))
             && d->nbr[k] != MPI_PROC_NULL && d->nbr[k] != d->rank) {
             /* The neighbour's block: same extent along the shared side, its own row length. */
             int pn = ((d->p + DX[k]) % d->P + d->P) % d->P, qn = d->q + DY[k], a, nbx, nby;
@@ -141,8 +168,8 @@ void pop_halo_free(pop_halo *h)
 {
     if (h->win != MPI_WIN_NULL)
         MPI_Win_free(&h->win);  /* frees h->x too */
-    else if (h->variant == POP_HALO_SHMEM)
-        pop_shmem_field_free(h);
+    else if (halo_ops(h->variant))
+        halo_ops(h->variant)->field_free(h);
     else
         MPI_Free_mem(h->x);
     if (h->grp != MPI_GROUP_NULL)
@@ -260,10 +287,11 @@ void pop_halo_update(pop_halo *h)
         MPI_Win_wait(h->win);
         break;
     case POP_HALO_SHMEM:
+    case POP_HALO_CAF:
         hpc_phase_to(h->ph, POP_PH_COPY);
         self_copies(h);
         hpc_phase_to(h->ph, POP_PH_HALO);
-        pop_shmem_halo(h);
+        halo_ops(h->variant)->halo(h);
         break;
     }
 }
@@ -277,8 +305,8 @@ int pop_gsum_init(pop_gsum *s, int variant, int branch)
     MPI_Comm_size(MPI_COMM_WORLD, &s->nranks);
     s->win = MPI_WIN_NULL;
     s->grp = MPI_GROUP_NULL;
-    if (variant == POP_SUM_SHMEM)
-        return s->nranks == 1 ? 0 : pop_shmem_sum_init(s);
+    if (sum_ops(variant))
+        return s->nranks == 1 ? 0 : sum_ops(variant)->sum_init(s);
     if (variant != POP_SUM_ONESIDED || s->nranks == 1)
         return 0;  /* one rank: the sum is its own value, no window */
     /* Only rank 0's memory is a target (nranks slots and the total); the others expose none. */
@@ -303,8 +331,8 @@ int pop_gsum_init(pop_gsum *s, int variant, int branch)
 
 void pop_gsum_free(pop_gsum *s)
 {
-    if (s->variant == POP_SUM_SHMEM && s->nranks > 1)
-        pop_shmem_sum_free(s);
+    if (sum_ops(s->variant) && s->nranks > 1)
+        sum_ops(s->variant)->sum_free(s);
     if (s->win != MPI_WIN_NULL)
         MPI_Win_free(&s->win);
     if (s->grp != MPI_GROUP_NULL)
@@ -373,7 +401,8 @@ double pop_gsum_do(pop_gsum *s, double v)
         t = onesided_sum(s, v);
         break;
     case POP_SUM_SHMEM:
-        t = pop_shmem_sum(s, v);
+    case POP_SUM_CAF:
+        t = sum_ops(s->variant)->sum(s, v);
         break;
     }
     return t;

@@ -51,6 +51,14 @@
  *   shmem (sum)   every rank puts its partial sum into slot [rank] of rank 0's symmetric
  *             memory, fences and sets its flag; rank 0 adds the slots in rank order once
  *             every flag is set, puts the total to each rank and sets its flag
+ * Co-Array Fortran variants (lib/pop_caf.c and lib/pop_coarrays.f90, OpenCoarrays; built where it
+ * links, HPC_HAVE_CAF: the study's own language for them):
+ *   caf (halo)    the field a coarray; `sync images` with the neighbours (their ghosts are
+ *             free), each edge assigned into the neighbour's ghosts (a column as a strided
+ *             section), `sync images` again (mine are filled)
+ *   caf (sum)     every image leaves its partial sum in its own coarray; image 1, after
+ *             `sync images (*)`, reads them in image order ("master reads partial sums from
+ *             remote memory"), writes the total into each image's coarray, syncs again
  */
 #ifndef POP_COMM_H
 #define POP_COMM_H
@@ -59,8 +67,8 @@
 
 #include <mpi.h>
 
-enum { POP_HALO_DATATYPE, POP_HALO_PACK, POP_HALO_PUT, POP_HALO_SHMEM };
-enum { POP_SUM_ALLREDUCE, POP_SUM_TREE, POP_SUM_ONESIDED, POP_SUM_SHMEM };
+enum { POP_HALO_DATATYPE, POP_HALO_PACK, POP_HALO_PUT, POP_HALO_SHMEM, POP_HALO_CAF };
+enum { POP_SUM_ALLREDUCE, POP_SUM_TREE, POP_SUM_ONESIDED, POP_SUM_SHMEM, POP_SUM_CAF };
 /* Phase ids (barotropic.c defines them in this order). */
 enum { POP_PH_COMPUTE, POP_PH_HALO, POP_PH_COPY, POP_PH_SUM };
 
