@@ -7,14 +7,16 @@ against parallel overhead) reads."""
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any, Dict, List, Tuple
 
 from hpceval.catalog.common import (check_memory, expected_seconds, harness_bytes,
                                     launch_timeout, rank_counts, ranks_sweep, repetition_args,
                                     spec_arg)
+from hpceval.catalog.ladder import RankRule
 from hpceval.catalog.options import options
 from hpceval.catalog.registry import (Benchmark, LaunchSpec, PlanContext, Scales, Tunes,
-                                      join_suite, register_benchmark)
+                                      join_suite, register_benchmark, register_study)
 from hpceval.errors import UsageError
 
 BENCH = "ccm"
@@ -42,15 +44,36 @@ def process_grid(n: int) -> Tuple[int, int]:
     return n // q, q
 
 
-def _fits(v: Dict[str, Any], p: int, q: int, label: str) -> None:
-    nlon, nlat = int(v["nlon"]), int(v["nlat"])
+def _misfit(nlon: int, nlat: int, p: int, q: int) -> str:
+    """Why a p x q process grid cannot hold the grid ('' when it can)."""
     hx, hy = halo(nlon, nlat)
     if nlon % q or nlat % p:
-        raise UsageError(f"{label}: a {p}x{q} process grid does not divide {nlon}x{nlat} "
-                         "(Q the longitudes, P the latitudes)")
+        return (f"a {p}x{q} process grid does not divide {nlon}x{nlat} (Q the longitudes, P "
+                "the latitudes)")
     if nlon // q < hx or nlat // p < hy:
-        raise UsageError(f"{label}: blocks of {nlon // q}x{nlat // p} points on {p}x{q} ranks "
-                         f"are narrower than the departure points' halo ({hx}x{hy})")
+        return (f"blocks of {nlon // q}x{nlat // p} points on {p}x{q} ranks are narrower than "
+                f"the departure points' halo ({hx}x{hy})")
+    return ""
+
+
+def _fits(v: Dict[str, Any], p: int, q: int, label: str) -> None:
+    why = _misfit(int(v["nlon"]), int(v["nlat"]), p, q)
+    if why:
+        raise UsageError(f"{label}: {why}")
+
+
+@lru_cache(maxsize=64)
+def _grid_rule(nlon: int, nlat: int) -> RankRule:
+    return RankRule(lambda n: not _misfit(nlon, nlat, *process_grid(n)),
+                    f"its process grid (Q the smallest even factor at least sqrt(ranks)) must "
+                    f"divide {nlon}x{nlat} into blocks no narrower than the halo "
+                    f"({'x'.join(map(str, halo(nlon, nlat)))})")
+
+
+def _rank_rule(v: Dict[str, Any]) -> RankRule:
+    """The counts whose process grid holds the grid: a ladder across nodes keeps to them (100
+    ranks a node run 128 ranks on 2 nodes at T42)."""
+    return _grid_rule(int(v["nlon"]), int(v["nlat"]))
 
 
 def _balances(v: Dict[str, Any], q: int, label: str, ctx: PlanContext) -> List[str]:
@@ -112,13 +135,17 @@ register_benchmark(Benchmark(
     "its departure-point halo and mass fixer; time per step, the physics' imbalance and the "
     "overhead breakdown (Fig. 7), checked against one rank and for tracer mass",
     options("ccm", "nlon nlat levels steps balances") + (ranks_sweep(),),
-    _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory,
+    _plan, ranks="--np or the ranks sweep (default 2)", memory=_memory, rank_rule=_rank_rule,
     tiny=("nlon=32", "nlat=16", "levels=4", "steps=2"),
     at_scale=("balances=swap",),
     # the balance is the variant; the grid makes the problem
     scales=Scales("step_time", "µs/step", ("balance",), "{balance}", ("nlon", "nlat", "levels")),
     tunes=Tunes("step_time", ("nlon", "nlat", "levels"), ("balance", "P", "Q"),
                 ("balances=all",), "{balance} {P}x{Q}"),
+    # simulated (SMPI 3.32, this VM, 2026-12-07): T42 at 64 ranks 1.5 s for 4 results, T42 at
+    # 512 10.7 s, T170 at 1,024 48.4 s: a result costs 4.6-11 ms a busy rank, growing with the
+    # ranks as SMPI's messages do (cost.py's growth): 1.7 ms at 64 ranks
+    sim_per_result_s={"": 0.0017},
     headline="time per step per balance, the physics' imbalance (max/mean - 1), overhead "
              "breakdown",
     doc="docs/apps_ccm.md"))
@@ -126,3 +153,10 @@ register_benchmark(Benchmark(
 # The ORNL area's suite (with psst): both balances at 1, 2 and 4 ranks, each against the
 # one-rank run (the overhead breakdown's baseline)
 join_suite("kernels", BENCH, ranks="1,2,4", budget=0.3, min_reps=3, max_reps=10, warmup=1)
+
+# The study: the ORNL study's CCM2 grids, T42 (128 x 64) on every rung its blocks allow (to 512
+# ranks: 4 x 4 points), and T170 (512 x 256) from 16 ranks on; 18 levels; both balances, the
+# top rung of a thinned plan the swap alone (at_scale). Fig. 7's split against processors.
+_STUDY = {"levels": 18, "budget": 0.3, "min_reps": 2, "max_reps": 5, "warmup": 1}
+register_study(BENCH, **_STUDY, nlon=128, nlat=64, ranks="ladder<=512")
+register_study(BENCH, **_STUDY, nlon=512, nlat=256, steps=2, ranks="ladder>=16")

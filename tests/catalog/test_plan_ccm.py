@@ -4,7 +4,8 @@ with a note, where Q is odd; grids that do not divide, or blocks narrower than t
 before anything launches."""
 import pytest
 
-from hpceval.catalog import SUITES, PlanContext, plan_targets
+from hpceval.catalog import BENCHMARKS, SUITES, PlanContext, plan_targets
+from hpceval.catalog.registry import STUDY
 from hpceval.catalog.bench_ccm import halo, process_grid
 from hpceval.errors import UsageError
 
@@ -47,3 +48,25 @@ def test_the_kernels_suite_has_it():
     specs = [s for s in plan_targets(["kernels"], [], CTX) if s.benchmark == "ccm"]
     assert [s.nranks for s in specs] == [1, 2, 4]
     assert "ccm" in dict(SUITES["kernels"].entries)
+
+
+def test_a_ladder_keeps_to_the_counts_whose_grid_holds_the_grid():
+    """The study's ladders across nodes of 100 ranks: 100 x 2^j never divides a power-of-two
+    grid, so those rungs run on the same nodes with the most ranks a node whose process grid
+    holds it (64: 128 ranks on 2 nodes), and a count beyond the blocks' halo is refused."""
+    notes = []
+    ctx = PlanContext(cores=100, llc_bytes=32 << 20, mem_available_bytes=256 << 30,
+                      nodes=4, ppn=100, notes=notes)
+    specs = plan_targets(["ccm"], ["ranks=ladder", "steps=1"], ctx)
+    placed = {(s.nranks, s.ppn, arg(s, "--npe")) for s in specs}
+    assert {(64, None, "8x8"), (128, 64, "8x16"), (256, 64, "16x16")} <= placed
+    assert not any(s.nranks in (100, 200, 400) for s in specs)
+    assert any("128 ranks as 2 nodes x 64" in n for n in notes)
+    rule = BENCHMARKS["ccm"].rank_rule({"nlon": "128", "nlat": "64"})
+    assert [n for n in (256, 512, 1024) if rule.allows(n)] == [256, 512]   # 1,024: 2-point rows
+
+
+def test_the_study_draws_t42_and_t170():
+    entries = [dict(s) for b, s in STUDY if b == "ccm"]
+    assert {(e["nlon"], e["nlat"], e["levels"], e["ranks"]) for e in entries} == {
+        ("128", "64", "18", "ladder<=512"), ("512", "256", "18", "ladder>=16")}
