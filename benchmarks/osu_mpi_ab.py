@@ -21,7 +21,6 @@ component serves both. docs/compare.md lists what still differs."""
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
@@ -155,20 +154,7 @@ def main() -> None:
         print(f"# round {r + 1} of {a.rounds} done", file=sys.stderr, flush=True)
     print(f"# {a.mpi}, {a.rounds} rounds, medians; hpceval {peers_ab.BIN}, OSU {a.osu}; "
           "paired: the median of the rounds' own ratios")
-    print(f"{'quantity':44s} {'hpceval':>10} {'OSU':>10} {'hp/OSU':>7} {'paired':>7}  "
-          "rounds hpceval | OSU")
-    rows = []
-    for quantity, vs in mine.items():
-        ts = theirs.get(quantity, [])
-        m, t = statistics.median(vs), statistics.median(ts) if ts else float("nan")
-        ratio = lambda x, y: x / y if y else float("nan")
-        rows.append((quantity, m, t, ratio(m, t),
-                     statistics.median([ratio(x, y) for x, y in zip(vs, ts)] or [float("nan")])))
-        print(f"{quantity:44s} {m:10.4g} {t:10.4g} {rows[-1][3]:7.3f} {rows[-1][4]:7.3f}  "
-              f"{' '.join(f'{x:.4g}' for x in vs)} | {' '.join(f'{x:.4g}' for x in ts)}",
-              flush=True)
-    for quantity, m, t, r, paired in rows if a.markdown else ():
-        print(f"| {a.mpi} | {quantity} | {m:.4g} | {t:.4g} | {r:.3f} | {paired:.3f} |")
+    peers_ab.print_ab(mine, theirs, "OSU", a.mpi, a.markdown)
 
 
 if __name__ == "__main__":

@@ -87,6 +87,27 @@ def table_rows(text: str) -> Dict[int, List[float]]:
     return rows
 
 
+def print_ab(mine: Dict[str, List[float]], theirs: Dict[str, List[float]], peer: str,
+             tag: str, markdown: bool, width: int = 44) -> None:
+    """Per quantity: the medians over the rounds of hpceval's and the peer's figures, their
+    ratio, the median of the rounds' own ratios and every round's figures; with `markdown`, the
+    rows again as a table's (first column `tag`: the MPI)."""
+    ratio = lambda x, y: x / y if y else float("nan")
+    print(f"{'quantity':{width}s} {'hpceval':>10} {peer:>10} {'hp/' + peer:>7} {'paired':>7}  "
+          f"rounds hpceval | {peer}")
+    rows = []
+    for q, vs in mine.items():
+        ts = theirs.get(q, [])
+        m, t = statistics.median(vs), statistics.median(ts) if ts else float("nan")
+        rows.append((q, m, t, ratio(m, t),
+                     statistics.median([ratio(x, y) for x, y in zip(vs, ts)] or [float("nan")])))
+        print(f"{q:{width}s} {m:10.4g} {t:10.4g} {rows[-1][3]:7.3f} {rows[-1][4]:7.3f}  "
+              f"{' '.join(f'{x:.4g}' for x in vs)} | {' '.join(f'{x:.4g}' for x in ts)}",
+              flush=True)
+    for q, m, t, r, paired in rows if markdown else ():
+        print(f"| {tag} | {q} | {m:.4g} | {t:.4g} | {r:.3f} | {paired:.3f} |")
+
+
 def table_value(cmd: List[str], size: int, col: int = 1, env=None) -> Callable[[], float]:
     """OSU-style output: the column of the row whose first number is `size`."""
     def measure() -> float:

@@ -1,6 +1,7 @@
 """nbc: the binary's records at 2 ranks under both MPIs, the data check that bites, bad input as
 one line with exit status 2 (binary and command line), its place in the suite and the study, the
-card row and the figure. Behaviour only: no time or overlap is asserted."""
+card row and the figure; the overlap is IMB-NBC's function of the three times. No time is
+asserted."""
 import math
 
 import pytest
@@ -43,6 +44,20 @@ def test_records_per_collective_size_and_metric(bindir, mpi):
             assert 0 <= s["min"] and s["max"] <= 100
         else:
             assert s["min"] > 0
+    for i in range(0, len(results), len(METRICS)):
+        assert_imb_nbc_overlap(*results[i:i + len(METRICS)])
+
+
+def assert_imb_nbc_overlap(pure, cpu, overlapped, overlap):
+    """Each overlap sample is IMB-NBC's (IMB 2019 on: IMB_output.c's NBC branch) from the
+    medians of the pure and computation times and that overlapped sample: 100 max(0, min(1,
+    (t_pure + t_cpu - t_ovrl) / max(t_pure, t_cpu)))."""
+    p, c = pure["stats"]["median"], cpu["stats"]["median"]
+    want = sorted(100 * max(0.0, min(1.0, (p + c - o) / max(p, c)))
+                  for o in overlapped["samples"])
+    assert len(want) == len(overlap["samples"])
+    assert all(abs(a - b) < 0.05 for a, b in zip(want, sorted(overlap["samples"]))), \
+        (pure["params"], want, overlap["samples"])
 
 
 @pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
