@@ -26,6 +26,7 @@ class PlanContext:
     budget_scale: float = 1.0        # every point's time budget scaled to fit a run's --budget
     launch_s: Optional[float] = None  # a launch's start-up as measured here (None: the model's)
     startup_fit: Any = None          # a launch's start-up fitted to earlier ones (budget.py)
+    simulated: bool = False          # the allocation is a simulated platform (SMPI)
     host_memory_bytes: int = 0       # simulated: this host's memory, which every rank shares
     sim_cost: Any = None             # simulated: a launch's wall time (hpceval/simulate/cost.py)
     # Why this build cannot run a binary (None: it can), for plan.py to leave out before fitting

@@ -43,6 +43,7 @@ def plan_context(nranks: Optional[int], place: Optional[Placement] = None) -> Pl
                        llc_bytes=llc_bytes(fp["caches"]),
                        mem_available_bytes=sim["memory_bytes"] if sim else mem_available_bytes(),
                        nranks=place.nranks if place else nranks, nodes=nodes, ppn=ppn,
+                       simulated=sim is not None,
                        host_memory_bytes=mem_available_bytes() if sim else 0,
                        unbuilt=partial(unbuilt, simulated=sim is not None))
 

@@ -61,6 +61,24 @@ def test_cross_node_patterns_span_two_nodes_of_a_wide_allocation():
     assert all(s.ppn is None for s in plan_targets(["comm"], [], CTX) if s.benchmark == "p2p")
 
 
+def test_a_simulated_pair_runs_alone():
+    """The comm suite's p2p 0-1 at the run's rank count: at 1,024 simulated ranks the idle
+    ranks' start-up took 254 s of the suite (SimGrid 4.1) for a pair whose simulated times do
+    not depend on them; simulated, it runs on its pair, and says so. A real run keeps the
+    allocation's launch; nranks given is kept."""
+    sim = PlanContext(2, 32 << 20, 16 << 30, nranks=1024, nodes=64, ppn=16, simulated=True,
+                      host_memory_bytes=16 << 30)
+    pairs = [s for s in plan_targets(["comm"], [], sim) if s.label.startswith("p2p 0-1")]
+    assert [s.nranks for s in pairs] == [2]
+    assert any("p2p 0-1: on its pair alone (2 of the 1024 simulated ranks)" in n
+               for n in sim.notes)
+    real = PlanContext(2, 32 << 20, 16 << 30, nranks=1024, nodes=64, ppn=16)
+    assert [s.nranks for s in plan_targets(["comm"], [], real)
+            if s.label.startswith("p2p 0-1")] == [1024]
+    [asked] = plan_targets(["p2p"], ["patterns=0-1", "nranks=64"], sim)
+    assert asked.nranks == 64
+
+
 def test_simulated_collectives_fit_this_host():
     """Simulated, every rank's buffers are in this host's memory: at 256 ranks alltoall's 32 KiB
     a pair (8 GiB in all) is left out, and said; 4 KiB (1 GiB) is measured."""
