@@ -79,6 +79,19 @@ def test_a_simulated_pair_runs_alone():
     assert asked.nranks == 64
 
 
+def test_simulated_points_take_three_samples_unless_asked():
+    """A simulated point gives nearly the same time every sample: the plan asks three (ten on
+    a real machine), and keeps what an entry or the user set."""
+    sim = PlanContext(2, 32 << 20, 16 << 30, nranks=64, nodes=4, ppn=16, simulated=True,
+                      host_memory_bytes=16 << 30)
+    reps = lambda s: int(s.args[s.args.index("--min-reps") + 1])
+    assert {reps(s) for s in plan_targets(["comm"], [], sim)} == {3}
+    real = PlanContext(2, 32 << 20, 16 << 30, nranks=64, nodes=4, ppn=16)
+    assert {reps(s) for s in plan_targets(["comm"], [], real)} == {10}
+    [asked] = plan_targets(["halo"], ["min-reps=7"], sim)
+    assert reps(asked) == 7
+
+
 def test_simulated_collectives_fit_this_host():
     """Simulated, every rank's buffers are in this host's memory: at 256 ranks alltoall's 32 KiB
     a pair (8 GiB in all) is left out, and said; 4 KiB (1 GiB) is measured."""
