@@ -14,7 +14,8 @@
  *     hpc_batch_free(&b);
  *
  * Calibration: k starts at 1. HPC_BATCH_CONFIRM samples are taken at each
- * k and their median decides: shorter than the target, it sets k to the
+ * k (one under SMPI without simulated computation: they agree) and their
+ * median decides: shorter than the target, it sets k to the
  * power of two its rate says reaches the target (at least 2k); otherwise k
  * is settled (as it is when k reaches the cap). A single cold sample (first
  * touch, connection set-up, a late peer) cannot lock k low, and a single
@@ -60,6 +61,7 @@ typedef struct {
     int calibrating;   /* 1 while k is still being chosen */
     int at_k;          /* calibration samples taken at this k so far */
     double at_k_t[HPC_BATCH_CONFIRM]; /* their times */
+    int confirm;       /* calibration samples at one k: HPC_BATCH_CONFIRM, 1 where exact */
     int recalibrations;/* times k was corrected after sampling had started */
     double target;     /* sample time (s) at which calibration stops */
     long cap;          /* k at which calibration stops in any case */
