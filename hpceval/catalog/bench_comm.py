@@ -231,7 +231,7 @@ register_benchmark(Benchmark(
     + harness_bytes(v),
     tiny=("sizes=8", "ops=barrier,allreduce,alltoall,reduce-null"),
     # a budget's top rung: one variant of each choice (budget.py's tops)
-    at_scale=("sizes=4,1K",),
+    at_scale=("sizes=4,1K",), seed_curve=True,
     # simulated: a 90 s simulated 64-rank study here
     sim_per_result_s={"": 0.004},
     headline="us (median)"))
@@ -364,7 +364,7 @@ register_benchmark(Benchmark(
     options("random2", "sizes seed buffer-pages", sizes=MESSAGES) + (NRANKS,),
     _plan_random2, ranks="even, >=2", memory=_two_buffers, tiny=("sizes=8",),
     # a budget's top rung: one variant of each choice (budget.py's tops)
-    at_scale=("sizes=8,64K",),
+    at_scale=("sizes=8,64K",), seed_curve=True,
     # simulated: a 90 s simulated 64-rank study here
     sim_per_result_s={"": 0.033},
     headline="us, MB/s"))
@@ -399,7 +399,7 @@ register_benchmark(Benchmark(
                             + harness_bytes(v)),
     tiny=("tile=16", "widths=1", "neighbours=4", "methods=pack,datatype,put"),
     # a budget's top rung: one variant of each choice (budget.py's tops)
-    at_scale=("methods=pack", "widths=1,8"),
+    at_scale=("methods=pack", "widths=1,8"), seed_curve=True,
     # simulated: the 256- and 1,024-rank studies of 2026-12-07 here, SMPI 3.32 (benchmarks/
     # study_run.py's costs)
     # (0.053 in a 90 s 64-rank study before: every launch of 2-16 ranks outran it 3x)

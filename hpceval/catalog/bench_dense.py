@@ -165,7 +165,7 @@ register_benchmark(Benchmark(
     _plan, ranks="--np or the ranks sweep", narrow=_narrow, memory=_memory,
     tiny=("n=200", "nb=32"),
     # a budget's top rung: one variant of each choice (budget.py's tops)
-    at_scale=("grids=squarest",),
+    at_scale=("grids=squarest",), seed_curve=True,
     # a short budget's smaller problem: n from 0.2% of the nodes' memory, not 2%, a 30th of the
     # time (a 256 GiB node's estimates: one rank 64 min -> 2 min, 100 ranks 155 s -> 7 s)
     lean=("memory=0.002",),

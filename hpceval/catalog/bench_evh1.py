@@ -153,7 +153,7 @@ register_benchmark(Benchmark(
     _plan, ranks="--np or the ranks sweep", memory=_memory,
     tiny=("zones=8x8x8", "steps=2"),
     # a budget's top rung: one variant of each choice (budget.py's tops)
-    at_scale=("transposes=alltoallv",),
+    at_scale=("transposes=alltoallv",), seed_curve=True,
     # the transpose is the variant; grid, problem and its axis make the problem
     scales=Scales("step_time", "µs/step", ("transpose",), "{transpose}",
                   ("nx", "ny", "nz", "problem", "axis")),

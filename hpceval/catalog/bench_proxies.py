@@ -164,7 +164,7 @@ register_benchmark(Benchmark(
     tiny=("grids=32x32", "pgrids=2x1", "halos=pack", "sums=allreduce", "land=none",
           "mappings=row"),
     # a budget's top rung: one variant of each choice (budget.py's tops)
-    at_scale=("pgrids=squarest", "halos=pack", "sums=allreduce"),
+    at_scale=("pgrids=squarest", "halos=pack", "sums=allreduce"), seed_curve=True,
     scales=Scales("iteration_time", "µs/iter", ("halo", "sum", "branch"),
                   "{halo}/{sum}{branch:(?)}", ("nx", "ny", "land")),
     tunes=Tunes("iteration_time", ("nx", "ny", "land"),

@@ -338,7 +338,8 @@ def _note(ctx: PlanContext, area: str, seconds: float, how: Dict[str, Any],
     for spec in tops:
         at = BENCHMARKS[spec.benchmark].at_scale
         ctx.note(f"{area}: {spec.label}: measured alone beyond the {how['reach_nodes']} nodes "
-                 f"its ladder is drawn for, its curve's highest rung that fits the budget"
+                 f"its ladder is drawn for, as far as the budget holds with every curve raised "
+                 f"a rung at a time"
                  + (f" ({' '.join(at)})" if at else ""))
     for name in how["left_out"]:
         ctx.note(f"{area}: {name} left out: it does not fit the area's {seconds:.0f} s share "

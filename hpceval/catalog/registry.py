@@ -163,6 +163,9 @@ class Benchmark:
     # measures that rung alone beyond them (budget.py's tops): one variant of each choice, so
     # that its curve still reaches the whole allocation
     at_scale: Tuple[str, ...] = ()
+    # One of the seeds' curves against processors (issue 45's headline curves): a short
+    # budget's top rungs raise it before the others' (tops.py)
+    seed_curve: bool = False
     # An application proxy's scaling (hpceval/analysis/scaling.py), tuning (`hpceval tune`) and
     # application model (`hpceval predict`: the module hpceval/analysis/predict/<model>.py,
     # docs/models.md); None/"": it has none.

@@ -2,10 +2,10 @@
 area's ladders only for a few of the allocation's nodes (at 1,024 simulated ranks a rung costs
 the simulator minutes), each entry's highest rung beyond them is measured alone: with its
 benchmark's at_scale settings (Benchmark.at_scale: one variant of each choice), the fewest
-repetitions and its area's point budgets. The cheapest such rungs are taken first while the
-time held for them lasts; an entry whose top does not fit takes its highest rung below that
-does. A curve then runs from one rank to the whole allocation, with the rungs between drawn
-for fewer nodes."""
+repetitions and its area's point budgets. Every entry first takes its lowest such rung, then
+all are raised a rung at a time while the time held for them lasts. A curve then runs from one
+rank as far across the allocation as the budget holds (the whole of it where it can), with
+the rungs between drawn for fewer nodes."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Sequence, Tuple
@@ -28,25 +28,43 @@ def short(how: Dict[str, Any], ctx: PlanContext) -> bool:
 
 def choose(areas: Sequence[Short], ctx: PlanContext, plan_entry: PlanEntry,
            seconds: float) -> Tuple[Dict[str, List[LaunchSpec]], List[str]]:
-    """({area: launches}, their plans' notes): the top rungs that fit `seconds`, the cheapest
-    entry's first; then, for each entry whose top did not fit, its highest rung that does."""
-    ladders = [[top(area, b, v, r, how, ctx, plan_entry) for r in beyond(b, v, how, ctx)]
+    """({area: launches}, their plans' notes): one rung beyond its area's reach for every
+    entry, raised in rounds while `seconds` hold, the seeds' curves first (Benchmark.
+    seed_curve), then the others with what they leave. Each round raises every entry by one
+    rung, the cheapest raise first: every curve crosses nodes before any reaches the top (the
+    hour at 1,024 simulated ranks took the cheapest entries' tops to 1,024 and left
+    collectives, halo, barotropic, evh1 and pop-step at 64)."""
+    entries = [(b.seed_curve, [t for t in reversed([top(area, b, v, r, how, ctx, plan_entry)
+                                                    for r in beyond(b, v, how, ctx)]) if t[1]])
                for area, kept, how in areas for b, v in kept]
-    ladders = sorted(([t for t in tops if t[1]] for tops in ladders if any(t[1] for t in tops)),
-                     key=lambda tops: total_s(tops[0][1]))
-    chosen: Dict[int, Top] = {}
+    ladders = [tops for _, tops in entries]
+    level = [-1] * len(ladders)           # each entry's chosen rung, lowest first; -1: none
     left = seconds
-    for highest in (True, False):
-        for i, tops in enumerate(ladders):
-            fits = next((t for t in (tops[:1] if highest else tops[1:])
-                         if total_s(t[1]) <= left), None)
-            if i not in chosen and fits is not None:
-                chosen[i] = fits
-                left -= total_s(fits[1])
+    for first in (True, False):
+        left = _raise([i for i, (seed, _) in enumerate(entries) if seed == first],
+                      ladders, level, left)
+    chosen = [ladders[i][j] for i, j in enumerate(level) if j >= 0]
     out: Dict[str, List[LaunchSpec]] = {}
-    for area, specs, _ in chosen.values():
+    for area, specs, _ in chosen:
         out.setdefault(area, []).extend(specs)
-    return out, [n for _, _, notes in chosen.values() for n in notes]
+    return out, [n for _, _, notes in chosen for n in notes]
+
+
+def _raise(which: List[int], ladders: List[List[Top]], level: List[int], left: float) -> float:
+    """Raise the entries `which` a rung a round (their `level`), the cheapest raise of a round
+    first, while `left` seconds hold; what is left."""
+    cost = lambda i, j: total_s(ladders[i][j][1]) if j >= 0 else 0.0
+    raised = True
+    while raised:
+        raised = False
+        steps = sorted((cost(i, level[i] + 1) - cost(i, level[i]), i) for i in which
+                       if level[i] + 1 < len(ladders[i]))
+        for step, i in steps:
+            if step <= left:
+                left -= step
+                level[i] += 1
+                raised = True
+    return left
 
 
 def beyond(bench: Benchmark, values: Dict[str, Any], how: Dict[str, Any],
