@@ -39,6 +39,10 @@ CAL_RANKS = 64                     # the larger calibration launch (fewer on a s
 LAUNCH_OVERHEAD_S = 0.15           # hpceval's side of a launch: spawning, parsing, storing
 DEFAULT_PER_RESULT_S = 0.05        # a kind neither learned nor declared
 LEARNED_FROM = 200                 # the latest launches of a benchmark the median is taken over
+# ... and of one problem at one rank count: the latest few, so that a rung learns a change of
+# the harness at once (p2p 0-1 at 2 ranks took 260 s in one study and 128 s in the next; the
+# median over every study here still said 222)
+RUNG_FROM = 3
 # How SMPI's wall cost of a message grows with the busy ranks B beyond REF_RANKS (where the
 # declared costs were measured): a + b B a message, GROWTH = b / a a rank. Measured here with 8 B
 # halo exchanges on 64 and 1,024 ranks (docs/simulate.md, "SimGrid's own cost"): SimGrid before
@@ -186,15 +190,18 @@ def learned_costs(store, host: str, busy_ranks: Mapping[str, int],
     """Wall seconds per result per busy rank of this host's earlier simulated launches, as at
     REF_RANKS busy ranks (each launch's over its `growth`): the medians over a kind's latest
     LEARNED_FROM that ended ok with records, or were stopped at their limit with some (their
-    records over their time: an upper bound), by kind, problem and rung."""
+    records over their time: an upper bound), by kind, problem and rung (a rung's over its
+    latest RUNG_FROM)."""
     groups: Tuple[Dict, Dict, Dict] = ({}, {}, {})
     for bench, label, nranks, elapsed, startup, n in store.simulated_launches(host):
         key = kind(bench, label)
         b = max(busy(bench, label, nranks, busy_ranks), 1)
         if n and len(groups[0].setdefault(key, [])) < LEARNED_FROM:
             cost = max(elapsed - startup, 0.0) / (n * b * growth(b, per_rank))
-            for group, at in zip(groups, (key, problem(label), (problem(label), int(nranks)))):
-                group.setdefault(at, []).append(cost)
+            for group, at, most in zip(groups, (key, problem(label), (problem(label), int(nranks))),
+                                       (LEARNED_FROM, LEARNED_FROM, RUNG_FROM)):
+                if len(group.setdefault(at, [])) < most:
+                    group[at].append(cost)
     kinds, problems, rungs = ({k: statistics.median(v) for k, v in g.items() if v}
                               for g in groups)
     return Learned(kinds, problems, rungs)

@@ -233,3 +233,16 @@ def test_a_problem_and_rung_learned_take_their_own_cost_others_the_kind_s(store)
     assert cost.measure_s("psst", "psst np=16 T85 L=18", 16, 10, 1.0) == 16 * 1.0
     assert cost.measure_s("psst", "psst np=16 T170 L=18", 16, 10, 1.0) == pytest.approx(
         16 * 10 * 0.14)
+
+
+def test_a_rung_learns_from_its_latest_launches(store):
+    """A change of the harness shows at once in a rung's cost: its latest RUNG_FROM launches
+    (latest first), not every study's median."""
+    from hpceval.simulate.cost import RUNG_FROM, learned_costs
+    sim = fingerprint("sim", True)
+    for each in [4 * HALO_S] * (RUNG_FROM + 1) + [HALO_S / 2] * RUNG_FROM:
+        plant_launch(store, sim, "halo", 32, results=10, startup_s=START_S,
+                     elapsed_s=START_S + 10 * 32 * each)
+    fine = learned_costs(store, HOST, BUSY)
+    assert fine.rungs[("halo", 32)] == pytest.approx(HALO_S / 2)
+    assert fine.problems["halo"] > HALO_S      # the problem's median still holds the old ones
