@@ -188,24 +188,35 @@ register_benchmark(Benchmark(
 # ---------------------------------------------------------------- collectives
 
 
+# The operations whose buffers hold a block of every rank; the others' hold one
+GATHERING = ("allgather", "alltoall", "alltoallv")
+
+
+def _blocks(ops: Sequence[str], n: int) -> int:
+    """Blocks of the largest size a rank's buffers hold, each of two buffers twice (alltoallv's
+    largest block is 1.5x): n where an operation gathers, else 1."""
+    return 4 * (n if any(o in GATHERING for o in ops) else 1)
+
+
 def _plan_collectives(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[LaunchSpec]:
     ops = v["ops"]
     sizes = v["sizes"]
     specs = []
     for n in _rank_counts(v["nranks"], ctx, 2, 1, "collectives"):
+        per = _blocks(ops, n)
         # alltoall(v) and allgather hold n blocks per rank: at thousands of ranks the largest
         # sizes leave a node's memory, and are left out of that rung (said) rather than refused.
         # Simulated, all n ranks' buffers are in this host's memory (alltoall of 32 KiB at 256
         # ranks: 8 GiB): the sizes whose buffers all fit it are measured, the rest said.
-        fit = [s for s in sizes if fits_memory(4 * n * s * ctx.ranks_per_node(n), ctx)]
-        check_memory(4 * n * min(sizes) * ctx.ranks_per_node(n), ctx, "collective buffers")
+        fit = [s for s in sizes if fits_memory(per * s * ctx.ranks_per_node(n), ctx)]
+        check_memory(per * min(sizes) * ctx.ranks_per_node(n), ctx, "collective buffers")
         if len(fit) < len(sizes):
             ctx.note(f"collectives np={n}: sizes above {max(fit)} B per rank left out (their "
                      f"buffers do not fit a node's memory)")
-        kept = [s for s in fit if fits_host(4 * n * s, n, ctx)]
+        kept = [s for s in fit if fits_host(per * s, n, ctx)]
         if not kept:
             raise UsageError(f"collectives np={n}: {n} simulated ranks' buffers of "
-                             f"{4 * n * min(fit)} B each do not fit this host's memory")
+                             f"{per * min(fit)} B each do not fit this host's memory")
         if len(kept) < len(fit):
             ctx.note(f"collectives np={n}: sizes above {max(kept)} B per rank left out "
                      f"(simulated: the {n} ranks' buffers together exceed "
@@ -227,11 +238,14 @@ register_benchmark(Benchmark(
     _plan_collectives, ranks=">=1 (nranks list; default --np or 2)",
     # alltoall(v): a send and a receive buffer of ranks x size, and as much again of staging
     # the sizes a rung kept (the largest may not fit a node at thousands of ranks)
-    memory=lambda spec, v: 4 * spec.nranks * max(map(int, spec_arg(spec, "--sizes").split(",")))
+    memory=lambda spec, v: _blocks(spec_arg(spec, "--ops").split(","), spec.nranks)
+    * max(map(int, spec_arg(spec, "--sizes").split(",")))
     + harness_bytes(v),
     tiny=("sizes=8", "ops=barrier,allreduce,alltoall,reduce-null"),
-    # a budget's top rung: one variant of each choice (budget.py's tops)
-    at_scale=("sizes=4,1K",), seed_curve=True,
+    # a budget's top rung: one variant of each choice (budget.py's tops), and no operation that
+    # gathers a block of every rank: P^2 messages a call (alltoall on 1,024 simulated ranks ran
+    # over 30 minutes) and P blocks a rank (4 GB a rank at 10^6 ranks)
+    at_scale=("sizes=4,1K", "ops=barrier,bcast,reduce,allreduce"), seed_curve=True,
     # simulated: a 90 s simulated 64-rank study here
     sim_per_result_s={"": 0.004},
     headline="us (median)"))
