@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from hpceval.catalog import PlanContext, plan_targets
+from hpceval.catalog import BENCHMARKS, PlanContext, plan_targets
 from hpceval.catalog import ladder
 from hpceval.errors import UsageError
 
@@ -66,6 +66,18 @@ def test_collectives_leave_out_sizes_that_do_not_fit_a_node():
     [spec] = specs
     assert spec.nranks == 1024 and spec.args[spec.args.index("--sizes") + 1] == "8"
     assert any("sizes above 8 B per rank left out" in n for n in c.notes)
+
+
+def test_collectives_without_a_gathering_op_keep_sizes_of_one_block():
+    """bcast and allreduce hold one block of the largest size a rank, not one of every rank:
+    1 MiB fits a node that 1,024 blocks of it do not (the top rung's at_scale ops)."""
+    c = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=1 << 30, nranks=None,
+                    nodes=64, ppn=16)
+    [spec] = plan_targets(["collectives"], ["nranks=full", "sizes=8,1M",
+                                            "ops=barrier,bcast,allreduce"], c)
+    assert spec.args[spec.args.index("--sizes") + 1] == "8,1048576"
+    assert not any("left out" in n for n in c.notes)
+    assert BENCHMARKS["collectives"].memory(spec, {}) < 16 << 20     # 4 x 1 MiB and the harness
 
 
 def test_nothing_left_is_refused_with_the_reason():
