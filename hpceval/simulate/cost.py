@@ -176,6 +176,14 @@ def problem(label: str) -> str:
     return re.sub(r" np=\d+", "", label).strip()
 
 
+def covers(learned: str, asked: str) -> bool:
+    """Whether a learned problem's label words hold an asked one's: the same words, where a
+    list of variants may stand for one of them ('alltoallv,pairwise' covers 'alltoallv')."""
+    have, want = learned.split(), asked.split()
+    return len(have) == len(want) and all(
+        h == w or set(w.split(",")) <= set(h.split(",")) for h, w in zip(have, want))
+
+
 @dataclass(frozen=True)
 class Learned:
     """Wall seconds a result a busy rank of this host's earlier simulated launches (medians):
@@ -257,7 +265,7 @@ class SimCost:
         problem never simulated here keeps the floor: barotropic 3600x2400 at 128 ranks, from
         320x384's cost, was estimated at 52 s and killed at its limit of 159 s."""
         return key in self.learned and (not self.fine.problems
-                                        or problem(label) in self.fine.problems)
+                                        or self.problem_cost(problem(label)) is not None)
 
     def each(self, key: str, label: str, nranks: int) -> float:
         """A result's cost a busy rank: learned for this problem at this rank count, else for
@@ -266,7 +274,18 @@ class SimCost:
         p = problem(label)
         if (p, nranks) in self.fine.rungs:
             return self.fine.rungs[(p, nranks)]
-        return self.fine.problems.get(p, self.per_result.get(key, DEFAULT_PER_RESULT_S))
+        mine = self.problem_cost(p)
+        return mine if mine is not None else self.per_result.get(key, DEFAULT_PER_RESULT_S)
+
+    def problem_cost(self, p: str) -> Optional[float]:
+        """A problem's learned cost a result a busy rank: its own, else the median of the
+        problems learned that cover it (a top rung's one variant, 'evh1 64x64x64 blast
+        alltoallv', learned in its ladder's 'alltoallv,pairwise,alltoallw': a result costs
+        what its variant's does; the kind's median was 2.7x what evh1's top took); None."""
+        if p in self.fine.problems:
+            return self.fine.problems[p]
+        near = [c for q, c in self.fine.problems.items() if covers(q, p)]
+        return statistics.median(near) if near else None
 
 
 def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],

@@ -246,3 +246,21 @@ def test_a_rung_learns_from_its_latest_launches(store):
     fine = learned_costs(store, HOST, BUSY)
     assert fine.rungs[("halo", 32)] == pytest.approx(HALO_S / 2)
     assert fine.problems["halo"] > HALO_S      # the problem's median still holds the old ones
+
+
+def test_a_top_rung_s_variant_learns_from_the_ladder_that_held_it(store):
+    """evh1's top rung names one transpose, its ladder three: the ladder's cost serves the
+    top, not the kind's median over other problems."""
+    from hpceval.simulate.cost import covers, learned_costs
+    assert covers("evh1 64x64x64 blast alltoallv,pairwise", "evh1 64x64x64 blast alltoallv")
+    assert not covers("evh1 64x64x64 blast alltoallv", "evh1 64x64x64 blast alltoallv,pairwise")
+    assert not covers("evh1 32x32x32 blast alltoallv,pairwise", "evh1 64x64x64 blast alltoallv")
+    sim = fingerprint("sim", True)
+    for label, each in (("evh1 np=4 64x64x64 blast alltoallv,pairwise", 0.01),
+                        ("evh1 np=4 32x32x32/rank blast alltoallv,pairwise", 0.5)):
+        plant_launch(store, sim, "evh1", 4, label=label, results=10, startup_s=START_S,
+                     elapsed_s=START_S + 10 * 4 * each)
+    fine = learned_costs(store, HOST, BUSY)
+    cost = sim_cost_model(START_S, 1e-3, fine.kinds, fine)
+    top = cost.measure_s("evh1", "evh1 np=32 64x64x64 blast alltoallv", 32, 10, 5.0)
+    assert top == pytest.approx(32 * 10 * 0.01)       # learned: no planned floor either
