@@ -101,7 +101,7 @@ def _fit_area(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
               seconds: float) -> Fitted:
     """The area's launches within `seconds`, how they were fitted (point budgets shortened,
     repetitions cut, ladders thinned and their reach lowered; then the costliest entry eased,
-    RELIEFS, or left out, until it fits), the notes of its plan, taken out of ctx.notes, and
+    RELIEFS, or left out, the seeds' curves last, until it fits), the notes of its plan, taken out of ctx.notes, and
     the entries it kept as it eased them."""
     entries = list(entries)
     eased: Dict[str, List[str]] = {key: [] for key, _ in RELIEFS}
@@ -114,7 +114,12 @@ def _fit_area(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
         specs, how = _fit_entries(entries, ctx, plan_entry, seconds)
         if how is None:
             costs = [deepest([e]) for e in entries]
-            i = costs.index(max(costs))
+            # the costliest entry first; but while the seeds' curves fit together, theirs last
+            # (2 nodes and 30 s kept pingpong and p2p and left random2 out)
+            seeds = [e for e in entries if e[0].seed_curve]
+            keep = bool(seeds) and deepest(seeds) <= seconds
+            i = min(range(len(entries)), key=lambda j: (keep and entries[j][0].seed_curve,
+                                                        -costs[j]))
             _ease(entries, i, ctx.per_node, lambda es: deepest(es) <= seconds, eased, dropped)
             del ctx.notes[mark:]
     notes = ctx.notes[mark:]
