@@ -43,6 +43,16 @@ LEARNED_FROM = 200                 # the latest launches of a benchmark the medi
 # the harness at once (p2p 0-1 at 2 ranks took 260 s in one study and 128 s in the next; the
 # median over every study here still said 222)
 RUNG_FROM = 3
+# A rung not learned yet (a top rung one step beyond the last study's): its problem's cost at
+# the nearest rank count learned below, times (that / its own) ** TREND. A result's cost a busy
+# rank, beyond the growth of SMPI's cost a message, falls as ranks grow: a point's batches and
+# budget are simulated time, and an operation across more nodes takes longer, so a point makes
+# fewer of them (halo's 8 ops a sample at 64 ranks, 1.5 at 128). Backtested over the 25 rungs
+# that runs 2-9 of the study here took beyond their problem's learned ones (docs/study.md):
+# median |log(estimate / took)| 0.23 (the problem's median over every rank count: 0.65; the
+# nearest rung alone, TREND 0: 0.41), time-weighted 1.10x what they took.
+TREND = 0.25
+REACH = 16        # ... from at most this many times fewer ranks (the farthest backtested)
 # How SMPI's wall cost of a message grows with the busy ranks B beyond REF_RANKS (where the
 # declared costs were measured): a + b B a message, GROWTH = b / a a rank. Measured here with 8 B
 # halo exchanges on 64 and 1,024 ranks (docs/simulate.md, "SimGrid's own cost"): SimGrid before
@@ -268,14 +278,29 @@ class SimCost:
                                         or self.problem_cost(problem(label)) is not None)
 
     def each(self, key: str, label: str, nranks: int) -> float:
-        """A result's cost a busy rank: learned for this problem at this rank count, else for
-        this problem, else the kind's (a nearest rank count's extrapolated worse: random2 at
-        1,024 ranks from 32, 6x)."""
+        """A result's cost a busy rank: learned for this problem at this rank count, else at
+        the nearest rank count below it (the trend beyond), else for this problem at any, else
+        the kind's."""
         p = problem(label)
         if (p, nranks) in self.fine.rungs:
             return self.fine.rungs[(p, nranks)]
+        below = self.below(p, nranks)
+        if below is not None:
+            return below
         mine = self.problem_cost(p)
         return mine if mine is not None else self.per_result.get(key, DEFAULT_PER_RESULT_S)
+
+    def below(self, p: str, nranks: int) -> Optional[float]:
+        """A problem's cost at `nranks` from its nearest rung learned below, at most REACH
+        times fewer (or, where it has none, the problems' that cover it), times (below /
+        nranks) ** TREND; None without."""
+        near = [(r, q, c) for (r, q), c in self.fine.rungs.items()
+                if nranks / REACH <= q < nranks and covers(r, p)]
+        near = [n for n in near if n[0] == p] or near
+        if not near:
+            return None
+        q = max(q for _, q, _ in near)
+        return statistics.median(c for _, at, c in near if at == q) * (q / nranks) ** TREND
 
     def problem_cost(self, p: str) -> Optional[float]:
         """A problem's learned cost a result a busy rank: its own, else the median of the

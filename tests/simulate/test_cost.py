@@ -206,8 +206,8 @@ def test_a_problem_and_rung_learned_take_their_own_cost_others_the_kind_s(store)
     """halo's cost a result a rank at 8 simulated ranks was twice its median over the study's
     rungs, at 32 half of it, and psst's at T170 14x its at T42: a rung measured before takes
     its own cost, a problem measured at other rank counts its problem's, anything else the
-    kind's median (a nearest rung's, extrapolated to 1,024 ranks, was 6x off for random2)."""
-    from hpceval.simulate.cost import learned_costs, problem
+    kind's median."""
+    from hpceval.simulate.cost import TREND, learned_costs, problem
     assert problem("psst np=16 T170 L=18") == "psst T170 L=18" and problem("halo np=8") == "halo"
     sim = fingerprint("sim", True)
     plant_launch(store, sim, "halo", 8, results=10, startup_s=START_S,
@@ -221,18 +221,23 @@ def test_a_problem_and_rung_learned_take_their_own_cost_others_the_kind_s(store)
     cost = sim_cost_model(START_S, 1e-3, fine.kinds, fine)
     assert cost.measure_s("halo", "halo np=8", 8, 10, 0.0) == pytest.approx(8 * 10 * 3 * HALO_S)
     assert cost.measure_s("halo", "halo np=4", 4, 10, 0.0) == pytest.approx(4 * 10 * HALO_S)
+    # beyond the rungs learned: the nearest below, falling as TREND says; beyond REACH times
+    # the nearest, the problem's median
     assert cost.measure_s("halo", "halo np=32", 32, 10, 0.0) == pytest.approx(
-        32 * 10 * fine.problems["halo"])
+        32 * 10 * HALO_S * (16 / 32) ** TREND)                # from 16 ranks
+    assert cost.measure_s("halo", "halo np=512", 512, 10, 0.0) == pytest.approx(
+        512 * 10 * fine.problems["halo"] * growth(512, GROWTH_LIST))
     # the problem's cost at another rank count, not the kind's median over both problems
+    t170 = 0.14 * (4 / 16) ** TREND
     assert cost.measure_s("psst", "psst np=16 T170 L=18", 16, 10, 0.0) == pytest.approx(
-        16 * 10 * 0.14)
+        16 * 10 * t170)
     assert cost.measure_s("psst", "psst np=16 T85 L=18", 16, 10, 0.0) == pytest.approx(
         16 * 10 * fine.kinds["psst"])
     # a problem never simulated here: the kind's cost, but not under what its plan measures
     # (barotropic 3600x2400 at 128 ranks: estimated 52 s from 320x384's cost, killed at 159 s)
     assert cost.measure_s("psst", "psst np=16 T85 L=18", 16, 10, 1.0) == 16 * 1.0
     assert cost.measure_s("psst", "psst np=16 T170 L=18", 16, 10, 1.0) == pytest.approx(
-        16 * 10 * 0.14)
+        16 * 10 * t170)
 
 
 def test_a_rung_learns_from_its_latest_launches(store):
@@ -251,7 +256,7 @@ def test_a_rung_learns_from_its_latest_launches(store):
 def test_a_top_rung_s_variant_learns_from_the_ladder_that_held_it(store):
     """evh1's top rung names one transpose, its ladder three: the ladder's cost serves the
     top, not the kind's median over other problems."""
-    from hpceval.simulate.cost import covers, learned_costs
+    from hpceval.simulate.cost import TREND, covers, learned_costs
     assert covers("evh1 64x64x64 blast alltoallv,pairwise", "evh1 64x64x64 blast alltoallv")
     assert not covers("evh1 64x64x64 blast alltoallv", "evh1 64x64x64 blast alltoallv,pairwise")
     assert not covers("evh1 32x32x32 blast alltoallv,pairwise", "evh1 64x64x64 blast alltoallv")
@@ -263,4 +268,5 @@ def test_a_top_rung_s_variant_learns_from_the_ladder_that_held_it(store):
     fine = learned_costs(store, HOST, BUSY)
     cost = sim_cost_model(START_S, 1e-3, fine.kinds, fine)
     top = cost.measure_s("evh1", "evh1 np=32 64x64x64 blast alltoallv", 32, 10, 5.0)
-    assert top == pytest.approx(32 * 10 * 0.01)       # learned: no planned floor either
+    # the ladder's nearest rung below (4 ranks): no planned floor either
+    assert top == pytest.approx(32 * 10 * 0.01 * (4 / 32) ** TREND)
