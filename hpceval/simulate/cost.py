@@ -290,7 +290,7 @@ class SimCost:
         mine = self.problem_cost(p)
         return mine if mine is not None else self.per_result.get(key, DEFAULT_PER_RESULT_S)
 
-    def below(self, p: str, nranks: int) -> Optional[float]:
+    def below(self, p: str, nranks: int, trend: float = TREND) -> Optional[float]:
         """A problem's cost at `nranks` from its nearest rung learned below, at most REACH
         times fewer (or, where it has none, the problems' that cover it), times (below /
         nranks) ** TREND; None without."""
@@ -300,7 +300,7 @@ class SimCost:
         if not near:
             return None
         q = max(q for _, q, _ in near)
-        return statistics.median(c for _, at, c in near if at == q) * (q / nranks) ** TREND
+        return statistics.median(c for _, at, c in near if at == q) * (q / nranks) ** trend
 
     def problem_cost(self, p: str) -> Optional[float]:
         """A problem's learned cost a result a busy rank: its own, else the median of the
