@@ -8,6 +8,12 @@ SIZES = ["--sizes", "0,8,4K,64K"]
 
 def test_every_mode_and_protocol(bindir):
     recs = run_ok(bindir, "p2p", SIZES + ["--modes", "all", "--protocols", "all"])
+    # the plan counts the records the binary makes (a simulated launch's estimate is its records
+    # times their learned cost)
+    from hpceval.catalog import PlanContext, plan_targets
+    ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30)
+    (spec,) = plan_targets(["p2p"], ["p2p.sizes=0,8,4K,64K", "p2p.patterns=0-1"], ctx)
+    assert spec.expected_results == len(recs)
     combos = {(r["params"]["mode"], r["params"]["protocol"]) for r in recs}
     # pingpong/stream take every protocol but sendrecv; swap/bistream the simultaneous ones
     expect = ({("pingpong", p) for p in ("send", "isend", "ssend", "rsend", "persistent",
