@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from hpceval.records import RecordError, parse_record
+from hpceval.runner.signals import caught as stop_caught, check as check_stop
 from hpceval.runner.procs import end_session
 
 STDERR_KEEP = 50    # lines of stderr kept for the failure message
@@ -135,6 +136,7 @@ def _read(proc: subprocess.Popen, reader: _Reader, deadline: float, timeout_s: f
         threading.Thread(target=_pump, args=(stream, q, tag), daemon=True).start()
     open_streams = 2
     while open_streams:
+        check_stop()
         remaining = deadline - time.monotonic()
         if remaining <= 0 and reader.ended and reader.error_msg is None:
             _kill(proc)
@@ -162,6 +164,7 @@ def _read(proc: subprocess.Popen, reader: _Reader, deadline: float, timeout_s: f
 
 def interrupted(out: Outcome, exc: BaseException) -> None:
     """Mark the outcome of a launch that the driver's signal (or Ctrl-C) stopped."""
+    stop_caught()
     out.signum = getattr(exc, "signum", signal.SIGINT)
     out.status = "interrupted"
     out.message = f"interrupted by {signal.Signals(out.signum).name}"

@@ -15,8 +15,9 @@ from hpceval.errors import Interrupted
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # Installed contexts (nested ones change nothing), stores under way (a signal waits for their
-# end), and the signal that came while one was under way.
-_state = {"depth": 0, "held": 0, "pending": 0}
+# end), the signal that came while one was under way, and the one whose Interrupted the handler
+# raised, until it is seen caught (lost()).
+_state = {"depth": 0, "held": 0, "pending": 0, "raised": 0}
 
 
 def _stop(signum: int, _frame) -> None:
@@ -27,7 +28,23 @@ def _stop(signum: int, _frame) -> None:
     if _state["held"]:
         _state["pending"] = signum           # raised when the write in progress is whole
         return
+    _state["raised"] = signum
     raise Interrupted(signum)
+
+
+def caught() -> None:
+    """The stop signal's Interrupted reached a handler that acts on it."""
+    _state["raised"] = 0
+
+
+def check() -> None:
+    """Raise again a stop signal whose Interrupted was lost: a handler's exception raised inside
+    a weakref callback or a __del__ is printed as ignored and the code goes on (the driver under
+    SIGTERM during an import's module-lock callback then waited for its hung launch for good).
+    A loop that waits calls this between its waits."""
+    if _state["raised"]:
+        signum, _state["raised"] = _state["raised"], 0
+        raise Interrupted(signum)
 
 
 @contextmanager
@@ -39,7 +56,7 @@ def driver_signals() -> Iterator[None]:
         yield                                # only the main thread may set handlers
         return
     before = {sig: signal.signal(sig, _stop) for sig in _STOP_SIGNALS}
-    _state["depth"], _state["pending"] = 1, 0
+    _state["depth"], _state["pending"], _state["raised"] = 1, 0, 0
     try:
         yield
     finally:

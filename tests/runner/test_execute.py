@@ -128,3 +128,50 @@ def _waiting_for_a_child(pid: int) -> bool:
     with open(f"/proc/{pid}/task/{pid}/wchan") as f:
         sleeping = f.read() == "hrtimer_nanosleep"
     return sleeping and len(os.listdir(f"/proc/{pid}/task")) == 1
+
+
+# A driver whose stop signal's Interrupted is raised inside a weakref callback, where Python
+# prints it as ignored and goes on: on the launch's first record, while the launch sleeps on.
+LOST = """
+import json, os, signal, sys, weakref
+from hpceval.runner.execute import execute
+from hpceval.runner.signals import driver_signals
+
+class Box:
+    pass
+
+def lose(_):
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(10000):       # the handler runs here, between these bytecodes
+        pass
+
+def on_record(_):
+    box = Box()
+    ref = weakref.ref(box, lose)
+    del box
+
+with driver_signals():
+    out = execute(sys.argv[1:], {}, 60, "now", on_record)
+print(json.dumps({"status": out.status, "signum": out.signum,
+                  "metrics": [r["metric"] for r in out.results]}))
+"""
+
+
+def test_a_stop_signal_lost_in_a_callback_still_stops_the_launch(tmp_path):
+    """A stop signal whose Interrupted the handler raised where Python ignores exceptions (a
+    weakref callback: CI's driver got SIGTERM inside an import's module-lock callback) still
+    ends the launch at its next wait, interrupted by that signal, its record kept; it waited
+    for the hung launch's whole time limit."""
+    records = tmp_path / "records"
+    records.write_text(json.dumps(RESULT) + "\n")
+    launch = ["sh", "-c", f"cat {records}; exec sleep 644"]
+    driver = subprocess.Popen([sys.executable, "-c", LOST, *launch], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        said, err = driver.communicate(timeout=30)
+    finally:
+        driver.kill()
+    assert "Exception ignored" in err, err          # the handler's own exception was lost
+    assert json.loads(said) == {"status": "interrupted", "signum": signal.SIGTERM,
+                                "metrics": ["latency"]}
+    assert not _left("sleep 644")
