@@ -212,14 +212,16 @@ def perflog(path: Path) -> Dict[str, str]:
 
 def plant_launch(store, fp: Dict, benchmark: str, nranks: int, *, label: str = "",
                  results: int = 1, elapsed_s: float = 1.0, estimate_s: Optional[float] = None,
-                 startup_s: float = 1.0, status: str = "ok") -> None:
+                 startup_s: float = 1.0, status: str = "ok", command: str = "mpirun",
+                 samples: int = 3) -> None:
     """One run of one launch that ended `status`, with its estimate and start-up as schema 6
-    keeps them and `results` records: a past launch planted for what the planner learns."""
-    stats = {"n": 3, "min": 1.0, "median": 1.0, "mean": 1.0, "max": 1.0, "stddev": 0.0,
+    keeps them and `results` records of `samples` each: a past launch planted for what the
+    planner learns."""
+    stats = {"n": samples, "min": 1.0, "median": 1.0, "mean": 1.0, "max": 1.0, "stddev": 0.0,
              "ci_low": 1.0, "ci_high": 1.0}
     rid = store.create_run("study", [], fp, "hpceval run study", {})
     store.add_launch(rid, {"benchmark": benchmark, "label": label or f"{benchmark} np={nranks}",
-                           "command": "mpirun", "nranks": nranks, "status": status,
+                           "command": command, "nranks": nranks, "status": status,
                            "started": "2026-01-01T00:00:00+00:00", "elapsed_s": elapsed_s,
                            "exit_code": 0, "meta": None, "startup_s": startup_s,
                            "estimate_s": elapsed_s if estimate_s is None else estimate_s},

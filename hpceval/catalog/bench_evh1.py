@@ -152,8 +152,9 @@ register_benchmark(Benchmark(
     + (ranks_sweep(),),
     _plan, ranks="--np or the ranks sweep", memory=_memory,
     tiny=("zones=8x8x8", "steps=2"),
-    # a budget's top rung: one variant of each choice (budget.py's tops)
-    at_scale=("transposes=alltoallv",), seed_curve=True,
+    # a budget's top rung: one variant of each choice, and samples of 2 steps (budget.py's
+    # tops: at 1,024 simulated ranks this host computes every rank's zones)
+    at_scale=("transposes=alltoallv", "steps=2"), seed_curve=True,
     # the transpose is the variant; grid, problem and its axis make the problem
     scales=Scales("step_time", "µs/step", ("transpose",), "{transpose}",
                   ("nx", "ny", "nz", "problem", "axis")),

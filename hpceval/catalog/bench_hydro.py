@@ -84,7 +84,8 @@ register_benchmark(Benchmark(
     # not sized by it, but its cell-rate figure marks the cache sizes hpceval detects: the
     # planner's probe records the last level with the run
     sized_by_llc=True, memory=_memory, tiny=("cells=8x8x8", "steps=2"),
-    seed_curve=True,
+    # a budget's top rung (budget.py's tops): samples of 2 steps
+    at_scale=("steps=2",), seed_curve=True,
     # one scheme: no variant
     scales=Scales("step_time", "µs/step", (), "{problem}", ("nx", "ny", "nz", "problem")),
     headline="cell updates per second per rank (median), time per step, overhead breakdown",

@@ -240,9 +240,12 @@ def fit(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
     unused given to the areas that had to cut, ease or leave out (one more pass). ctx.areas
     says how each was fitted, ctx.notes what changed."""
     by_area = {a: [(b, v) for b, v in entries if b.area == a] for a in shares(entries)}
-    fitted, tops, top_notes = _with_tops(by_area, shares(entries), ctx, plan_entry, budget_s)
+    fitted, tops, top_notes, lacking = _with_tops(by_area, shares(entries), ctx, plan_entry,
+                                                  budget_s)
     fitted = _spare(fitted, by_area, ctx, plan_entry, budget_s - _used(fitted)
                     - sum(total_s(t) for t in tops.values()))
+    tops, top_notes = _tops_again(tops, top_notes, lacking, ctx, plan_entry,
+                                  budget_s - sum(total_s(f[0]) for _, f in fitted.values()))
     tops = {a: [t for t in specs if not top.within(t, fitted[a][1][1], ctx)]
             for a, specs in tops.items()}
     ctx.fewer_reps, ctx.thin, ctx.reach, ctx.budget_scale = False, 0, 0, 1.0
@@ -262,7 +265,8 @@ def fit(entries: Sequence[Entry], ctx: PlanContext, plan_entry: PlanEntry,
 
 def _with_tops(by_area: Dict[str, List[Entry]], share: Dict[str, float], ctx: PlanContext,
                plan_entry: PlanEntry, budget_s: float):
-    """(the areas' fits, {area: top rungs}, the tops' notes): the areas fitted to budget_s,
+    """(the areas' fits, {area: top rungs}, the tops' notes, the areas short of the
+    allocation, as tops.choose takes them): the areas fitted to budget_s,
     or, where that leaves ladders short of the allocation, to what the first of TOP_SHARES
     leaves of it that keeps every entry the whole budget kept, and their top rungs in the rest
     (hpceval/catalog/tops.py); where no share keeps every entry, the whole fit with the top
@@ -277,16 +281,29 @@ def _with_tops(by_area: Dict[str, List[Entry]], share: Dict[str, float], ctx: Pl
                    if top.short(how, ctx)]
         tops, notes = top.choose(lacking, ctx, plan_entry, budget_s - _used(held))
         if tops:
-            return held, tops, notes
+            return held, tops, notes, lacking
     if not short:
-        return whole, {}, []
+        return whole, {}, [], []
     # No share held keeps every entry: the top rungs get what the whole fit's launches leave
     # (a ladder's rungs are whole launches: 828 s of an hour at 1,024 simulated ranks)
     lacking = [(a, kept, how) for a, (_, (_, how, _, kept)) in whole.items()
                if top.short(how, ctx)]
     tops, notes = top.choose(lacking, ctx, plan_entry,
                              budget_s - sum(total_s(f[0]) for _, f in whole.values()))
-    return whole, tops, notes
+    return whole, tops, notes, lacking
+
+
+def _tops_again(tops: Dict[str, List[LaunchSpec]], notes: List[str], lacking: List[Any],
+                ctx: PlanContext, plan_entry: PlanEntry, seconds: float):
+    """The top rungs chosen again with the `seconds` the areas' launches, given the spare,
+    left them, where that raises them: an area's launches are whole rungs, and an area that cut
+    holds its share (the run's guard, hpceval/runner/shares.py, reads estimates), so the hour
+    at 1,024 simulated ranks left 424 s that took barotropic's two tops to 1,024."""
+    if not lacking:
+        return tops, notes
+    more, more_notes = top.choose(lacking, ctx, plan_entry, seconds)
+    had, got = (sum(total_s(t) for t in x.values()) for x in (tops, more))
+    return (more, more_notes) if had < got <= seconds else (tops, notes)
 
 
 def _fit_areas(by_area: Dict[str, List[Entry]], share: Dict[str, float], ctx: PlanContext,

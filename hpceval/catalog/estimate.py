@@ -85,7 +85,7 @@ def stamp(specs: List[LaunchSpec], ctx: PlanContext) -> List[LaunchSpec]:
         s.startup_s = ctx.sim_cost.startup_s(s.nranks)
         simulated_limit(s, ctx)           # keeps the planned measuring as estimate_s first
         s.simulated_s = ctx.sim_cost.measure_s(s.benchmark, s.label, s.nranks,
-                                               s.expected_results, measure_s(s))
+                                               s.expected_results, measure_s(s), s.args)
     return specs
 
 

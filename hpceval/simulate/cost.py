@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import re
 import socket
 import statistics
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from hpceval.errors import UsageError
 
@@ -135,9 +135,14 @@ def _simgrid(bindir: Optional[Path]) -> Optional[str]:
 
 
 def growth_per_rank(bindir: Optional[Path]) -> float:
-    """GROWTH of the build's SimGrid: the list's before 3.34, and where the version is not
-    known (Debian 12's is 3.32)."""
-    m = re.search(r"(\d+)\.(\d+)", _simgrid(bindir) or "")
+    """GROWTH of the build's SimGrid (growth_of)."""
+    return growth_of(_simgrid(bindir))
+
+
+def growth_of(version: Optional[str]) -> float:
+    """GROWTH of a SimGrid by its version text ("SimGrid version 4.1"): the list's before
+    3.34, and where the version is not known (Debian 12's is 3.32)."""
+    m = re.search(r"(\d+)\.(\d+)", version or "")
     return GROWTH_SET if m and (int(m.group(1)), int(m.group(2))) >= SET_SINCE else GROWTH_LIST
 
 
@@ -194,35 +199,73 @@ def covers(learned: str, asked: str) -> bool:
         h == w or set(w.split(",")) <= set(h.split(",")) for h, w in zip(have, want))
 
 
+# What a point does once besides its samples, in samples: setting up, the check run (evh1's
+# --steps steps again)
+ONCE = 1
+
+
+def _flag(tokens: Sequence[str], name: str, default: Optional[int]) -> Optional[int]:
+    try:
+        return int(tokens[list(tokens).index(name) + 1])
+    except (ValueError, IndexError):
+        return default
+
+
+def work(tokens: Sequence[str], samples: Optional[float] = None) -> Optional[float]:
+    """A result's work, in steps (a launch's argv, or its stored command split): (warm-up +
+    samples + ONCE) x --steps, with `samples` its records' mean count; without, the fixed count
+    its --min-reps = --max-reps ask (a top rung's), else None (a point's count is then its
+    noise's). A top rung's cost is its source's scaled by their works: evh1's top at 256
+    ranks made 20 samples of 10 steps where its ladder's rungs made 3."""
+    if samples is None:
+        low, high = _flag(tokens, "--min-reps", None), _flag(tokens, "--max-reps", None)
+        if low is None or low != high:
+            return None
+        samples = low
+    return (_flag(tokens, "--warmup", 0) + samples + ONCE) * (_flag(tokens, "--steps", 1) or 1)
+
+
 @dataclass(frozen=True)
 class Learned:
     """Wall seconds a result a busy rank of this host's earlier simulated launches (medians):
-    by kind, by problem, and by problem and rank count."""
+    by kind, by problem, and by problem and rank count; and, where their work was known, a
+    unit of it (`per_work`, keyed ("kind" | "problem" | "rung", its key))."""
     kinds: Dict[str, float]
     problems: Dict[str, float]
     rungs: Dict[Tuple[str, int], float]
+    per_work: Dict[Tuple[str, Any], float] = field(default_factory=dict)
+
+
+GROUPS = ("kind", "problem", "rung")
 
 
 def learned_costs(store, host: str, busy_ranks: Mapping[str, int],
                   per_rank: float = GROWTH_LIST) -> Learned:
     """Wall seconds per result per busy rank of this host's earlier simulated launches, as at
-    REF_RANKS busy ranks (each launch's over its `growth`): the medians over a kind's latest
+    REF_RANKS busy ranks (each launch's over its `growth`, its own SimGrid's where the store
+    names it, else `per_rank`: 3.32's launches at 256 ranks cost 2.2x what they would at 64,
+    4.1's 1.2x): the medians over a kind's latest
     LEARNED_FROM that ended ok with records, or were stopped at their limit with some (their
     records over their time: an upper bound), by kind, problem and rung (a rung's over its
-    latest RUNG_FROM)."""
+    latest RUNG_FROM); the same over each one's `work` a result."""
     groups: Tuple[Dict, Dict, Dict] = ({}, {}, {})
-    for bench, label, nranks, elapsed, startup, n in store.simulated_launches(host):
+    for bench, label, nranks, elapsed, startup, n, samples, command, version in \
+            store.simulated_launches(host):
         key = kind(bench, label)
         b = max(busy(bench, label, nranks, busy_ranks), 1)
         if n and len(groups[0].setdefault(key, [])) < LEARNED_FROM:
-            cost = max(elapsed - startup, 0.0) / (n * b * growth(b, per_rank))
+            mine = growth_of(version) if version else per_rank
+            cost = max(elapsed - startup, 0.0) / (n * b * growth(b, mine))
+            w = work(str(command).split(), samples) if samples else None
             for group, at, most in zip(groups, (key, problem(label), (problem(label), int(nranks))),
                                        (LEARNED_FROM, LEARNED_FROM, RUNG_FROM)):
                 if len(group.setdefault(at, [])) < most:
-                    group[at].append(cost)
-    kinds, problems, rungs = ({k: statistics.median(v) for k, v in g.items() if v}
+                    group[at].append((cost, w))
+    kinds, problems, rungs = ({k: statistics.median(c for c, _ in v) for k, v in g.items() if v}
                               for g in groups)
-    return Learned(kinds, problems, rungs)
+    per_work = {(name, k): statistics.median(units) for name, g in zip(GROUPS, groups)
+                for k, v in g.items() if (units := [c / w for c, w in v if w])}
+    return Learned(kinds, problems, rungs, per_work)
 
 
 def learned(store, host: str, busy_ranks: Mapping[str, int],
@@ -262,11 +305,13 @@ class SimCost:
                 "1,024)")
 
     def measure_s(self, benchmark: str, label: str, nranks: int, results: int,
-                  planned: float) -> float:
-        key = kind(benchmark, label)
+                  planned: float, argv: Sequence[str] = ()) -> float:
+        """Its measuring's wall time; `argv`: the launch's, whose fixed work (work()) a cost
+        learned by work scales to."""
+        key, fixed = kind(benchmark, label), work(argv) if argv else None
         key = key if key in self.per_result else benchmark
         b = busy(benchmark, label, nranks, self.busy_ranks)
-        cost = results * self.each(key, label, nranks) * growth(b, self.growth_per_rank)
+        cost = results * self.each(key, label, nranks, fixed) * growth(b, self.growth_per_rank)
         return b * (cost if self.stands_alone(key, label) else max(planned, cost))
 
     def stands_alone(self, key: str, label: str) -> bool:
@@ -277,40 +322,53 @@ class SimCost:
         return key in self.learned and (not self.fine.problems
                                         or self.problem_cost(problem(label)) is not None)
 
-    def each(self, key: str, label: str, nranks: int) -> float:
+    def each(self, key: str, label: str, nranks: int, work: Optional[float] = None) -> float:
         """A result's cost a busy rank: learned for this problem at this rank count, else at
         the nearest rank count below it (the trend beyond), else for this problem at any, else
-        the kind's."""
+        the kind's; for a launch of a fixed `work`, what a unit of work cost there times it."""
         p = problem(label)
         if (p, nranks) in self.fine.rungs:
-            return self.fine.rungs[(p, nranks)]
-        below = self.below(p, nranks)
+            return self._cost("rung", [(p, nranks)], work)
+        below = self.below(p, nranks, work=work)
         if below is not None:
             return below
-        mine = self.problem_cost(p)
-        return mine if mine is not None else self.per_result.get(key, DEFAULT_PER_RESULT_S)
+        mine = self.problem_cost(p, work)
+        if mine is not None:
+            return mine
+        if key in self.fine.kinds:
+            return self._cost("kind", [key], work)
+        return self.per_result.get(key, DEFAULT_PER_RESULT_S)
 
-    def below(self, p: str, nranks: int, trend: float = TREND) -> Optional[float]:
+    def _cost(self, group: str, keys: Sequence[Any], work: Optional[float]) -> float:
+        """The median cost a result of the learned `keys` of `group`; with `work`, their cost
+        a unit of work times it where every one knows it."""
+        units = [self.fine.per_work.get((group, k)) for k in keys]
+        if work and all(u is not None for u in units):
+            return statistics.median(units) * work
+        table = dict(zip(GROUPS, (self.fine.kinds, self.fine.problems, self.fine.rungs)))[group]
+        return statistics.median(table[k] for k in keys)
+
+    def below(self, p: str, nranks: int, trend: float = TREND,
+              work: Optional[float] = None) -> Optional[float]:
         """A problem's cost at `nranks` from its nearest rung learned below, at most REACH
         times fewer (or, where it has none, the problems' that cover it), times (below /
         nranks) ** TREND; None without."""
-        near = [(r, q, c) for (r, q), c in self.fine.rungs.items()
+        near = [(r, q) for r, q in self.fine.rungs
                 if nranks / REACH <= q < nranks and covers(r, p)]
         near = [n for n in near if n[0] == p] or near
         if not near:
             return None
-        q = max(q for _, q, _ in near)
-        return statistics.median(c for _, at, c in near if at == q) * (q / nranks) ** trend
+        q = max(q for _, q in near)
+        return self._cost("rung", [n for n in near if n[1] == q], work) * (q / nranks) ** trend
 
-    def problem_cost(self, p: str) -> Optional[float]:
+    def problem_cost(self, p: str, work: Optional[float] = None) -> Optional[float]:
         """A problem's learned cost a result a busy rank: its own, else the median of the
         problems learned that cover it (a top rung's one variant, 'evh1 64x64x64 blast
         alltoallv', learned in its ladder's 'alltoallv,pairwise,alltoallw': a result costs
         what its variant's does; the kind's median was 2.7x what evh1's top took); None."""
-        if p in self.fine.problems:
-            return self.fine.problems[p]
-        near = [c for q, c in self.fine.problems.items() if covers(q, p)]
-        return statistics.median(near) if near else None
+        near = [p] if p in self.fine.problems else \
+            [q for q in self.fine.problems if covers(q, p)]
+        return self._cost("problem", near, work) if near else None
 
 
 def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],

@@ -322,13 +322,16 @@ class Store:
             f"{where} ORDER BY l.id DESC LIMIT ?", (*statuses, host, limit)).fetchall()
 
     def simulated_launches(self, host: str) -> List[Tuple]:
-        """(benchmark, label, nranks, elapsed_s, startup_s, records) of this host's simulated
-        launches (hpceval/simulate/cost.py) that ended ok, or were stopped at their time limit
-        with the records they had made: a launch that outran its estimate teaches its cost too
-        (halo at 2-8 ranks, 3.8x its declared cost, stopped at its limit in every study)."""
+        """(benchmark, label, nranks, elapsed_s, startup_s, records, their mean samples,
+        command, the simulator's version as fingerprinted) of this host's simulated launches (hpceval/simulate/cost.py) that ended ok, or
+        were stopped at their time limit with the records they had made: a launch that outran
+        its estimate teaches its cost too (halo at 2-8 ranks, 3.8x its declared cost, stopped
+        at its limit in every study)."""
         return self._launches_here(
             "l.benchmark, l.label, l.nranks, l.elapsed_s, l.startup_s, "
-            "(SELECT count(*) FROM records r WHERE r.launch_id = l.id)", host, True,
+            "(SELECT count(*) FROM records r WHERE r.launch_id = l.id), "
+            "(SELECT avg(r.n) FROM records r WHERE r.launch_id = l.id), l.command, "
+            "json_extract(f.data, '$.mpi.version')", host, True,
             statuses=("ok", "timeout"))
 
     def real_launches(self, host: str, limit: int = 500) -> List[Tuple]:

@@ -12,6 +12,7 @@ import pytest
 from hpceval.catalog import BENCHMARKS, PlanContext, plan_targets
 from hpceval.catalog.budget import Cut, cuts
 from hpceval.catalog.estimate import total_s
+from hpceval.catalog.tops import TOP_REPS
 from hpceval.runner.dryrun import describe, dry_run, plan_json
 from hpceval.runner.placement import placement_from_args
 
@@ -167,6 +168,9 @@ def test_an_hour_of_1024_simulated_ranks_measures_top_rungs_alone():
     assert any(BENCHMARKS[s.benchmark].at_scale for s in tops)
     for s in tops:
         bench = BENCHMARKS[s.benchmark]
+        # TOP_REPS samples a point, no more: SMPI's noise kept halo's points to 200
+        assert [arg(s, f) for f in ("--warmup", "--min-reps", "--max-reps")] == \
+            ["0", str(TOP_REPS), str(TOP_REPS)], s.label
         for name, value in (a.split("=", 1) for a in bench.at_scale):
             got, parse = arg(s, f"--{name}"), bench.param(name).parse
             assert "," not in got if value == "squarest" else parse(got) == parse(value), s.label
@@ -245,3 +249,28 @@ def test_a_raised_floor_keeps_the_one_rank_rung_a_model_reads():
     again = (BENCHMARKS["psst"], {"ranks": "ladder>=2,1"})
     assert _raise_floor([again], 0, 16, lambda es: "4" in es[0][1]["ranks"])[1]["ranks"] == \
         "ladder>=4,1"
+
+
+def test_top_rungs_are_raised_again_with_what_the_areas_left(monkeypatch):
+    """An area's launches are whole rungs and one that cut holds its share: the hour at 1,024
+    simulated ranks left 424 s unused, enough for barotropic's two tops at 1,024. The tops are
+    chosen again with what the areas' launches leave, and taken where they cost more and
+    fit."""
+    from hpceval.catalog import budget
+    ctx, specs = simulated_hour()
+    lacking = [("proxies", [], {"reach_nodes": 2})]
+    have = {"proxies": [s for s in specs if s.label in ctx.areas[0]["tops"]]}
+    assert have["proxies"]
+    seconds = total_s(have["proxies"])
+    more = {"proxies": have["proxies"] * 2}
+    asked = []
+    monkeypatch.setattr(budget.top, "choose", lambda l, c, p, s: (asked.append(s) or more,
+                                                                  ["raised"]))
+    assert budget._tops_again(have, [], lacking, ctx, None, 2.5 * seconds) == (more, ["raised"])
+    assert asked == [2.5 * seconds]
+    # what does not fit, or costs no more, keeps the tops chosen first
+    assert budget._tops_again(have, ["first"], lacking, ctx, None, 1.5 * seconds) == \
+        (have, ["first"])
+    more = {"proxies": have["proxies"][:1]}
+    assert budget._tops_again(have, ["first"], lacking, ctx, None, 9 * seconds)[1] == ["first"]
+    assert budget._tops_again(have, ["first"], [], ctx, None, 9 * seconds) == (have, ["first"])

@@ -270,3 +270,63 @@ def test_a_top_rung_s_variant_learns_from_the_ladder_that_held_it(store):
     top = cost.measure_s("evh1", "evh1 np=32 64x64x64 blast alltoallv", 32, 10, 5.0)
     # the ladder's nearest rung below (4 ranks): no planned floor either
     assert top == pytest.approx(32 * 10 * 0.01 * (4 / 32) ** TREND)
+
+
+def test_a_result_s_work_is_its_samples_and_steps():
+    """(warm-up + samples + ONCE) x steps: from a stored launch's records, or fixed by the
+    launch's own --min-reps = --max-reps (a top rung's); a count its noise decides is None."""
+    from hpceval.simulate.cost import ONCE, work
+    ladder = "hpceval-evh1 --steps 10 --warmup 1 --min-reps 3 --max-reps 20".split()
+    assert work(ladder, samples=6) == (1 + 6 + ONCE) * 10
+    assert work(ladder) is None
+    assert work("--warmup 0 --min-reps 2 --max-reps 2 --steps 2".split()) == (2 + ONCE) * 2
+    assert work("--min-reps 2 --max-reps 2".split()) == 2 + ONCE        # no steps: one each
+    assert work(["mpirun"], samples=3.0) == 3 + ONCE
+
+
+def test_a_top_rung_of_fixed_work_costs_its_share_of_what_its_ladder_did(store):
+    """evh1's top at 256 simulated ranks made 20 samples of 10 steps a point (its confidence
+    interval never closed on this host's noise) where a top needs 2 of 2: its cost is the
+    learned cost of a unit of work times its own work. Measured here at 32 ranks (SMPI 3.32,
+    evh1 64x64x64): 3 samples of 10 steps took 3.9 s, 2 of 2 0.45 s, 6 of 10 6.7 s (the model:
+    40, 6 and 70 units of 0.098 s)."""
+    from hpceval.simulate.cost import ONCE, TREND, learned_costs
+    sim = fingerprint("sim", True)
+    label, each = "evh1 np=4 64x64x64 blast alltoallv", 0.2
+    plant_launch(store, sim, "evh1", 4, label=label, results=10, startup_s=START_S,
+                 elapsed_s=START_S + 10 * 4 * each, samples=20,
+                 command="smpirun -np 4 hpceval-evh1 --steps 10 --warmup 0 --min-reps 3 "
+                         "--max-reps 20")
+    fine = learned_costs(store, HOST, BUSY)
+    learned_work = (20 + ONCE) * 10
+    assert fine.per_work[("rung", ("evh1 64x64x64 blast alltoallv", 4))] == pytest.approx(
+        each / learned_work)
+    cost = sim_cost_model(START_S, 1e-3, fine.kinds, fine)
+    top = "--steps 2 --warmup 0 --min-reps 2 --max-reps 2".split()
+    mine = (2 + ONCE) * 2
+    assert cost.measure_s("evh1", label, 4, 10, 0.0, top) == pytest.approx(
+        4 * 10 * each * mine / learned_work)
+    # a rung beyond, from the nearest below; a launch whose count its noise decides: as learned
+    assert cost.measure_s("evh1", "evh1 np=32 64x64x64 blast alltoallv", 32, 10, 0.0, top) == \
+        pytest.approx(32 * 10 * each * mine / learned_work * (4 / 32) ** TREND)
+    assert cost.measure_s("evh1", label, 4, 10, 0.0, "--min-reps 3 --max-reps 20".split()) == \
+        pytest.approx(4 * 10 * each)
+    # the fixture's halo launches: 3 samples of one step a result, 4 units; the top's 6
+    assert cost.measure_s("halo", "halo np=8", 8, 10, 0.0, top) == pytest.approx(
+        cost.measure_s("halo", "halo np=8", 8, 10, 0.0) * mine / (3 + ONCE))
+
+
+def test_a_launch_is_learned_through_its_own_simgrid_s_growth(tmp_path):
+    """SimGrid before 3.34 walks every detached send in flight per message, 4.1 keeps a set: a
+    launch at 256 ranks is brought back to 64 through the growth of the SimGrid that ran it
+    (its fingerprint's MPI version), whichever build plans the next one."""
+    from hpceval.simulate.cost import GROWTH_SET, learned_costs
+    s = Store(tmp_path / "r.sqlite")
+    for version, each in (("SimGrid version 3.32", 0.02), ("SimGrid version 4.1", 0.01)):
+        sim = {**fingerprint(version, True), "mpi": {"flavour": "smpi", "version": version}}
+        plant_launch(s, sim, "halo", 256, label=f"halo np=256 {version.split()[-1]}", results=10,
+                     startup_s=START_S, elapsed_s=START_S + 10 * 256 * each)
+    fine = learned_costs(s, HOST, BUSY, GROWTH_SET)      # planned with a 4.1 build
+    assert fine.problems["halo 3.32"] == pytest.approx(0.02 / growth(256, GROWTH_LIST))
+    assert fine.problems["halo 4.1"] == pytest.approx(0.01 / growth(256, GROWTH_SET))
+    s.close()
