@@ -14,12 +14,23 @@ const hpc_phase_def phold_phase_defs[PHOLD_NPHASES] = {
  * next batches while a slower one still counts those of the last window. */
 enum { TAG = 46 };
 
-/* One output channel: events gathered in fill (fill[0] is the header) while the previous
- * batch, flight, may still be on its way. */
+/* A batch sent, its buffer kept until the send completes (req MPI_REQUEST_NULL: free). */
 typedef struct {
-    phold_event *fill, *flight;
-    size_t n, cap, flight_cap;  /* n: events in fill after the header */
+    phold_event *buf;
+    size_t cap;
     MPI_Request req;
+} flight;
+
+/* One output channel: events gathered in fill (fill[0] is the header) while the batches sent
+ * before may still be on their way. No rank ever waits for a send before the next: a rank
+ * spinning on MPI_Test for its large send while receiving (MPI_Iprobe) livelocked under SMPI
+ * (a null-message launch never ended), and a blocking wait deadlocks two ranks whose large
+ * sends wait for each other's receive. */
+typedef struct {
+    phold_event *fill;
+    size_t n, cap;  /* n: events in fill after the header */
+    flight *fl;
+    int nfl;
 } channel;
 
 typedef struct {
@@ -59,8 +70,6 @@ static void engine_init(engine *g, phold_sync sync, phold_part *p, hpc_phases *p
         fprintf(stderr, "phold: no memory for %d channels\n", g->np);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    for (int d = 0; d < g->np; d++)
-        g->out[d].req = MPI_REQUEST_NULL;
     g->clock[g->me] = INFINITY;  /* no channel to itself */
     g->sent_min = INFINITY;
     g->tag = TAG;
@@ -70,7 +79,9 @@ static void engine_free(engine *g)
 {
     for (int d = 0; d < g->np; d++) {
         free(g->out[d].fill);
-        free(g->out[d].flight);
+        for (int i = 0; i < g->out[d].nfl; i++)
+            free(g->out[d].fl[i].buf);
+        free(g->out[d].fl);
     }
     free(g->out);
     free(g->clock);
@@ -101,38 +112,50 @@ static int receive(engine *g, int block)
     return 1;
 }
 
-/* Wait for d's batch in flight. The null engine keeps receiving meanwhile: a rank waiting
- * for its large send while the receiver waits for its own would otherwise deadlock. */
-static void wait_flight(engine *g, int d)
+/* A flight of d's whose send has completed (tested once each, never waited for), else a
+ * new one. */
+static flight *free_flight(channel *ch)
 {
-    if (g->sync == PHOLD_YAWNS) {  /* every rank has received its batches already */
-        MPI_Wait(&g->out[d].req, MPI_STATUS_IGNORE);
-        return;
-    }
-    for (;;) {
-        int done;
-        MPI_Test(&g->out[d].req, &done, MPI_STATUS_IGNORE);
+    for (int i = 0; i < ch->nfl; i++) {
+        int done = 1;
+        if (ch->fl[i].req != MPI_REQUEST_NULL)
+            MPI_Test(&ch->fl[i].req, &done, MPI_STATUS_IGNORE);
         if (done)
-            return;
-        receive(g, 0);
+            return &ch->fl[i];
     }
+    flight *more = realloc(ch->fl, ((size_t)ch->nfl + 1) * sizeof *more);
+    if (!more) {
+        fprintf(stderr, "phold: no memory for a batch in flight\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    ch->fl = more;
+    ch->fl[ch->nfl] = (flight){NULL, 0, MPI_REQUEST_NULL};
+    return &ch->fl[ch->nfl++];
+}
+
+static int in_flight(const channel *ch)
+{
+    for (int i = 0; i < ch->nfl; i++)
+        if (ch->fl[i].req != MPI_REQUEST_NULL)
+            return 1;
+    return 0;
 }
 
 static void send_batch(engine *g, int d, double promise)
 {
     channel *ch = &g->out[d];
-    wait_flight(g, d);
     ch->fill = ensure(ch->fill, &ch->cap, 1);  /* a null message is a header alone */
+    flight *f = free_flight(ch);
     phold_event *b = ch->fill;
     size_t cap = ch->cap;
-    ch->fill = ch->flight;
-    ch->cap = ch->flight_cap;
-    ch->flight = b;
-    ch->flight_cap = cap;
+    ch->fill = f->buf;
+    ch->cap = f->cap;
+    f->buf = b;
+    f->cap = cap;
     b[0] = (phold_event){promise, 0, g->me, 0};
     size_t n = ch->n;
     ch->n = 0;
-    MPI_Isend(b, (int)((n + 1) * sizeof *b), MPI_BYTE, d, g->tag, MPI_COMM_WORLD, &ch->req);
+    MPI_Isend(b, (int)((n + 1) * sizeof *b), MPI_BYTE, d, g->tag, MPI_COMM_WORLD, &f->req);
     if (n)
         g->c->batches++;
     else
@@ -169,10 +192,14 @@ static void process_until(engine *g, double bound)
     g->c->committed += p->committed - before;
 }
 
+/* Every batch sent has been received, or will be without this rank: yawns has received its
+ * window's batches; a null rank has every other's promise of the end, so every rank still
+ * running receives what it was sent. */
 static void wait_all_flights(engine *g)
 {
     for (int d = 0; d < g->np; d++)
-        wait_flight(g, d);
+        for (int i = 0; i < g->out[d].nfl; i++)
+            MPI_Wait(&g->out[d].fl[i].req, MPI_STATUS_IGNORE);
 }
 
 /* Sums batch counts, takes the minimum of the last element (the earliest event time). */
@@ -189,7 +216,7 @@ static void sum_then_min(void *in, void *inout, int *len, MPI_Datatype *type)
 static double window_reduce(engine *g, MPI_Op op, double *buf, int *expect)
 {
     for (int d = 0; d < g->np; d++)
-        buf[d] = g->out[d].req != MPI_REQUEST_NULL;  /* a batch went to d this window */
+        buf[d] = in_flight(&g->out[d]);  /* a batch went to d this window */
     buf[g->np] = fmin(phold_heap_min(&g->p->heap), g->sent_min);
     MPI_Allreduce(MPI_IN_PLACE, buf, g->np + 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
     g->c->windows++;
