@@ -127,14 +127,35 @@ def _stamp(r: Recipe) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def sources_digest() -> str:
+    """The C sources' digest (every file under csrc, by path and content): a named build made
+    from other sources is made again (a build kept across an update of hpceval ran the old
+    binaries: the SimGrid 4.1 build of the study at 1,024 simulated ranks)."""
+    root = paths.source_csrc()
+    h = hashlib.sha256()
+    for f in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def made_from(name: str) -> Optional[str]:
+    """The sources' digest a named build was made from, None where it does not say."""
+    try:
+        return json.loads((build_dir(name) / "recipe.json").read_text()).get("sources")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def ensure_built(r: Recipe, benchmarks: Optional[List[str]] = None) -> Path:
     """The variant's bin directory, built (only `benchmarks`' binaries, else the whole core)
-    unless a build of the same recipe with them is there. BuildError: one line, the build log's
-    path for the rest."""
+    unless a build of the same recipe and sources with them is there. BuildError: one line, the
+    build log's path for the rest."""
     target = build_dir(r.name)
     goals = [str(target / "bin" / f"hpceval-{b}") for b in benchmarks or []]
     recipe_file = target / "recipe.json"
-    fresh = recipe_file.is_file() and json.loads(recipe_file.read_text()).get("stamp") == _stamp(r)
+    digest = sources_digest()
+    fresh = recipe_file.is_file() and json.loads(recipe_file.read_text()).get("stamp") == \
+        _stamp(r) and made_from(r.name) == digest
     if fresh and all(Path(g).is_file() for g in goals) and (goals or (target / "lib").is_dir()):
         return target / "bin"
     # A new recipe is built beside the old build and swapped in only when it succeeded; more
@@ -146,7 +167,8 @@ def ensure_built(r: Recipe, benchmarks: Optional[List[str]] = None) -> Path:
     goals = goals + [str(work / "bin" / "buildinfo.json")] if goals else None
     cbuild.build(str(paths.source_csrc()), str(work), str(work / "obj"), r.mpicc, r.cflags,
                  r.cc, blas_flags(r.blas), goals, fft_name(r.fft))
-    (work / "recipe.json").write_text(json.dumps({"stamp": _stamp(r), **asdict(r)}) + "\n")
+    (work / "recipe.json").write_text(json.dumps({"stamp": _stamp(r), "sources": digest,
+                                                  **asdict(r)}) + "\n")
     if not fresh:
         old = target.with_name(f".{target.name}.old")
         _remove(old)
