@@ -240,30 +240,33 @@ GROUPS = ("kind", "problem", "rung")
 
 
 def learned_costs(store, host: str, busy_ranks: Mapping[str, int],
-                  per_rank: float = GROWTH_LIST) -> Learned:
+                  per_rank: float = GROWTH_LIST, version: Optional[str] = None) -> Learned:
     """Wall seconds per result per busy rank of this host's earlier simulated launches, as at
     REF_RANKS busy ranks (each launch's over its `growth`, its own SimGrid's where the store
     names it, else `per_rank`: 3.32's launches at 256 ranks cost 2.2x what they would at 64,
     4.1's 1.2x): the medians over a kind's latest
     LEARNED_FROM that ended ok with records, or were stopped at their limit with some (their
     records over their time: an upper bound), by kind, problem and rung (a rung's over its
-    latest RUNG_FROM); the same over each one's `work` a result."""
-    groups: Tuple[Dict, Dict, Dict] = ({}, {}, {})
-    for bench, label, nranks, elapsed, startup, n, samples, command, version in \
+    latest RUNG_FROM); the same over each one's `work` a result. Where a kind, problem or rung
+    has launches of the SimGrid `version` the plan will run, those alone: the 4.1 hour's first
+    barotropic at 1,024 ranks took twice what 3.32's 256-rank launches made of it."""
+    groups: Tuple[Dict, Dict, Dict] = ({}, {}, {})     # {at: (this version's, others')}
+    for bench, label, nranks, elapsed, startup, n, samples, command, ran in \
             store.simulated_launches(host):
-        key = kind(bench, label)
+        key, same = kind(bench, label), int(ran != version or version is None)
         b = max(busy(bench, label, nranks, busy_ranks), 1)
-        if n and len(groups[0].setdefault(key, [])) < LEARNED_FROM:
-            mine = growth_of(version) if version else per_rank
-            cost = max(elapsed - startup, 0.0) / (n * b * growth(b, mine))
+        if n and len(groups[0].setdefault(key, ([], []))[same]) < LEARNED_FROM:
+            cost = max(elapsed - startup, 0.0) / (
+                n * b * growth(b, growth_of(ran) if ran else per_rank))
             w = work(str(command).split(), samples) if samples else None
             for group, at, most in zip(groups, (key, problem(label), (problem(label), int(nranks))),
                                        (LEARNED_FROM, LEARNED_FROM, RUNG_FROM)):
-                if len(group.setdefault(at, [])) < most:
-                    group[at].append((cost, w))
-    kinds, problems, rungs = ({k: statistics.median(c for c, _ in v) for k, v in g.items() if v}
-                              for g in groups)
-    per_work = {(name, k): statistics.median(units) for name, g in zip(GROUPS, groups)
+                if len(group.setdefault(at, ([], []))[same]) < most:
+                    group[at][same].append((cost, w))
+    chosen = [{k: v[0] or v[1] for k, v in g.items() if v[0] or v[1]} for g in groups]
+    kinds, problems, rungs = ({k: statistics.median(c for c, _ in v) for k, v in g.items()}
+                              for g in chosen)
+    per_work = {(name, k): statistics.median(units) for name, g in zip(GROUPS, chosen)
                 for k, v in g.items() if (units := [c / w for c, w in v if w])}
     return Learned(kinds, problems, rungs, per_work)
 
@@ -380,8 +383,9 @@ def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],
     cal = calibration(sim, binary) if binary is not None else stored_calibration(sim)
     if cal is None:
         return None
-    per_rank = growth_per_rank(Path(binary).parent if binary is not None else _smpi_build())
-    fine = learned_costs(store, socket.gethostname(), busy_ranks, per_rank) \
+    bindir = Path(binary).parent if binary is not None else _smpi_build()
+    per_rank = growth_per_rank(bindir)
+    fine = learned_costs(store, socket.gethostname(), busy_ranks, per_rank, _simgrid(bindir)) \
         if store is not None else Learned({}, {}, {})
     return SimCost(cal["start_s"], cal["per_rank_s"], {**declared, **fine.kinds}, busy_ranks,
                    fine.kinds, per_rank, fine)

@@ -330,3 +330,22 @@ def test_a_launch_is_learned_through_its_own_simgrid_s_growth(tmp_path):
     assert fine.problems["halo 3.32"] == pytest.approx(0.02 / growth(256, GROWTH_LIST))
     assert fine.problems["halo 4.1"] == pytest.approx(0.01 / growth(256, GROWTH_SET))
     s.close()
+
+
+def test_a_rung_run_by_this_simgrid_is_learned_from_its_own_launches(tmp_path):
+    """The 4.1 hour's first barotropic at 1,024 ranks took twice what 3.32's launches below made
+    of it: where a problem or rung has launches of the SimGrid the plan runs, those alone."""
+    from hpceval.simulate.cost import GROWTH_SET, learned_costs
+    s = Store(tmp_path / "r.sqlite")
+    for version, each in (("SimGrid version 4.1", 0.05), ("SimGrid version 3.32", 0.01),
+                          ("SimGrid version 3.32", 0.01)):            # latest first: 3.32's
+        sim = {**fingerprint(version, True), "mpi": {"flavour": "smpi", "version": version}}
+        plant_launch(s, sim, "halo", 16, results=10, startup_s=START_S,
+                     elapsed_s=START_S + 10 * 16 * each)
+    four = learned_costs(s, HOST, BUSY, GROWTH_SET, "SimGrid version 4.1")
+    assert four.rungs[("halo", 16)] == pytest.approx(0.05) == four.kinds["halo"]
+    old = learned_costs(s, HOST, BUSY, GROWTH_LIST, "SimGrid version 3.32")
+    assert old.rungs[("halo", 16)] == pytest.approx(0.01)
+    assert learned_costs(s, HOST, BUSY, GROWTH_LIST, "SimGrid version 3.35").rungs[
+        ("halo", 16)] == pytest.approx(0.01)          # none of its own: the median of all
+    s.close()
