@@ -30,12 +30,18 @@ import statistics
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from hpceval.errors import UsageError
 
 CALIBRATION = "calibration.json"   # beside the simulated platforms, per host
 CAL_RANKS = 64                     # the larger calibration launch (fewer on a smaller platform)
+# ... and the largest, on an allocation of more: SMPI's MPICH selector builds a communicator's
+# node communicators at its first collective with a ring allgather of P-1 steps
+# (Comm::init_smp), P^2 messages: one point of p2p took 0.14, 1.2, 5.1 and 24 s on 64, 256, 512
+# and 1,024 ranks (SimGrid 4.1; 3.32 36 s at 1,024), not the 1.8 s at 1,024 that the line
+# through 2 and 64 ranks gave. The start-up is that line plus per_rank2_s x P^2 beyond.
+CAL_TOP = 1024
 LAUNCH_OVERHEAD_S = 0.15           # hpceval's side of a launch: spawning, parsing, storing
 DEFAULT_PER_RESULT_S = 0.05        # a kind neither learned nor declared
 LEARNED_FROM = 200                 # the latest launches of a benchmark the median is taken over
@@ -92,17 +98,26 @@ def _smpirun_s(sim: Dict[str, Any], np: int, binary: str) -> float:
 
 
 def calibration(sim: Dict[str, Any], binary: str) -> Dict[str, float]:
-    """smpirun's start-up on this host: {start_s, per_rank_s}, measured once (two launches of
-    one point of p2p, 2 and up to CAL_RANKS ranks) and kept beside the platforms."""
+    """smpirun's start-up on this host: {start_s, per_rank_s, per_rank2_s}, measured once (one
+    point of p2p on 2 and up to CAL_RANKS ranks, and on up to CAL_TOP where the allocation has
+    more than CAL_RANKS) and kept beside the platforms."""
     path, known = _calibrations(sim)
     host = calibration_key(Path(binary).parent)
-    if _usable(known.get(host)):
-        return known[host]
-    big = max(min(CAL_RANKS, sim["nodes"] * sim["ppn"]), 2)
-    small_s, big_s = _smpirun_s(sim, 2, binary), _smpirun_s(sim, big, binary)
-    per_rank = max((big_s - small_s) / max(big - 2, 1), 0.0)
-    mine = {"start_s": round(max(small_s - 2 * per_rank, 0.0) + LAUNCH_OVERHEAD_S, 4),
-            "per_rank_s": round(per_rank, 6), "measured_ranks": big}
+    ranks = sim["nodes"] * sim["ppn"]
+    top = min(CAL_TOP, ranks) if ranks > CAL_RANKS else 0
+    mine = known.get(host)
+    if _usable(mine) and mine.get("top_ranks", 0) >= top:
+        return mine
+    if not _usable(mine):
+        big = max(min(CAL_RANKS, ranks), 2)
+        small_s, big_s = _smpirun_s(sim, 2, binary), _smpirun_s(sim, big, binary)
+        per_rank = max((big_s - small_s) / max(big - 2, 1), 0.0)
+        mine = {"start_s": round(max(small_s - 2 * per_rank, 0.0) + LAUNCH_OVERHEAD_S, 4),
+                "per_rank_s": round(per_rank, 6), "measured_ranks": big}
+    if top:
+        line = mine["start_s"] + mine["per_rank_s"] * top
+        mine = {**mine, "top_ranks": top,
+                "per_rank2_s": max(_smpirun_s(sim, top, binary) - line, 0.0) / top ** 2}
     known[host] = mine
     part = path.with_name(f".{path.name}.{os.getpid()}")
     try:
@@ -240,7 +255,8 @@ GROUPS = ("kind", "problem", "rung")
 
 
 def learned_costs(store, host: str, busy_ranks: Mapping[str, int],
-                  per_rank: float = GROWTH_LIST, version: Optional[str] = None) -> Learned:
+                  per_rank: float = GROWTH_LIST, version: Optional[str] = None,
+                  startup: Optional[Callable[[int], float]] = None) -> Learned:
     """Wall seconds per result per busy rank of this host's earlier simulated launches, as at
     REF_RANKS busy ranks (each launch's over its `growth`, its own SimGrid's where the store
     names it, else `per_rank`: 3.32's launches at 256 ranks cost 2.2x what they would at 64,
@@ -249,14 +265,18 @@ def learned_costs(store, host: str, busy_ranks: Mapping[str, int],
     records over their time: an upper bound), by kind, problem and rung (a rung's over its
     latest RUNG_FROM); the same over each one's `work` a result. Where a kind, problem or rung
     has launches of the SimGrid `version` the plan will run, those alone: the 4.1 hour's first
-    barotropic at 1,024 ranks took twice what 3.32's 256-rank launches made of it."""
+    barotropic at 1,024 ranks took twice what 3.32's 256-rank launches made of it. `startup`:
+    the start-up the plan will add (SimCost.startup_s), taken off instead of what each launch
+    stored (the launches before CAL_TOP stored a line that left 22 s at 1,024 ranks in
+    their measuring)."""
     groups: Tuple[Dict, Dict, Dict] = ({}, {}, {})     # {at: (this version's, others')}
-    for bench, label, nranks, elapsed, startup, n, samples, command, ran in \
+    for bench, label, nranks, elapsed, started, n, samples, command, ran in \
             store.simulated_launches(host):
         key, same = kind(bench, label), int(ran != version or version is None)
         b = max(busy(bench, label, nranks, busy_ranks), 1)
         if n and len(groups[0].setdefault(key, ([], []))[same]) < LEARNED_FROM:
-            cost = max(elapsed - startup, 0.0) / (
+            began = startup(int(nranks)) if startup else started
+            cost = max(elapsed - began, 0.0) / (
                 n * b * growth(b, growth_of(ran) if ran else per_rank))
             w = work(str(command).split(), samples) if samples else None
             for group, at, most in zip(groups, (key, problem(label), (problem(label), int(nranks))),
@@ -287,8 +307,9 @@ class SimCost:
 
     def __init__(self, start_s: float, per_rank_s: float, per_result: Mapping[str, float],
                  busy_ranks: Optional[Mapping[str, int]] = None, learned: Iterable[str] = (),
-                 growth_per_rank: float = GROWTH_LIST, fine: Optional[Learned] = None):
-        self.start_s, self.per_rank_s = start_s, per_rank_s
+                 growth_per_rank: float = GROWTH_LIST, fine: Optional[Learned] = None,
+                 per_rank2_s: float = 0.0):
+        self.start_s, self.per_rank_s, self.per_rank2_s = start_s, per_rank_s, per_rank2_s
         self.per_result = dict(per_result)
         self.busy_ranks = dict(busy_ranks or {})
         self.learned = set(learned)
@@ -296,13 +317,15 @@ class SimCost:
         self.fine = fine or Learned({}, {}, {})
 
     def startup_s(self, nranks: int) -> float:
-        return self.start_s + self.per_rank_s * nranks
+        return self.start_s + self.per_rank_s * nranks + self.per_rank2_s * nranks ** 2
 
     def note(self) -> str:
         learned = (f"learned from earlier simulated launches here for {len(self.learned)} "
                    "kinds, else from" if self.learned else "from")
         return (f"simulated start-up {self.start_s:.2f} s + {self.per_rank_s * 1e3:.2f} ms a "
-                f"rank (smpirun's, {CALIBRATION}); a result's cost {learned} the benchmarks' "
+                f"rank + {self.per_rank2_s * 1e6:.2f} us a rank squared (smpirun's and SMPI's "
+                f"node communicators, {CALIBRATION}; {self.startup_s(1024):.1f} s at 1,024 "
+                f"ranks); a result's cost {learned} the benchmarks' "
                 f"declarations, measured here, growing beyond {REF_RANKS} busy ranks as "
                 f"SMPI's cost a message does (x{growth(1024, self.growth_per_rank):.2f} at "
                 "1,024)")
@@ -385,7 +408,9 @@ def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],
         return None
     bindir = Path(binary).parent if binary is not None else _smpi_build()
     per_rank = growth_per_rank(bindir)
-    fine = learned_costs(store, socket.gethostname(), busy_ranks, per_rank, _simgrid(bindir)) \
-        if store is not None else Learned({}, {}, {})
+    began = SimCost(cal["start_s"], cal["per_rank_s"], {},
+                    per_rank2_s=cal.get("per_rank2_s", 0.0)).startup_s
+    fine = learned_costs(store, socket.gethostname(), busy_ranks, per_rank, _simgrid(bindir),
+                         began) if store is not None else Learned({}, {}, {})
     return SimCost(cal["start_s"], cal["per_rank_s"], {**declared, **fine.kinds}, busy_ranks,
-                   fine.kinds, per_rank, fine)
+                   fine.kinds, per_rank, fine, cal.get("per_rank2_s", 0.0))
