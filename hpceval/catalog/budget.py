@@ -137,7 +137,11 @@ def _ease(entries: List[Entry], i: int, k: int, fits: Callable[[List[Entry]], bo
             entries[i] = entry
             eased[key].append(_entry_name(entry))
             return
-    dropped.append(_entry_name(entries.pop(i)))
+    name = _entry_name(entries.pop(i))
+    for names in eased.values():           # eased, then left out all the same: left out
+        while name in names:
+            names.remove(name)
+    dropped.append(name)
 
 
 def _leaner(entries: List[Entry], i: int, k: int,
@@ -171,9 +175,22 @@ def _raise_floor(entries: List[Entry], i: int, k: int,
     return None
 
 
+def _one_variant(entries: List[Entry], i: int, k: int,
+                 fits: Callable[[List[Entry]], bool]) -> Optional[Entry]:
+    """Entry i measured on every rung as its top rungs are (tops.at_scale: one variant of each
+    choice, shorter samples, TOP_REPS samples a point); None when it is so already. The
+    256-rank study in 10 minutes left halo and pop-step out whole once their ladders' learned
+    costs grew (halo at 16 ranks, every method and width: 137 s)."""
+    bench, values = entries[i]
+    alone = top.at_scale(bench, values)
+    return None if alone == values else (bench, alone)
+
+
 # What eases an area's costliest entry, in turn, when no cut fits the area: its benchmark's
-# smaller problem, then its ladders' smaller rungs left out; only then is it left out
-RELIEFS = (("smaller_problem", _leaner), ("floor_raised", _raise_floor))
+# smaller problem, then its ladders' smaller rungs left out (where that makes the area fit),
+# then one variant of each choice (as its top rungs); only then is it left out
+RELIEFS = (("smaller_problem", _leaner), ("floor_raised", _raise_floor),
+           ("one_variant", _one_variant))
 EASED = ("left_out",) + tuple(key for key, _ in RELIEFS)    # worst first (_better)
 
 
@@ -369,6 +386,9 @@ def _note(ctx: PlanContext, area: str, seconds: float, how: Dict[str, Any],
                  "and the thinnest, shortest ladders")
     for name in how["smaller_problem"]:
         ctx.note(f"{area}: {name}: a smaller problem {share}")
+    for name in how["one_variant"]:
+        ctx.note(f"{area}: {name}: measured on every rung as its top rungs are (its at_scale "
+                 f"settings, {top.TOP_REPS} samples a point) {share}")
     for name in how["floor_raised"]:
         ctx.note(f"{area}: {name}: its smaller rungs left out (a large problem's take the "
                  f"longest) {share}")

@@ -85,13 +85,18 @@ def beyond(bench: Benchmark, values: Dict[str, Any], how: Dict[str, Any],
     return [r for r in reversed(rungs) if r.nodes > how["reach_nodes"]]
 
 
+def at_scale(bench: Benchmark, values: Dict[str, Any]) -> Dict[str, Any]:
+    """An entry's settings as a top rung measures it: its benchmark's at_scale ones and
+    TOP_REPS samples a point."""
+    at = dict(s.split("=", 1) for s in bench.at_scale)
+    return {**values, **{n: bench.param(n).parse(t) for n, t in at.items()},
+            **{n: TOP_REPS for n in ("min-reps", "max-reps") if bench.has_param(n)}}
+
+
 def top(area: str, bench: Benchmark, values: Dict[str, Any], rung: ladder.Rung,
         how: Dict[str, Any], ctx: PlanContext, plan_entry: PlanEntry) -> Top:
     """One rung of an entry planned alone, with the notes its plan made."""
-    at = dict(s.split("=", 1) for s in bench.at_scale)
-    alone = {**values, **{n: bench.param(n).parse(t) for n, t in at.items()},
-             **{n: TOP_REPS for n in ("min-reps", "max-reps") if bench.has_param(n)},
-             bench.rank_param: ladder.only(rung, ctx.per_node)}
+    alone = {**at_scale(bench, values), bench.rank_param: ladder.only(rung, ctx.per_node)}
     ctx.fewer_reps, ctx.thin, ctx.reach = True, 0, 0
     ctx.budget_scale = how["budget_scale"]
     mark = len(ctx.notes)
