@@ -22,15 +22,17 @@ def hogs():
 
 def test_disturbed_headline_points_are_measured_again(tmp_path, bindir, hogs):
     cli = CLI(tmp_path / "r.sqlite")
+    # The hogs alone do not always flag a point: a point preempted in at most half its samples
+    # sets those aside and stays clean (ci69: none flagged). The harness's slow-core injection
+    # flags every point (docs/repeatability.md: 165 of 165), the hogs stay as the disturbance.
     p = cli("run", "pingpong", "--set", "sizes=8,1M", "--set", "budget=0.1", "--set",
-            "max-reps=50", timeout=300)
+            "max-reps=50", "--set", "inject=slow-core", timeout=300)
     assert p.returncode == 0, p.stderr
     [run] = cli.export()
     again = [l for l in run["launches"] if "again" in l["label"]]
     recs = run["records"]
     disturbed = [r for r in recs if isinstance((r.get("extra") or {}).get("disturbed"), str)]
-    # The hogs preempt the ranks in every sample: the points are disturbed, each headline
-    # point is measured again, at most twice.
+    # The points are disturbed; each headline point is measured again, at most twice.
     assert disturbed
     assert 1 <= len(again) <= 4 and all(l["status"] == "ok" for l in again)
     rounds = {(r.get("extra") or {}).get("remeasured") for r in recs} - {None}
