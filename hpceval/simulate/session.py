@@ -59,6 +59,12 @@ SELECTOR_CFG = "--cfg=smpi/coll-selector:"
 # receive is posted: a 4 x 4 sweep launch took 144.0 us per iteration instead of 39.2 us.
 # A description's `eager=` sets it (docs/simulate.md), as a test plants its answer.
 EAGER_THRESH = Description.eager
+# SimGrid's sharing solver takes less than this as nothing (its default 1e-5). At the default,
+# nbc at 128 simulated ranks stopped SimGrid 4.1 ("Cannot saturate more a constraint that has no
+# active element": a constraint's usage of 1.8e-5) and crashed 3.32 (SIGSEGV); at 1e-4 both run
+# on, and nbc's times at 16 ranks move no more than from one run to the next. 3.32 names it
+# maxmin/precision, 4.x precision/work-amount.
+WORK_PRECISION = "1e-4"
 MODEL_CFG = {"ideal": ["--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1"], "smpi": []}
 COMPUTE_CFG = {"charged": [], "none": ["--cfg=smpi/simulate-computation:no"]}
 
@@ -195,11 +201,22 @@ def launch_cfg(sim: Dict[str, Any], argv: List[str], nranks: int) -> List[str]:
     cfg = [c for c in sim["cfg"] if nranks > 1 or not c.startswith(SELECTOR_CFG)]
     if len(cfg) < len(sim["cfg"]):
         cfg.append(f"{SELECTOR_CFG}{COLL_SELECTOR}")
-    return (cfg
+    return (cfg + precision_cfg(Path(argv[0]).parent if argv else None)
             + ([f"--cfg=smpi/auto-shared-malloc-thresh:{SHARED_MALLOC}"]
                if name in SHARED_MALLOC_BINARIES else [])
             + (COMPUTE_CFG["none"] if name in NO_COMPUTE_BINARIES
                and COMPUTE_CFG["none"][0] not in sim["cfg"] else []))
+
+
+def precision_cfg(bindir: Optional[Path]) -> List[str]:
+    """WORK_PRECISION under the name the build's SimGrid knows (none where its version is not
+    known: a launch without a binary)."""
+    m = re.search(r"SimGrid version (\d+)\.", str(_buildinfo(bindir).get("compiler") or "")
+                  if bindir is not None else "")
+    if not m:
+        return []
+    name = "precision/work-amount" if int(m.group(1)) >= 4 else "maxmin/precision"
+    return [f"--cfg={name}:{WORK_PRECISION}"]
 
 
 def _buildinfo(bindir: Path) -> Dict[str, Any]:
@@ -259,7 +276,7 @@ def check_with_simgrid(info: Dict[str, Any], bindir: Path, timeout_s: float = 12
     probe = [str(bindir / "hpceval-collectives"), "--ops", "barrier", "--sizes", "8",
              "--warmup", "0", "--min-reps", "1", "--max-reps", "1", "--budget", "0.001"]
     argv = ["smpirun", "-np", "1", "-platform", info["platform_file"], "-hostfile",
-            info["hostfile"], *launch_cfg(info, [], 1), "--log=root.thres:error", *probe]
+            info["hostfile"], *launch_cfg(info, probe, 1), "--log=root.thres:error", *probe]
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s,
                               stdin=subprocess.DEVNULL)

@@ -159,3 +159,18 @@ def test_the_figure_draws_a_panel_pair_per_collective():
     assert [ax.get_title() for ax in drawn.axes[:2]] == ["iallreduce", "ialltoall"]
     assert all(len(ax.get_lines()) >= 2 for ax in drawn.axes)   # a line per rank count
     assert fig.make([{"records": []}]) is None
+
+
+def test_a_launch_at_other_sizes_is_known_by_them_and_costs_theirs():
+    """A simulated point of 1 MiB costs fifty of 1 KiB: a launch at the study's top sizes
+    (at_scale) is a kind of its own, planned at its own declared cost."""
+    from hpceval.catalog import PlanContext
+    from hpceval.catalog.plan import plan_targets
+    from hpceval.catalog.registry import sim_declared
+    from hpceval.simulate.cost import kind
+    ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30)
+    [default] = plan_targets(["nbc"], [], ctx)
+    [top] = plan_targets(["nbc"], ["nbc.sizes=4,1K"], ctx)
+    assert (default.label, top.label) == ("nbc np=2", "nbc 4,1K np=2")
+    declared, _ = sim_declared()
+    assert declared[kind("nbc", default.label)] > 5 * declared[kind("nbc", top.label)] > 0

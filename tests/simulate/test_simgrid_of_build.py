@@ -50,3 +50,21 @@ def test_a_build_naming_smpicc_by_name_uses_path(sim, smpi_bin, tmp_path):
             "--set", "pingpong.refine=0", env={"HPCEVAL_BINDIR": str(bindir)})
     assert p.returncode == 0, p.stderr
     assert not log.exists()
+
+
+def test_the_solver_precision_is_set_under_the_name_its_simgrid_knows(tmp_path):
+    """nbc at 128 simulated ranks stopped SimGrid 4.1 and crashed 3.32 at their solver's
+    default precision: every launch sets it, as maxmin/precision (3.32) or
+    precision/work-amount (4.x); a binary of no known SimGrid gets neither."""
+    from hpceval.simulate.session import WORK_PRECISION, launch_cfg
+    sim = {"cfg": ["--cfg=smpi/host-speed:10Gf"]}
+    for version, name in (("3.32", "maxmin/precision"), ("4.1", "precision/work-amount"),
+                          (None, None)):
+        bindir = tmp_path / str(version)
+        bindir.mkdir()
+        if version:
+            (bindir / "buildinfo.json").write_text(json.dumps(
+                {"mpi": "smpi", "compiler": f"SimGrid version {version}"}))
+        cfg = launch_cfg(sim, [str(bindir / "hpceval-nbc")], 128)
+        wanted = [f"--cfg={name}:{WORK_PRECISION}"] if name else []
+        assert [c for c in cfg if "precision" in c] == wanted, cfg
