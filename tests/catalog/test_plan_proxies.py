@@ -42,6 +42,21 @@ def test_rank_sweep_strong_and_weak():
     assert strong[0].timeout_s > weak[0].timeout_s
 
 
+def test_a_launch_without_the_default_land_says_so():
+    """The study's two barotropic ladders (continents and none) are two problems: their labels
+    differ, so their costs are learned apart and the log tells them apart."""
+    specs = plan_targets(["barotropic"], ["ranks=1", "scaling=strong,weak", "grids=320x384",
+                                          "land=none"], CTX)
+    assert [s.label for s in specs] == ["barotropic np=1 320x384 strong land=none",
+                                        "barotropic np=1 48x32/rank weak land=none"]
+    [both] = plan_targets(["barotropic"], ["ranks=1", "land=none,continents"], CTX)
+    assert both.label == "barotropic np=1 96x64 strong land=none,continents"
+    ctx = PlanContext(cores=2, llc_bytes=32 << 20, mem_available_bytes=16 << 30, nodes=2, ppn=2)
+    study = [s.label for s in plan_targets(["study"], [], ctx)
+             if s.benchmark == "barotropic" and s.nranks == 1]
+    assert len(study) == len(set(study)) >= 2, study
+
+
 def test_weak_block_max_and_listed_pgrids():
     specs = plan_targets(["barotropic"], ["ranks=2,max", "scaling=weak", "weak-block=80x96",
                                           "pgrids=2x1,1x1"], CTX)
