@@ -146,6 +146,17 @@ def made_from(name: str) -> Optional[str]:
         return None
 
 
+def stale_build(bindir: Path) -> Optional[str]:
+    """The named build `bindir` belongs to, where it was made from other C sources than this
+    hpceval's (a run with it measures older code: kept in the run, warned of in `show`); None
+    for any other directory or a build that does not say."""
+    target = Path(bindir).parent
+    if target.parent.resolve() != builds_root().resolve():
+        return None
+    made = made_from(target.name)
+    return target.name if made is not None and made != sources_digest() else None
+
+
 def ensure_built(r: Recipe, benchmarks: Optional[List[str]] = None) -> Path:
     """The variant's bin directory, built (only `benchmarks`' binaries, else the whole core)
     unless a build of the same recipe and sources with them is there. BuildError: one line, the

@@ -29,6 +29,16 @@ def test_a_named_build_is_made_again_from_changed_sources(tmp_path, monkeypatch,
     cmd_run._use_build(r.name)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "made from other C sources" in err, err
+    assert bv.stale_build(binary.parent) == r.name       # what the run's settings keep
     again = bv.ensure_built(r, ["pingpong"]) / "hpceval-pingpong"
     assert (again.stat().st_ino, again.stat().st_mtime_ns) != first
     assert bv.made_from(r.name) == bv.sources_digest()
+    assert bv.stale_build(binary.parent) is None
+    assert bv.stale_build(tmp_path / "elsewhere" / "bin") is None     # not a named build
+
+
+def test_a_run_with_a_stale_build_is_marked_in_its_warnings():
+    from hpceval.analysis.warnings import warnings
+    kinds = {w.kind: w for w in warnings({"status": "ok", "settings": {"build_stale": "x"}})}
+    assert kinds["stale-build"].severity == "bad" and "'x'" in kinds["stale-build"].text
+    assert "stale-build" not in {w.kind for w in warnings({"status": "ok", "settings": {}})}

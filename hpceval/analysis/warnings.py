@@ -73,6 +73,14 @@ def oversubscription(run: Run) -> Optional[Notice]:
 
 
 @register_warning
+def stale_build(run: Run) -> Optional[Notice]:
+    name = (run.get("settings") or {}).get("build_stale")
+    return Notice("stale-build", f"Build '{name}' was made from other C sources than this "
+                  f"hpceval's: its binaries measured older code ('hpceval build --name {name}' "
+                  "makes it again).", "launches", "bad") if name else None
+
+
+@register_warning
 def disturbed(run: Run) -> Optional[Notice]:
     q = run_quality(_points(run))
     if not q["disturbed"]:

@@ -135,12 +135,12 @@ def _simulated(args: argparse.Namespace):
 def _use_build(name: str) -> None:
     """Point this run (and its launches) at a named build; its buildinfo.json reaches the
     fingerprint and settings.build says which directory."""
-    from hpceval.buildvariants import build_dir, made_from, sources_digest
+    from hpceval.buildvariants import build_dir, stale_build
     bindir = build_dir(name) / "bin"
     if not (bindir / "buildinfo.json").is_file():
         raise UsageError(f"--build {name}: no such build in {bindir.parent.parent}: make it with "
                          f"'hpceval build --name {name}'")
-    if made_from(name) != sources_digest():
+    if stale_build(bindir):
         print(f"hpceval: warning: build '{name}' was made from other C sources than this "
               f"hpceval's: make it again with 'hpceval build --name {name}'", file=sys.stderr)
     os.environ["HPCEVAL_BINDIR"] = str(bindir)

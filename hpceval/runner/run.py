@@ -11,6 +11,7 @@ from functools import partial
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from hpceval import paths
+from hpceval.buildvariants import stale_build
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
 from hpceval.catalog.plan import unbuilt_note
 from hpceval.catalog.registry import sim_declared
@@ -159,6 +160,7 @@ def run_plan(targets: Sequence[str], *, sets: Sequence[str] = (), nranks: Option
     settings = {"sets": list(sets), "np": nranks, "launcher": launcher_choice,
                 "timeout_s": timeout_s, "trace": trace,
                 "build": str(paths.bin_dir()),          # which C core: pip's, hpceval build's, ...
+                "build_stale": stale_build(paths.bin_dir()),    # ... made from older sources
                 "placement": place.settings() if place else None,
                 "nodes": nodes,
                 "llc": cache.settings() if cache else {"used": ctx.llc_bytes, "source": "reported"},
