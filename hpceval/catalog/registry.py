@@ -184,6 +184,10 @@ class Benchmark:
     # above: 2 where one pair measures while the others wait blocked (a rank blocked in SMPI
     # costs nothing), a result's own ranks where the results are measured one after another
     sim_busy_ranks: Mapping[str, int] = field(default_factory=dict)
+    # How a result's cost a busy rank moves from a rung learned to one not learned yet, n ranks
+    # from q: x (q / n) ** sim_trend (cost.TREND where None, a slow fall). A benchmark whose
+    # simulation grows faster than SMPI's cost a message declares its own (nbc: P^2 flows a call)
+    sim_trend: Optional[float] = None
     # What docs/benchmarks.md's table says of it (`hpceval list --markdown` writes the table):
     # its headline metric and statistic, and its own page under docs/ ("" where it has none)
     headline: str = ""
@@ -315,6 +319,12 @@ def sim_declared() -> Tuple[Dict[str, float], Dict[str, int]]:
     return per, busy
 
 
+def sim_trends() -> Dict[str, float]:
+    """The benchmarks' own trends (Benchmark.sim_trend), by each of their kinds."""
+    return {k or b.name: b.sim_trend for b in BENCHMARKS.values() if b.sim_trend is not None
+            for k in (b.sim_per_result_s or {"": 0.0})}
+
+
 def sim_cost_model(start_s: float, per_rank_s: float, learned: Optional[Dict[str, float]] = None,
                    fine: Any = None):
     """hpceval/simulate/cost.py's model with these start-up costs, every benchmark's declared
@@ -323,7 +333,7 @@ def sim_cost_model(start_s: float, per_rank_s: float, learned: Optional[Dict[str
     from hpceval.simulate.cost import GROWTH_LIST, SimCost
     per, busy = sim_declared()
     return SimCost(start_s, per_rank_s, {**per, **(learned or {})}, busy, learned or {},
-                   GROWTH_LIST, fine)
+                   GROWTH_LIST, fine, trends=sim_trends())
 
 
 def register_suite(s: Suite) -> Suite:

@@ -14,7 +14,7 @@ from hpceval import paths
 from hpceval.buildvariants import stale_build
 from hpceval.catalog import BENCHMARKS, LaunchSpec, PlanContext, plan_targets
 from hpceval.catalog.plan import unbuilt_note
-from hpceval.catalog.registry import sim_declared
+from hpceval.catalog.registry import sim_declared, sim_trends
 from hpceval.catalog.estimate import estimate_s, fit_startup
 from hpceval.errors import Interrupted, UsageError
 from hpceval.fingerprint import llc_bytes, machine_fingerprint, mem_available_bytes
@@ -207,7 +207,7 @@ def learn_costs(ctx: PlanContext, db: str, sim: Optional[dict], binary: Optional
         store = None
     try:
         if sim is not None:
-            ctx.sim_cost = sim_cost(sim, binary, store, *sim_declared())
+            ctx.sim_cost = sim_cost(sim, binary, store, *sim_declared(), trends=sim_trends())
         elif store is not None:
             ctx.startup_fit = fit_startup(store.real_launches(socket.gethostname()))
     finally:

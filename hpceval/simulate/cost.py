@@ -56,7 +56,8 @@ RUNG_FROM = 3
 # fewer of them (halo's 8 ops a sample at 64 ranks, 1.5 at 128). Backtested over the 25 rungs
 # that runs 2-9 of the study here took beyond their problem's learned ones (docs/study.md):
 # median |log(estimate / took)| 0.23 (the problem's median over every rank count: 0.65; the
-# nearest rung alone, TREND 0: 0.41), time-weighted 1.10x what they took.
+# nearest rung alone, TREND 0: 0.41), time-weighted 1.10x what they took. A benchmark whose
+# simulation grows faster declares its own (Benchmark.sim_trend; nbc's P^2 flows: -2).
 TREND = 0.25
 REACH = 16        # ... from at most this many times fewer ranks (the farthest backtested)
 # How SMPI's wall cost of a message grows with the busy ranks B beyond REF_RANKS (where the
@@ -303,13 +304,15 @@ class SimCost:
     declared with the benchmarks (Benchmark.sim_per_result_s); `fine`: the learned costs by
     problem and rung, which a launch of a problem (and rank count) learned takes (halo's cost a
     result a rank at 8 ranks is twice its median over 2-1,024 ranks, at 32 ranks half of it;
-    psst's at T170 14x its at T42); `busy_ranks` by kind (Benchmark.sim_busy_ranks)."""
+    psst's at T170 14x its at T42); `busy_ranks` by kind (Benchmark.sim_busy_ranks); `trends`
+    by kind where not TREND (Benchmark.sim_trend)."""
 
     def __init__(self, start_s: float, per_rank_s: float, per_result: Mapping[str, float],
                  busy_ranks: Optional[Mapping[str, int]] = None, learned: Iterable[str] = (),
                  growth_per_rank: float = GROWTH_LIST, fine: Optional[Learned] = None,
-                 per_rank2_s: float = 0.0):
+                 per_rank2_s: float = 0.0, trends: Optional[Mapping[str, float]] = None):
         self.start_s, self.per_rank_s, self.per_rank2_s = start_s, per_rank_s, per_rank2_s
+        self.trends = dict(trends or {})
         self.per_result = dict(per_result)
         self.busy_ranks = dict(busy_ranks or {})
         self.learned = set(learned)
@@ -355,7 +358,7 @@ class SimCost:
         p = problem(label)
         if (p, nranks) in self.fine.rungs:
             return self._cost("rung", [(p, nranks)], work)
-        below = self.below(p, nranks, work=work)
+        below = self.below(p, nranks, self.trends.get(key, TREND), work)
         if below is not None:
             return below
         mine = self.problem_cost(p, work)
@@ -398,11 +401,11 @@ class SimCost:
 
 
 def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],
-             declared: Mapping[str, float] = {},
-             busy_ranks: Mapping[str, int] = {}) -> Optional[SimCost]:
+             declared: Mapping[str, float] = {}, busy_ranks: Mapping[str, int] = {},
+             trends: Mapping[str, float] = {}) -> Optional[SimCost]:
     """The model with smpirun's start-up measured (once) when `binary` is given, else as
     calibration.json keeps it (None when it has none); results' costs learned from `store`,
-    else `declared`."""
+    else `declared`; `trends` by kind where not TREND."""
     cal = calibration(sim, binary) if binary is not None else stored_calibration(sim)
     if cal is None:
         return None
@@ -413,4 +416,4 @@ def sim_cost(sim: Dict[str, Any], binary: Optional[str], store: Optional[Any],
     fine = learned_costs(store, socket.gethostname(), busy_ranks, per_rank, _simgrid(bindir),
                          began) if store is not None else Learned({}, {}, {})
     return SimCost(cal["start_s"], cal["per_rank_s"], {**declared, **fine.kinds}, busy_ranks,
-                   fine.kinds, per_rank, fine, cal.get("per_rank2_s", 0.0))
+                   fine.kinds, per_rank, fine, cal.get("per_rank2_s", 0.0), trends)

@@ -242,6 +242,25 @@ def test_a_problem_and_rung_learned_take_their_own_cost_others_the_kind_s(store)
         16 * 10 * t170)
 
 
+def test_a_benchmark_s_own_trend_carries_its_cost_to_a_rung_not_learned(store):
+    """SMPI's non-blocking collectives are P^2 flows a call: nbc's cost a result a rank grew
+    x2.8 from 32 to 64 simulated ranks and x3.9 from 64 to 128, where TREND's slow fall planned
+    128 ranks at a sixth of what they took. nbc declares its trend (Benchmark.sim_trend); halo
+    keeps TREND."""
+    from hpceval.catalog.registry import sim_trends
+    from hpceval.simulate.cost import TREND, learned_costs
+    assert sim_trends()["nbc 4,1K"] == -2.0 and "halo" not in sim_trends()
+    each = 0.006
+    plant_launch(store, fingerprint("sim", True), "nbc", 32, label="nbc 4,1K np=32", results=36,
+                 startup_s=START_S, elapsed_s=START_S + 36 * 32 * each)
+    fine = learned_costs(store, HOST, BUSY)
+    cost = sim_cost_model(START_S, 1e-3, fine.kinds, fine)
+    assert cost.measure_s("nbc", "nbc 4,1K np=128", 128, 36, 0.0) == pytest.approx(
+        128 * 36 * each * (128 / 32) ** 2 * growth(128, GROWTH_LIST))
+    assert cost.measure_s("halo", "halo np=32", 32, 10, 0.0) == pytest.approx(
+        32 * 10 * HALO_S * (16 / 32) ** TREND)
+
+
 def test_a_rung_learns_from_its_latest_launches(store):
     """A change of the harness shows at once in a rung's cost: its latest RUNG_FROM launches
     (latest first), not every study's median."""
