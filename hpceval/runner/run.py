@@ -227,10 +227,12 @@ def launch_all(session: Session, specs: List[LaunchSpec], result: RunResult) -> 
     with a --budget stops (incomplete) when what is left of it cannot hold the next launch's
     estimate (the plan was fitted to it, so only a machine slower than the estimates gets
     there), or when its end cut a launch short (Session.launch); it says what it left out.
-    Before that, a launch whose area has spent its share of the budget is left out and the run
-    goes on with the next area (hpceval/runner/shares.py)."""
+    Before that, a launch whose area has spent its share of the budget is passed over and the
+    run goes on with the next area (hpceval/runner/shares.py); after the last area, those
+    passed over are launched in order where what is left of the budget holds them (the tenth
+    hour at 1,024 simulated ranks passed over pop-step's top, 194 s, and ended 219 s early)."""
     ends = area_ends(session.ctx.areas, session.deadline)
-    passed: List[LaunchSpec] = []       # left out: their area had spent its share
+    passed: List[LaunchSpec] = []       # passed over: their area had spent its share
     for i, spec in enumerate(specs):
         if session.spent(estimate_s(spec)):
             return _incomplete(result, f"{spec.label} may take {estimate_s(spec):.0f} s",
@@ -238,28 +240,46 @@ def launch_all(session: Session, specs: List[LaunchSpec], result: RunResult) -> 
         if over_share(spec, specs[i + 1:], ends, time.monotonic()):
             passed.append(spec)
             continue
-        why = jobtime.no_room(session.clock, spec)
-        if why:
-            return result.timed_out(jobtime.left_out(why, specs[i:]), specs[i:])
-        out = session.launch(spec)
-        if budget_cut(out):
-            return _incomplete(result, f"{spec.label} was ended after {out.elapsed_s:.0f} s",
-                               passed + specs[i + 1:])
-        if out.status == "interrupted":
-            raise Interrupted(out.signum)
-        if out.status == "timeout" and session.clock.ending():   # the job's end, not a hang
-            why = jobtime.cut_short(session.clock, spec, out.elapsed_s)
-            return result.timed_out(jobtime.left_out(why, specs[i + 1:]), specs[i + 1:])
-        if out.status != "ok":
-            (result.usage_errors if out.usage_error else result.failures).append(
-                f"{spec.label}: {out.message}")
+        stop = _launch_one(session, spec, specs[i + 1:], passed, result)
+        if stop:
+            return stop
+    left: List[LaunchSpec] = []         # passed over, and what is left does not hold them
+    for k, spec in enumerate(passed):
+        if session.spent(estimate_s(spec)):
+            left.append(spec)
+            continue
+        stop = _launch_one(session, spec, passed[k + 1:], left, result)
+        if stop:
+            return stop
     if result.failures or result.usage_errors:
-        result.left_out = [s.label for s in passed]
+        result.left_out = [s.label for s in left]
         return "failed"
-    if passed:
-        result.reason, result.left_out = shares_spent(passed), [s.label for s in passed]
+    if left:
+        result.reason, result.left_out = shares_spent(left), [s.label for s in left]
         return "incomplete"
     return "ok"
+
+
+def _launch_one(session: Session, spec: LaunchSpec, rest: List[LaunchSpec],
+                passed: List[LaunchSpec], result: RunResult) -> Optional[str]:
+    """One launch, its failure noted in `result`; the run's status where it must stop there
+    (`rest`: the launches after it, `passed`: those passed over), else None."""
+    why = jobtime.no_room(session.clock, spec)
+    if why:
+        return result.timed_out(jobtime.left_out(why, [spec, *rest]), [spec, *rest])
+    out = session.launch(spec)
+    if budget_cut(out):
+        return _incomplete(result, f"{spec.label} was ended after {out.elapsed_s:.0f} s",
+                           passed + rest)
+    if out.status == "interrupted":
+        raise Interrupted(out.signum)
+    if out.status == "timeout" and session.clock.ending():   # the job's end, not a hang
+        why = jobtime.cut_short(session.clock, spec, out.elapsed_s)
+        return result.timed_out(jobtime.left_out(why, rest), rest)
+    if out.status != "ok":
+        (result.usage_errors if out.usage_error else result.failures).append(
+            f"{spec.label}: {out.message}")
+    return None
 
 
 def _incomplete(result: RunResult, why: str, rest: List[LaunchSpec]) -> str:

@@ -3,7 +3,8 @@
 (hpceval/catalog/budget.py); on a machine slower than the estimates one area can overrun it.
 A launch whose estimate would reach into the time the later areas were planned to need is left
 out, and the run goes on with the next area: every area gets measured, the overrunning one with
-fewer launches. Time an area leaves unused passes to those after it. A launch under way is never
+fewer launches. Time an area leaves unused passes to those after it, and what the last leaves
+to the launches passed over, in order, where it holds them (runner/run.py, launch_all). A launch under way is never
 cut at its area's end, only at the budget's (Session._limit).
 
 Found on the virtual cluster's two-node study (--budget 30s, MPICH): the communication area

@@ -92,6 +92,25 @@ def test_an_overrunning_area_leaves_its_last_launches_out_and_the_next_area_runs
                              "estimated); left out 2 launches: p2p, loggp")
 
 
+def test_a_launch_passed_over_runs_at_the_end_where_the_budget_holds_it(clock):
+    """The tenth hour at 1,024 simulated ranks passed pop-step's top over (its area had
+    overrun) and ended 219 s inside its budget, enough for it: what the later areas leave
+    passes back to the launches passed over, in order, while the budget holds them."""
+    # pingpong takes 5 s: p2p and loggp are passed over; the proxies take 1 s each, leaving
+    # 3 s at the end: p2p (2 s) runs there, loggp (2 s more) would pass the budget's end
+    session = _Session(clock, PLAN_AREAS, 10.0, {"pingpong": 5.0, "hydro np=1": 1.0,
+                                                 "hydro np=2": 1.0})
+    result = RunResult(1, "ok")
+    assert run_module.launch_all(session, PLAN, result) == "incomplete"
+    assert session.made == ["pingpong", "hydro np=1", "hydro np=2", "p2p"]
+    assert result.left_out == ["loggp"]
+    clock.now = 0.0     # 10.5 s: both fit after the proxies' 1 s
+    session = _Session(clock, PLAN_AREAS, 10.5, {"pingpong": 5.0, "hydro np=1": 0.5,
+                                                 "hydro np=2": 0.5})
+    assert run_module.launch_all(session, PLAN, RunResult(1, "ok")) == "ok"
+    assert session.made == ["pingpong", "hydro np=1", "hydro np=2", "p2p", "loggp"]
+
+
 def test_on_its_estimates_every_launch_runs(clock):
     session = _Session(clock, PLAN_AREAS, 10.0, {})
     result = RunResult(1, "ok")
