@@ -37,7 +37,12 @@ def test_the_study_on_two_nodes(cluster, db, bindir):  # noqa: F811
     assert ("node1", "node2") in hosts, story
     assert ("node1",) in hosts or "np=1 " in left + " ", story
     benches = {r["benchmark"] for r in run["records"]}
-    assert benches & {"collectives", "halo", "random2", "hotspot"}, (sorted(benches), story[1:])
+    # The communication curves, or each named among those left out: on nodes of one CPU an
+    # MPICH launch now and then takes some 3 s more than planned (2 of 4 runs on 2026-12-08:
+    # p2p 0-k 3.5 s against 0.4), the communication area's share of the 30 s is spent, and the
+    # rest of it is passed over, then left out when the budget's end cannot hold it.
+    comm = {"collectives", "halo", "random2", "hotspot"}
+    assert benches & comm or all(f"{b} np=" in left for b in comm), (sorted(benches), story[1:])
     # The proxies' curve against processors, or its launches named among those left out (each
     # area keeps its share, hpceval/runner/shares.py, but a launch under way runs on past it).
     # On nodes of one CPU a round trip costs a time slice: MPICH spent its communication share
