@@ -82,9 +82,11 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
     lands, maps, branches = v["land"], v["mappings"], v["branches"]
     halos, sums = (without_pgas(b, name, v[name], ctx) for name in ("halos", "sums"))
     trace = v["trace"] == "yes"
-    # land other than the default named: the study's two ladders (continents, none) are two
-    # problems whose costs are learned apart (simulate/cost.py), and two launches in the log
-    land = "" if lands == b.param("land").initial else f" land={','.join(lands)}"
+    # land other than the default named, and tracing: the study's two ladders (continents,
+    # none) are two problems whose costs are learned apart (simulate/cost.py), and two launches
+    # in the log
+    suffix = ("" if lands == b.param("land").initial else f" land={','.join(lands)}") + \
+        (" traced" if trace else "")     # the quick suite's second launch, its Gantt chart's
     variants = len(maps) * len(halos) * sum(len(branches) if s == "tree" else 1 for s in sums)
     fixed = (["--land", ",".join(lands), "--mappings", ",".join(maps), "--halos", ",".join(halos),
               "--sums", ",".join(sums), "--branches", ",".join(str(k) for k in branches)]
@@ -107,14 +109,14 @@ def _plan_barotropic(b: Benchmark, v: Dict[str, Any], ctx: PlanContext) -> List[
                                              f"smaller than one point on the {nx}x{ny} grid")
                 args = ["--grids", ",".join(f"{nx}x{ny}" for nx, ny in grids)] + pg_arg + fixed
                 label = (f"barotropic np={n} {','.join(f'{nx}x{ny}' for nx, ny in grids)} "
-                         f"strong{land}")
+                         f"strong{suffix}")
                 points = len(grids) * len(pgrids) * len(lands) * variants
             else:
                 shapes = [(block[0] * p, block[1] * q) for p, q in pgrids]
                 for nx, ny in shapes:
                     _check_grid(nx, ny, f"weak-block {block[0]}x{block[1]} makes a grid")
                 args = ["--weak-block", f"{block[0]}x{block[1]}"] + pg_arg + fixed
-                label = f"barotropic np={n} {block[0]}x{block[1]}/rank weak{land}"
+                label = f"barotropic np={n} {block[0]}x{block[1]}/rank weak{suffix}"
                 points = len(pgrids) * len(lands) * variants
             biggest = max(nx * ny for nx, ny in shapes)
             # Every rank holds the global mask and depths (9 bytes a point), the blocks about 12

@@ -69,7 +69,7 @@ def test_trace_flag_and_arguments():
     [s] = plan_targets(["barotropic"], ["trace=yes", "ranks=4", "pgrids=2x2", "sums=tree",
                                         "branches=2,8", "tol=1e-8", "dt=3600",
                                         "land=none,continents", "inject=corrupt"], CTX)
-    assert s.trace is True and s.nranks == 4
+    assert s.trace is True and s.nranks == 4 and s.label.endswith(" traced")
     assert arg(s, "--sums") == "tree" and arg(s, "--branches") == "2,8"
     assert float(arg(s, "--tol")) == 1e-8 and float(arg(s, "--dt")) == 3600
     assert arg(s, "--land") == "none,continents" and arg(s, "--inject") == "corrupt"
